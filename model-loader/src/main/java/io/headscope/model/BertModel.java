@@ -1,0 +1,197 @@
+package io.headscope.model;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.engine.BertEncoder;
+import io.headscope.model.engine.BertWeights;
+import io.headscope.model.engine.HeadMasking;
+import io.headscope.model.engine.Hooks;
+import io.headscope.model.store.ModelFiles;
+import io.headscope.model.tokenizer.BertTextEncoder;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A loaded BERT: the one service the analyses, the CLI and the GUI share.
+ *
+ * <p>Memory has one owner: {@link #manager} holds the weights for the model's life; every call runs in
+ * a sub-manager that is closed before the call returns, and only Java arrays and records leave it.
+ * Instances are safe to call from one thread at a time; the app serialises calls on its worker.
+ */
+public final class BertModel implements AutoCloseable {
+  private static final String ENGINE = "PyTorch";
+
+  private final String name;
+  private final NDManager manager;
+  private final BertWeights weights;
+  private final BertEncoder encoder;
+  private final BertTextEncoder tokenizer;
+
+  private BertModel(String name, NDManager manager, BertWeights weights, BertTextEncoder tokenizer) {
+    this.name = name;
+    this.manager = manager;
+    this.weights = weights;
+    this.encoder = new BertEncoder(weights);
+    this.tokenizer = tokenizer;
+  }
+
+  /** Loads a model folder; {@code hiddenActOverride} (nullable) replaces the config's GELU. */
+  public static BertModel load(ModelFiles files, String hiddenActOverride) {
+    BertConfig config = BertConfig.read(files.config());
+    if (hiddenActOverride != null) {
+      config = config.withHiddenAct(hiddenActOverride);
+    }
+    NDManager manager = NDManager.newBaseManager(Device.cpu(), ENGINE);
+    BertTextEncoder tokenizer = null;
+    try (Safetensors st = Safetensors.open(files.weights())) {
+      BertWeights weights = BertWeights.load(config, st, manager);
+      tokenizer = BertTextEncoder.open(files.tokenizer(), config.maxPositionEmbeddings());
+      if (tokenizer.vocabSize() > config.vocabSize()) {
+        throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
+            + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
+      }
+      return new BertModel(files.name(), manager, weights, tokenizer);
+    } catch (RuntimeException e) {
+      if (tokenizer != null) {
+        tokenizer.close();
+      }
+      manager.close();
+      throw e;
+    }
+  }
+
+  public static BertModel load(ModelFiles files) {
+    return load(files, null);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public BertConfig config() {
+    return weights.config();
+  }
+
+  public boolean hasMaskedLmHead() {
+    return weights.hasMaskedLmHead();
+  }
+
+  public boolean hasClassifier() {
+    return weights.hasClassifier();
+  }
+
+  /** Class names of the classifier head: config {@code id2label}, else LABEL_0, LABEL_1, ... */
+  public List<String> classLabels() {
+    List<String> labels = new ArrayList<>(config().id2label());
+    for (int i = labels.size(); i < weights.classifierLabels(); i++) {
+      labels.add("LABEL_" + i);
+    }
+    return labels.subList(0, weights.classifierLabels());
+  }
+
+  public BertTextEncoder tokenizer() {
+    return tokenizer;
+  }
+
+  /** Tokenizes a sentence or a pair ({@code b} null for a single sentence). */
+  public Encoding encode(String a, String b) {
+    return b == null ? tokenizer.encode(a) : tokenizer.encode(a, b);
+  }
+
+  /** One input with every head on. */
+  public AttentionTrace trace(Encoding input) {
+    return trace(List.of(input), HeadMask.NONE, 5).get(0);
+  }
+
+  public AttentionTrace trace(Encoding input, HeadMask mask, int topK) {
+    return trace(List.of(input), mask, topK).get(0);
+  }
+
+  /**
+   * Runs a batch in one forward pass. Inputs of different lengths are padded and masked, so each
+   * trace equals what the input gives alone.
+   */
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK) {
+    if (inputs.isEmpty()) {
+      return List.of();
+    }
+    BertConfig c = config();
+    float[][] m = mask.multipliers(c.numHiddenLayers(), c.numAttentionHeads());
+    try (NDManager scope = manager.newSubManager()) {
+      Batch batch = Batch.of(scope, inputs);
+      Hooks hooks = Hooks.none();
+      NDArray[] patterns = new NDArray[c.numHiddenLayers()];
+      NDArray[] norms = new NDArray[c.numHiddenLayers()];
+      hooks.observe(p -> p.endsWith(".attn.hook_pattern"), (p, a) -> patterns[layerOf(p)] = a);
+      hooks.observe(p -> p.endsWith(".attn.hook_v"), (p, v) -> norms[layerOf(p)] = valueNorms(layerOf(p), v));
+      if (!mask.isEmpty()) {
+        HeadMasking.attach(hooks, new float[][][] {m}, mask.mode(), batch.real, scope);
+      }
+      NDArray x = encoder.embed(batch.ids, batch.segments, hooks);
+      x = encoder.encode(x, encoder.scoreMask(batch.real), 0, hooks); // (B, T, d)
+      return Readout.traces(this, batch, inputs, mask, patterns, norms, x, topK);
+    }
+  }
+
+  /**
+   * {@code ||f^h(x_j)||} for every head and token from the values v (B, H, T, dh):
+   * {@code sqrt(v G_h v^T)} with {@code G_h = W_O^h W_O^h^T} (see {@link BertWeights}).
+   */
+  private NDArray valueNorms(int layer, NDArray v) {
+    NDArray gram = weights.layer(layer).valueGram(); // (H, dh, dh)
+    return v.matMul(gram).mul(v).sum(new int[] {-1}).maximum(0f).sqrt(); // (B, H, T)
+  }
+
+  static int layerOf(String point) {
+    int start = point.indexOf('.') + 1;
+    return Integer.parseInt(point.substring(start, point.indexOf('.', start)));
+  }
+
+  BertEncoder encoder() {
+    return encoder;
+  }
+
+  /** The native-memory owner of the weights; sub-managers of it scope each call. */
+  public NDManager manager() {
+    return manager;
+  }
+
+  /** Internal engine access for services in this module (ablation sweeps, gradients). */
+  public BertEncoder engine() {
+    return encoder;
+  }
+
+  @Override
+  public void close() {
+    tokenizer.close();
+    weights.close();
+    manager.close();
+  }
+
+  /** A padded batch of inputs in native memory: ids, segments and the real-token mask, all (B, T). */
+  public record Batch(NDArray ids, NDArray segments, NDArray real, int[] lengths, int width) {
+    public static Batch of(NDManager scope, List<Encoding> inputs) {
+      int b = inputs.size();
+      int t = inputs.stream().mapToInt(Encoding::length).max().orElse(0);
+      long[] ids = new long[b * t];
+      long[] seg = new long[b * t];
+      long[] real = new long[b * t];
+      int[] lengths = new int[b];
+      for (int i = 0; i < b; i++) {
+        Encoding e = inputs.get(i);
+        lengths[i] = e.length();
+        System.arraycopy(e.ids(), 0, ids, i * t, e.length());
+        System.arraycopy(e.segments(), 0, seg, i * t, e.length());
+        java.util.Arrays.fill(real, i * t, i * t + e.length(), 1L);
+      }
+      Shape shape = new Shape(b, t);
+      return new Batch(scope.create(ids, shape), scope.create(seg, shape),
+          scope.create(real, shape).toType(DataType.INT64, false), lengths, t);
+    }
+  }
+}

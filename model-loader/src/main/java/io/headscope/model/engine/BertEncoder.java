@@ -1,0 +1,130 @@
+package io.headscope.model.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.core.Linear;
+import ai.djl.nn.norm.LayerNorm;
+import io.headscope.model.BertConfig;
+
+/**
+ * BERT's forward pass, written as the equations with DJL NDArray operations.
+ *
+ * <p>BERT is post-LayerNorm: {@code resid = ln1(x + attn(x)); x = ln2(resid + ffn(resid))}. Every
+ * intermediate the analyses need passes through a named point of {@link Hooks}. All arrays created
+ * here belong to the caller's {@code scope} manager; the weights belong to {@link BertWeights}.
+ *
+ * <p>Shapes: B batch, T tokens, H heads, d hidden size, dh = d / H.
+ */
+public final class BertEncoder {
+  /** Added to the scores of padding keys: exp(-10000) is 0 in float32, as in Google's BERT. */
+  private static final float PADDING_SCORE = -10000f;
+
+  private final BertWeights w;
+  private final BertConfig c;
+
+  public BertEncoder(BertWeights weights) {
+    this.w = weights;
+    this.c = weights.config;
+  }
+
+  public BertConfig config() {
+    return c;
+  }
+
+  public BertWeights weights() {
+    return w;
+  }
+
+  /** The additive padding mask for the scores, (B, 1, 1, T), from the real-token mask (B, T). */
+  public NDArray scoreMask(NDArray realTokens) {
+    return realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false)
+        .sub(1f).mul(-PADDING_SCORE).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
+  }
+
+  /** Word + position + token-type embeddings, then LayerNorm: (B, T) ids to (B, T, d). */
+  public NDArray embed(NDArray ids, NDArray segments, Hooks hooks) {
+    long t = ids.getShape().get(1);
+    NDManager scope = ids.getManager();
+    NDArray positions = scope.arange(0, (int) t).expandDims(0); // (1, T)
+    NDArray x = w.wordEmbeddings.get(ids)
+        .add(w.positionEmbeddings.get(positions))
+        .add(w.tokenTypeEmbeddings.get(segments)); // (B, T, d)
+    return hooks.at("hook_embed", layerNorm(x, w.embLnWeight, w.embLnBias));
+  }
+
+  /** Runs layers {@code from} (inclusive) to the last on {@code x} (B, T, d). */
+  public NDArray encode(NDArray x, NDArray scoreMask, int from, Hooks hooks) {
+    for (int l = from; l < c.numHiddenLayers(); l++) {
+      x = layer(l, x, scoreMask, hooks);
+    }
+    return x;
+  }
+
+  /** One encoder layer. */
+  public NDArray layer(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
+    BertWeights.Layer p = w.layers[l];
+    NDArray attnOut = hooks.at("blocks." + l + ".hook_attn_out", attention(l, p, x, scoreMask, hooks));
+    NDArray resid = hooks.at("blocks." + l + ".hook_resid_mid", layerNorm(x.add(attnOut), p.ln1Weight(), p.ln1Bias()));
+    NDArray out = layerNorm(resid.add(ffn(p, resid)), p.ln2Weight(), p.ln2Bias());
+    return hooks.at(Hooks.residPost(l), out);
+  }
+
+  private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
+    Shape s = x.getShape();
+    long b = s.get(0);
+    long t = s.get(1);
+    int h = c.numAttentionHeads();
+    int dh = c.headSize();
+    String at = "blocks." + l + ".attn.";
+
+    NDArray qkv = Linear.linear(x, p.qkvWeight(), p.qkvBias()).singletonOrThrow() // (B, T, 3d)
+        .reshape(b, t, 3, h, dh)
+        .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
+    NDArray q = hooks.at(at + "hook_q", qkv.get(0)); // (B, H, T, dh)
+    NDArray k = hooks.at(at + "hook_k", qkv.get(1)); // (B, H, T, dh)
+    NDArray v = hooks.at(at + "hook_v", qkv.get(2)); // (B, H, T, dh)
+
+    NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask); // (B, H, T, T)
+    NDArray pattern = hooks.at(at + "hook_pattern", scores.softmax(-1)); // (B, H, T, T)
+    NDArray z = hooks.at(at + "hook_z", pattern.matMul(v)); // (B, H, T, dh)
+
+    NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) h * dh); // (B, T, d)
+    return Linear.linear(merged, p.outWeight(), p.outBias()).singletonOrThrow(); // (B, T, d)
+  }
+
+  private NDArray ffn(BertWeights.Layer p, NDArray x) {
+    NDArray hidden = gelu(Linear.linear(x, p.ffnInWeight(), p.ffnInBias()).singletonOrThrow()); // (B, T, 4d)
+    return Linear.linear(hidden, p.ffnOutWeight(), p.ffnOutBias()).singletonOrThrow(); // (B, T, d)
+  }
+
+  /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
+  public NDArray mlmLogits(NDArray hidden) {
+    NDArray t = gelu(Linear.linear(hidden, w.mlmDenseWeight, w.mlmDenseBias).singletonOrThrow());
+    t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias);
+    return Linear.linear(t, w.wordEmbeddings, w.mlmBias).singletonOrThrow(); // (M, V)
+  }
+
+  /** Sequence-classification logits from the pooled {@code [CLS]} state, (B, T, d) to (B, labels). */
+  public NDArray classifierLogits(NDArray sequenceOutput) {
+    NDArray cls = sequenceOutput.get(new NDIndex(":, 0, :")); // (B, d)
+    NDArray pooled = Linear.linear(cls, w.poolerWeight, w.poolerBias).singletonOrThrow().tanh();
+    return Linear.linear(pooled, w.classifierWeight, w.classifierBias).singletonOrThrow();
+  }
+
+  private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {
+    return LayerNorm.layerNorm(x, new Shape(c.hiddenSize()), gamma, beta, (float) c.layerNormEps())
+        .singletonOrThrow();
+  }
+
+  private NDArray gelu(NDArray x) {
+    return switch (c.gelu()) {
+      // x * Φ(x) = x/2 (1 + erf(x / √2))
+      case ERF -> x.mul(0.5f).mul(x.div((float) Math.sqrt(2.0)).erf().add(1f));
+      // x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))), Google's original
+      case TANH -> x.mul(0.5f).mul(
+          x.pow(3).mul(0.044715f).add(x).mul((float) Math.sqrt(2.0 / Math.PI)).tanh().add(1f));
+    };
+  }
+}

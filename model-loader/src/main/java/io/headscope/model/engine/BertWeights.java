@@ -1,0 +1,221 @@
+package io.headscope.model.engine;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import io.headscope.model.BertConfig;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.checkpoint.Safetensors;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A BERT's weights in native memory, owned by one long-lived {@link NDManager}.
+ *
+ * <p>Tensors are found by their Hugging Face names, with or without the {@code bert.} prefix that
+ * {@code BertForMaskedLM} adds; a missing name or a wrong shape fails at load time, naming the tensor.
+ * Linear weights stay in PyTorch's (out, in) layout: {@code torch.linear} takes them as they are.
+ */
+public final class BertWeights implements AutoCloseable {
+
+  /** One encoder layer. Q, K and V are fused into one (3d, d) projection: one GEMM instead of three. */
+  public record Layer(
+      NDArray qkvWeight, NDArray qkvBias,
+      NDArray outWeight, NDArray outBias,
+      NDArray ln1Weight, NDArray ln1Bias,
+      NDArray ffnInWeight, NDArray ffnInBias,
+      NDArray ffnOutWeight, NDArray ffnOutBias,
+      NDArray ln2Weight, NDArray ln2Bias,
+      NDArray valueGram) {}
+
+  final NDManager manager;
+  final BertConfig config;
+  final NDArray wordEmbeddings;
+  final NDArray positionEmbeddings;
+  final NDArray tokenTypeEmbeddings;
+  final NDArray embLnWeight;
+  final NDArray embLnBias;
+  final Layer[] layers;
+  /** Masked-LM head (null when the checkpoint is a bare BertModel or a classifier). */
+  final NDArray mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias;
+  /** Pooler and sequence-classification head (null when absent). */
+  final NDArray poolerWeight, poolerBias, classifierWeight, classifierBias;
+
+  private BertWeights(BertConfig config, NDManager manager, Map<String, NDArray> t) {
+    this.config = config;
+    this.manager = manager;
+    int d = config.hiddenSize();
+    Lookup w = new Lookup(t);
+    wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), d);
+    positionEmbeddings = w.req("embeddings.position_embeddings.weight", config.maxPositionEmbeddings(), d);
+    tokenTypeEmbeddings = w.req("embeddings.token_type_embeddings.weight", config.typeVocabSize(), d);
+    embLnWeight = w.req("embeddings.LayerNorm.weight", d);
+    embLnBias = w.req("embeddings.LayerNorm.bias", d);
+    layers = new Layer[config.numHiddenLayers()];
+    int f = config.intermediateSize();
+    for (int l = 0; l < layers.length; l++) {
+      String p = "encoder.layer." + l + ".";
+      NDArray qw = w.req(p + "attention.self.query.weight", d, d);
+      NDArray kw = w.req(p + "attention.self.key.weight", d, d);
+      NDArray vw = w.req(p + "attention.self.value.weight", d, d);
+      NDArray qb = w.req(p + "attention.self.query.bias", d);
+      NDArray kb = w.req(p + "attention.self.key.bias", d);
+      NDArray vb = w.req(p + "attention.self.value.bias", d);
+      NDArray ow = w.req(p + "attention.output.dense.weight", d, d);
+      layers[l] = new Layer(
+          qw.concat(kw, 0).concat(vw, 0), qb.concat(kb, 0).concat(vb, 0),
+          ow, w.req(p + "attention.output.dense.bias", d),
+          w.req(p + "attention.output.LayerNorm.weight", d), w.req(p + "attention.output.LayerNorm.bias", d),
+          w.req(p + "intermediate.dense.weight", f, d), w.req(p + "intermediate.dense.bias", f),
+          w.req(p + "output.dense.weight", d, f), w.req(p + "output.dense.bias", d),
+          w.req(p + "output.LayerNorm.weight", d), w.req(p + "output.LayerNorm.bias", d),
+          valueGram(ow, config));
+    }
+    boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
+    mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
+    mlmDenseBias = hasMlm ? w.req("cls.predictions.transform.dense.bias", d) : null;
+    mlmLnWeight = hasMlm ? w.req("cls.predictions.transform.LayerNorm.weight", d) : null;
+    mlmLnBias = hasMlm ? w.req("cls.predictions.transform.LayerNorm.bias", d) : null;
+    mlmBias = hasMlm
+        ? (w.has("cls.predictions.bias")
+            ? w.req("cls.predictions.bias", config.vocabSize())
+            : w.req("cls.predictions.decoder.bias", config.vocabSize()))
+        : null;
+    boolean hasPooler = w.has("pooler.dense.weight");
+    poolerWeight = hasPooler ? w.req("pooler.dense.weight", d, d) : null;
+    poolerBias = hasPooler ? w.req("pooler.dense.bias", d) : null;
+    boolean hasClassifier = hasPooler && w.has("classifier.weight");
+    int labels = hasClassifier ? (int) w.get("classifier.weight").getShape().get(0) : 0;
+    classifierWeight = hasClassifier ? w.req("classifier.weight", labels, d) : null;
+    classifierBias = hasClassifier ? w.req("classifier.bias", labels) : null;
+  }
+
+  /**
+   * Per-head Gram matrices {@code G_h = W_O^h (W_O^h)^T}, (H, dh, dh), where {@code W_O^h} is the
+   * (dh, d) slice of the output projection that head h's values pass through. With them
+   * {@code ||f^h(x_j)||^2 = v_j G_h v_j^T} (Kobayashi et al.) costs dh^2 per token instead of dh·d,
+   * and the (B, H, T, d) tensor of transformed vectors is never built.
+   */
+  private static NDArray valueGram(NDArray outWeight, BertConfig c) {
+    int h = c.numAttentionHeads();
+    int dh = c.headSize();
+    // outWeight is (d_out, d_in); head h owns input columns [h*dh, (h+1)*dh).
+    NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize()); // (H, dh, d)
+    return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
+  }
+
+  /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
+  public static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
+    NDManager manager = parent.newSubManager();
+    try {
+      Map<String, NDArray> arrays = new HashMap<>();
+      for (Safetensors.TensorInfo info : file.tensors().values()) {
+        DataType type = switch (info.dtype()) {
+          case "F32" -> DataType.FLOAT32;
+          case "F16" -> DataType.FLOAT16;
+          case "BF16" -> DataType.BFLOAT16;
+          default -> null; // integer buffers such as position_ids: not weights
+        };
+        if (type == null) {
+          continue;
+        }
+        // DJL wraps a direct buffer without copying; copy into torch's own memory so that nothing
+        // points into the memory-mapped file (a file replaced on disk must not crash the app).
+        try (NDArray mapped = manager.create(file.bytes(info), new Shape(info.shape()), type)) {
+          arrays.put(info.name(), mapped.toType(DataType.FLOAT32, true));
+        }
+      }
+      BertWeights w = new BertWeights(config, manager, arrays);
+      // Drop what the model does not use (e.g. the separate Q, K, V now fused).
+      arrays.values().forEach(a -> {
+        if (!w.isRetained(a)) {
+          a.close();
+        }
+      });
+      return w;
+    } catch (HeadScopeException e) {
+      manager.close();
+      throw new HeadScopeException(file.file() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
+  private boolean isRetained(NDArray a) {
+    if (a == wordEmbeddings || a == positionEmbeddings || a == tokenTypeEmbeddings
+        || a == embLnWeight || a == embLnBias || a == mlmDenseWeight || a == mlmDenseBias
+        || a == mlmLnWeight || a == mlmLnBias || a == mlmBias || a == poolerWeight
+        || a == poolerBias || a == classifierWeight || a == classifierBias) {
+      return true;
+    }
+    for (Layer l : layers) {
+      if (a == l.outWeight() || a == l.outBias() || a == l.ln1Weight() || a == l.ln1Bias()
+          || a == l.ffnInWeight() || a == l.ffnInBias() || a == l.ffnOutWeight()
+          || a == l.ffnOutBias() || a == l.ln2Weight() || a == l.ln2Bias()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public BertConfig config() {
+    return config;
+  }
+
+  public Layer layer(int l) {
+    return layers[l];
+  }
+
+  public boolean hasMaskedLmHead() {
+    return mlmDenseWeight != null;
+  }
+
+  public boolean hasClassifier() {
+    return classifierWeight != null;
+  }
+
+  public int classifierLabels() {
+    return classifierWeight == null ? 0 : (int) classifierWeight.getShape().get(0);
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+  }
+
+  /** Finds a tensor under its name with or without the {@code bert.} prefix, checking its shape. */
+  private static final class Lookup {
+    private final Map<String, NDArray> t;
+
+    Lookup(Map<String, NDArray> t) {
+      this.t = t;
+    }
+
+    boolean has(String name) {
+      return get(name) != null;
+    }
+
+    NDArray get(String name) {
+      NDArray a = t.get(name);
+      if (a == null && !name.startsWith("cls.") && !name.startsWith("classifier.")) {
+        a = t.get("bert." + name);
+      }
+      return a;
+    }
+
+    NDArray req(String name, long... shape) {
+      NDArray a = get(name);
+      if (a == null) {
+        throw new HeadScopeException("the checkpoint has no tensor " + name + " (nor bert." + name + ").");
+      }
+      if (!Arrays.equals(a.getShape().getShape(), shape)) {
+        throw new HeadScopeException("tensor " + name + " has shape " + a.getShape()
+            + " but the config needs " + new Shape(shape) + ".");
+      }
+      return a;
+    }
+  }
+}
