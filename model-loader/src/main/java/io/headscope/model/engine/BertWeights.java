@@ -124,7 +124,8 @@ public final class BertWeights implements AutoCloseable {
         // DJL wraps a direct buffer without copying; copy into torch's own memory so that nothing
         // points into the memory-mapped file (a file replaced on disk must not crash the app).
         try (NDArray mapped = manager.create(file.bytes(info), new Shape(info.shape()), type)) {
-          arrays.put(info.name(), mapped.toType(DataType.FLOAT32, true));
+          // duplicate() is a real copy; toType(FLOAT32, true) may return the same storage for F32
+          arrays.put(info.name(), type == DataType.FLOAT32 ? mapped.duplicate() : mapped.toType(DataType.FLOAT32, false));
         }
       }
       BertWeights w = new BertWeights(config, manager, arrays);

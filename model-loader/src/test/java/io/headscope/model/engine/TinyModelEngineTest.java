@@ -41,8 +41,8 @@ class TinyModelEngineTest {
     AttentionTrace t = model.trace(model.encode("the cat sat on the mat.", null));
     int n = t.tokens().size();
     assertThat(t.tokens()).startsWith("[CLS]").endsWith("[SEP]");
-    assertThat(t.attention()).hasSize(3);
-    assertThat(t.attention()[0]).hasSize(4);
+    assertThat(t.attention().length).isEqualTo(3);
+    assertThat(t.attention()[0].length).isEqualTo(4);
     for (float[][][] layer : t.attention()) {
       for (float[][] map : layer) {
         assertThat(map).hasDimensions(n, n);
@@ -69,7 +69,8 @@ class TinyModelEngineTest {
     List<AttentionTrace> batch = model.trace(inputs, HeadMask.NONE, 3);
     for (int i = 0; i < inputs.size(); i++) {
       AttentionTrace alone = model.trace(inputs.get(i));
-      assertClose(batch.get(i).attention(), alone.attention(), 1e-6);
+      // equal up to float32 rounding: GEMMs of different shapes block their sums differently
+      assertClose(batch.get(i).attention(), alone.attention(), 5e-6);
       assertClose(batch.get(i).valueNorms(), alone.valueNorms(), 1e-5);
       assertClose(batch.get(i).hiddenStates(), alone.hiddenStates(), 1e-5);
     }

@@ -1,0 +1,151 @@
+package io.headscope.analysis.export;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.headscope.analysis.predict.PredictionChange;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import io.headscope.model.MaskPrediction;
+import io.headscope.model.MaskPrediction.TokenProbability;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * The JSON files of the CLI and the GUI's export, streamed (a 512-token trace is 144 maps of 262k
+ * floats; no tree is built). Arrays are 0-based; head names in {@code disabled} are 1-based.
+ */
+public final class JsonExport {
+  private static final JsonFactory FACTORY = new JsonFactory();
+
+  private JsonExport() {}
+
+  /**
+   * {@code {model, tokens, ids, segments, layers, heads, attention[l][h][q][k], valueNorms[l][h][j]}},
+   * plus {@code truncatedWordpieces} and {@code disabled} when relevant.
+   */
+  public static void attention(AttentionTrace t, OutputStream out) throws IOException {
+    try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+      g.writeStartObject();
+      g.writeStringField("model", t.model());
+      g.writeArrayFieldStart("tokens");
+      for (String s : t.tokens()) {
+        g.writeString(s);
+      }
+      g.writeEndArray();
+      g.writeFieldName("ids");
+      g.writeArray(t.encoding().ids(), 0, t.encoding().ids().length);
+      g.writeFieldName("segments");
+      g.writeArray(t.encoding().segments(), 0, t.encoding().segments().length);
+      g.writeNumberField("layers", t.layers());
+      g.writeNumberField("heads", t.heads());
+      g.writeNumberField("truncatedWordpieces", t.encoding().droppedWordpieces());
+      g.writeArrayFieldStart("disabled");
+      for (Head h : t.mask().off()) {
+        g.writeString(h.toString());
+      }
+      g.writeEndArray();
+      g.writeFieldName("attention");
+      writeNested(g, t.attention());
+      g.writeFieldName("valueNorms");
+      writeNested(g, t.valueNorms());
+      g.writeEndObject();
+    }
+  }
+
+  /**
+   * {@code {"model", "disabled", "mode", "predictions":[{"position", "top":[{token,id,probability}]}]}};
+   * with heads switched off each prediction also has {@code before} and the change of the intact
+   * model's top token ({@code original}: token, probability before and after, rank after, KL).
+   */
+  public static void predictions(AttentionTrace intact, AttentionTrace ablated, List<String> classLabels,
+      OutputStream out) throws IOException {
+    boolean compared = !ablated.mask().isEmpty();
+    List<PredictionChange> changes = compared ? PredictionChange.compare(intact, ablated) : List.of();
+    try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+      g.useDefaultPrettyPrinter();
+      g.writeStartObject();
+      g.writeStringField("model", intact.model());
+      g.writeArrayFieldStart("tokens");
+      for (String s : intact.tokens()) {
+        g.writeString(s);
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("disabled");
+      for (Head h : ablated.mask().off()) {
+        g.writeString(h.toString());
+      }
+      g.writeEndArray();
+      g.writeStringField("mode", ablated.mask().mode().name().toLowerCase(java.util.Locale.ROOT));
+      g.writeArrayFieldStart("predictions");
+      for (int i = 0; i < ablated.predictions().size(); i++) {
+        MaskPrediction p = ablated.predictions().get(i);
+        g.writeStartObject();
+        g.writeNumberField("position", p.position());
+        writeTop(g, "top", p.top());
+        if (compared) {
+          PredictionChange c = changes.get(i);
+          writeTop(g, "before", c.before());
+          g.writeObjectFieldStart("original");
+          g.writeStringField("token", c.originalTop().token());
+          g.writeNumberField("id", c.originalTop().id());
+          g.writeNumberField("probabilityBefore", round(c.originalProbabilityBefore()));
+          g.writeNumberField("probabilityAfter", round(c.originalProbabilityAfter()));
+          g.writeNumberField("probabilityChange", round(c.probabilityChange()));
+          g.writeNumberField("rankAfter", c.originalRankAfter());
+          g.writeEndObject();
+          g.writeNumberField("klDivergence", round(c.klDivergence()));
+        }
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      if (ablated.classProbabilities() != null) {
+        g.writeArrayFieldStart("classes");
+        for (int k = 0; k < ablated.classProbabilities().length; k++) {
+          g.writeStartObject();
+          g.writeStringField("label", k < classLabels.size() ? classLabels.get(k) : "LABEL_" + k);
+          g.writeNumberField("probability", round(ablated.classProbabilities()[k]));
+          if (compared) {
+            g.writeNumberField("before", round(intact.classProbabilities()[k]));
+          }
+          g.writeEndObject();
+        }
+        g.writeEndArray();
+      }
+      g.writeEndObject();
+    }
+  }
+
+  private static void writeTop(JsonGenerator g, String field, List<TokenProbability> top) throws IOException {
+    g.writeArrayFieldStart(field);
+    for (TokenProbability tp : top) {
+      g.writeStartObject();
+      g.writeStringField("token", tp.token());
+      g.writeNumberField("id", tp.id());
+      g.writeNumberField("probability", round(tp.probability()));
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1e6) / 1e6;
+  }
+
+  private static void writeNested(JsonGenerator g, Object a) throws IOException {
+    if (a instanceof float[] row) {
+      g.writeStartArray();
+      for (float v : row) {
+        g.writeNumber(v);
+      }
+      g.writeEndArray();
+      return;
+    }
+    g.writeStartArray();
+    for (Object inner : (Object[]) a) {
+      writeNested(g, inner);
+    }
+    g.writeEndArray();
+  }
+}

@@ -1,0 +1,36 @@
+package io.headscope.app.cli;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.ModelRepository;
+import picocli.CommandLine.Option;
+
+/** The options every command that runs a model shares. */
+final class ModelOptions {
+  @Option(names = "--model", paramLabel = "M", defaultValue = ModelRepository.DEFAULT_MODEL,
+      description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, "
+          + "or a Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt).")
+  String model;
+
+  @Option(names = "--gelu", paramLabel = "ACT",
+      description = "Override the config's activation: gelu (erf, Hugging Face) or gelu_new (tanh, Google).")
+  String gelu;
+
+  BertModel open() {
+    if (gelu != null) {
+      io.headscope.model.BertConfig.Gelu.of(gelu);
+    }
+    var files = ModelRepository.standard().resolve(model, (stage, f) -> {
+      if (f >= 0 && f < 1) {
+        System.err.println("headscope: " + stage + "...");
+      }
+    });
+    return BertModel.load(files, gelu);
+  }
+
+  static void requireText(String text, String option) {
+    if (text == null || text.isBlank()) {
+      throw new HeadScopeException("The text of " + option + " is empty: give a sentence.");
+    }
+  }
+}
