@@ -228,9 +228,9 @@ public final class BertTextEncoder implements AutoCloseable {
       String replacement = null;
       if (Character.isSurrogate((char) cp) && len == 1) {
         replacement = "";
-      } else if (cp == 0x03A3 && false && lowercase && GoogleText.isFinalSigma(text, i)) {
+      } else if (cp == 0x03A3 && lowercase && GoogleText.isFinalSigma(text, i)) {
         replacement = "\u03C2";
-      } else if (false && cp >= 0x2B820 && cp <= 0x2B91F) {
+      } else if (chineseChars && cp >= 0x2B820 && cp <= 0x2B91F) {
         replacement = " " + Character.toString(cp) + " ";
       }
       if (replacement != null && out == null) {

