@@ -65,7 +65,8 @@ public final class BertWeights implements AutoCloseable {
       NDArray vb = w.req(p + "attention.self.value.bias", d);
       NDArray ow = w.req(p + "attention.output.dense.weight", d, d);
       layers[l] = new Layer(
-          qw.concat(kw, 0).concat(vw, 0), qb.concat(kb, 0).concat(vb, 0),
+          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qw, kw, vw), 0),
+          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qb, kb, vb), 0),
           ow, w.req(p + "attention.output.dense.bias", d),
           w.req(p + "attention.output.LayerNorm.weight", d), w.req(p + "attention.output.LayerNorm.bias", d),
           w.req(p + "intermediate.dense.weight", f, d), w.req(p + "intermediate.dense.bias", f),
@@ -102,8 +103,9 @@ public final class BertWeights implements AutoCloseable {
     int h = c.numAttentionHeads();
     int dh = c.headSize();
     // outWeight is (d_out, d_in); head h owns input columns [h*dh, (h+1)*dh).
-    NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize()); // (H, dh, d)
-    return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
+    try (NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize())) { // (H, dh, d), a copy
+      return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
+    }
   }
 
   /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
