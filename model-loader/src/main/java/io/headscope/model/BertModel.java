@@ -152,10 +152,6 @@ public final class BertModel implements AutoCloseable {
     return Integer.parseInt(point.substring(start, point.indexOf('.', start)));
   }
 
-  BertEncoder encoder() {
-    return encoder;
-  }
-
   /** The native-memory owner of the weights; sub-managers of it scope each call. */
   public NDManager manager() {
     return manager;

@@ -9,6 +9,7 @@ import io.headscope.model.HeadScopeException;
 import io.headscope.model.checkpoint.Safetensors;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -131,12 +132,8 @@ public final class BertWeights implements AutoCloseable {
         }
       }
       BertWeights w = new BertWeights(config, manager, arrays);
-      // Drop what the model does not use (e.g. the separate Q, K, V now fused).
-      arrays.values().forEach(a -> {
-        if (!w.isRetained(a)) {
-          a.close();
-        }
-      });
+      java.util.Set<NDArray> kept = w.retained();
+      arrays.values().stream().filter(a -> !kept.contains(a)).forEach(NDArray::close);
       return w;
     } catch (HeadScopeException e) {
       manager.close();
@@ -147,21 +144,17 @@ public final class BertWeights implements AutoCloseable {
     }
   }
 
-  private boolean isRetained(NDArray a) {
-    if (a == wordEmbeddings || a == positionEmbeddings || a == tokenTypeEmbeddings
-        || a == embLnWeight || a == embLnBias || a == mlmDenseWeight || a == mlmDenseBias
-        || a == mlmLnWeight || a == mlmLnBias || a == mlmBias || a == poolerWeight
-        || a == poolerBias || a == classifierWeight || a == classifierBias) {
-      return true;
-    }
+  /** Every array the model keeps; the rest of what was loaded (e.g. the unfused Q, K, V) is closed. */
+  private java.util.Set<NDArray> retained() {
+    java.util.Set<NDArray> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    kept.addAll(java.util.Arrays.asList(wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
+        embLnWeight, embLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
+        poolerWeight, poolerBias, classifierWeight, classifierBias));
     for (Layer l : layers) {
-      if (a == l.outWeight() || a == l.outBias() || a == l.ln1Weight() || a == l.ln1Bias()
-          || a == l.ffnInWeight() || a == l.ffnInBias() || a == l.ffnOutWeight()
-          || a == l.ffnOutBias() || a == l.ln2Weight() || a == l.ln2Bias()) {
-        return true;
-      }
+      kept.addAll(List.of(l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
+          l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(), l.ln2Weight(), l.ln2Bias()));
     }
-    return false;
+    return kept;
   }
 
   public BertConfig config() {
