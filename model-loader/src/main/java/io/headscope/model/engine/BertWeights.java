@@ -39,6 +39,8 @@ public final class BertWeights implements AutoCloseable {
   final NDArray embLnWeight;
   final NDArray embLnBias;
   final Layer[] layers;
+  /** Each layer's output projection split by head, {@code W_O^h}: (H, dh, d). */
+  private final NDArray[] outWeightByHead;
   /** Masked-LM head (null when the checkpoint is a bare BertModel or a classifier). */
   final NDArray mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias;
   /** Pooler and sequence-classification head (null when absent). */
@@ -75,6 +77,12 @@ public final class BertWeights implements AutoCloseable {
           w.req(p + "output.LayerNorm.weight", d), w.req(p + "output.LayerNorm.bias", d),
           valueGram(ow, config));
     }
+    outWeightByHead = new NDArray[layers.length];
+    for (int l = 0; l < layers.length; l++) {
+      try (NDArray woT = layers[l].outWeight().transpose()) {
+        outWeightByHead[l] = woT.reshape(config.numAttentionHeads(), config.headSize(), d); // a copy
+      }
+    }
     boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
     mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
     mlmDenseBias = hasMlm ? w.req("cls.predictions.transform.dense.bias", d) : null;
@@ -107,6 +115,14 @@ public final class BertWeights implements AutoCloseable {
     try (NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize())) { // (H, dh, d), a copy
       return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
     }
+  }
+
+  /**
+   * The head-wise transformed values {@code f^h(x_j) = v^h_j W_O^h} (Kobayashi et al.), from the
+   * values v (B, H, T, dh) of layer {@code l}: (B, H, T, d). The output bias is not included.
+   */
+  public NDArray transformedValues(int l, NDArray v) {
+    return v.matMul(outWeightByHead[l]); // (B, H, T, dh) x (H, dh, d) = (B, H, T, d)
   }
 
   /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
@@ -150,6 +166,7 @@ public final class BertWeights implements AutoCloseable {
     kept.addAll(java.util.Arrays.asList(wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
         embLnWeight, embLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
         poolerWeight, poolerBias, classifierWeight, classifierBias));
+    kept.addAll(java.util.Arrays.asList(outWeightByHead));
     for (Layer l : layers) {
       kept.addAll(List.of(l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
           l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(), l.ln2Weight(), l.ln2Bias()));
