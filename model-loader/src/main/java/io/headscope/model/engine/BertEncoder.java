@@ -48,10 +48,17 @@ public final class BertEncoder {
     long t = ids.getShape().get(1);
     NDManager scope = ids.getManager();
     NDArray positions = scope.arange(0, (int) t).expandDims(0); // (1, T)
-    NDArray x = w.wordEmbeddings.get(ids)
-        .add(w.positionEmbeddings.get(positions))
-        .add(w.tokenTypeEmbeddings.get(segments)); // (B, T, d)
+    // A lookup's result belongs to the table's manager (the weights'), and everything computed from
+    // it would follow: move each one into the call's scope, or the whole pass outlives the call.
+    NDArray x = owned(scope, w.wordEmbeddings.get(ids))
+        .add(owned(scope, w.positionEmbeddings.get(positions)))
+        .add(owned(scope, w.tokenTypeEmbeddings.get(segments))); // (B, T, d)
     return hooks.at("hook_embed", layerNorm(x, w.embLnWeight, w.embLnBias));
+  }
+
+  private static NDArray owned(NDManager scope, NDArray a) {
+    a.attach(scope);
+    return a;
   }
 
   /** Runs layers {@code from} (inclusive) to the last on {@code x} (B, T, d). */
