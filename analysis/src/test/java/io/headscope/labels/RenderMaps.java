@@ -46,7 +46,7 @@ public final class RenderMaps {
     "After the meeting, she walked home through the quiet park.",
     "Rain fell steadily, and the river rose above its banks by morning.",
     "He bought bread, cheese and apples at the market.",
-    "Although the train was late, nobody on the platform seemed annoyed, and several people were reading.",
+    "Although the morning train was forty minutes late, nobody on the crowded platform seemed annoyed, and several commuters were quietly reading newspapers.",
     "My grandmother grew tomatoes, beans and squash in her small garden behind the house.",
     "The museum opens at nine.",
     "Scientists measured the temperature of the lake every hour for three weeks.",
@@ -66,7 +66,7 @@ public final class RenderMaps {
     {"A man is playing a guitar on the street.", "A musician performs outdoors."},
     {"How do I reset my password?", "Click the link on the login page and follow the steps."},
     {"The weather was cold and windy.", "Still, many runners finished the race."},
-    {"Tom forgot his umbrella at the office.", "He got soaked walking to the bus stop, and his shoes were ruined."},
+    {"Tom forgot his umbrella at the office on Tuesday evening.", "He got completely soaked walking to the bus stop, and his new leather shoes were ruined by the rain."},
     {"The company reported higher profits this year.", "Its shares rose sharply after the announcement."},
     {"Can you recommend a good book?", "I enjoyed a novel about a sailor lost at sea."},
   };
