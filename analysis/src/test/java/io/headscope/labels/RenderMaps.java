@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import javax.imageio.ImageIO;
@@ -125,9 +126,9 @@ public final class RenderMaps {
       for (int l = 0; l < 12; l++) {
         layers.add(l);
       }
-      java.util.Collections.shuffle(layers, random);
+      Collections.shuffle(layers, random);
       List<Integer> chosen = new ArrayList<>(layers.subList(0, LAYERS_PER_INPUT));
-      java.util.Collections.sort(chosen);
+      Collections.sort(chosen);
       for (int layer : chosen) {
         items.add(new Item(String.format("m%03d", ++n), input[0], input[1], new Head(layer, random.nextInt(12))));
       }
