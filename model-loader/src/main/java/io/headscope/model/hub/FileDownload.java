@@ -5,7 +5,8 @@ import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,11 +18,6 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Locale;
 import java.util.OptionalLong;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -179,31 +175,34 @@ final class FileDownload {
       if (have > 0) {
         req.header("Range", "bytes=" + have + "-");
       }
-      HttpResponse<InputStream> r = send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<TimedBody> r = send(req.build(), TimedBody.handler(stallSeconds()));
       int status = r.statusCode();
-      try (InputStream body = r.body()) {
-        if (status >= 300 && status < 400) {
-          u = location(u, r);
-          continue;
-        }
-        if (status == 416) {
-          Files.deleteIfExists(part); // the part does not fit the file any more: start over
-          throw new IOException("the server refused to resume (HTTP 416); starting over");
-        }
-        boolean append = false;
-        if (status == 206) {
-          Matcher m = CONTENT_RANGE.matcher(HubClient.header(r, "Content-Range").orElse(""));
-          append = m.matches() && Long.parseLong(m.group(1)) == have;
-          if (!append) {
-            Files.deleteIfExists(part);
-            throw new IOException("the server resumed at the wrong place; starting over");
-          }
-        } else if (status != 200) {
-          throw new HeadScopeException(u.getHost() + " answered HTTP " + status + " when downloading " + file
-              + " of " + id + ".");
-        }
-        copy(body, part, append ? have : 0, size);
+      TimedBody body = r.body();
+      if (status < 200 || status > 299) {
+        body.cancel(); // a redirect's or an error's body is not wanted
       }
+      if (status >= 300 && status < 400) {
+        u = location(u, r);
+        continue;
+      }
+      if (status == 416) {
+        Files.deleteIfExists(part); // the part does not fit the file any more: start over
+        throw new IOException("the server refused to resume (HTTP 416); starting over");
+      }
+      boolean append = false;
+      if (status == 206) {
+        Matcher m = CONTENT_RANGE.matcher(HubClient.header(r, "Content-Range").orElse(""));
+        append = m.matches() && Long.parseLong(m.group(1)) == have;
+        if (!append) {
+          body.cancel();
+          Files.deleteIfExists(part);
+          throw new IOException("the server resumed at the wrong place; starting over");
+        }
+      } else if (status != 200) {
+        throw new HeadScopeException(u.getHost() + " answered HTTP " + status + " when downloading " + file
+            + " of " + id + ".");
+      }
+      copy(body, part, append ? have : 0, size);
       long got = sizeOf(part);
       if (size >= 0 && got < size) {
         throw new IOException("the connection closed after " + got + " of " + size + " bytes");
@@ -213,36 +212,16 @@ final class FileDownload {
     throw new HeadScopeException(u.getHost() + " redirected " + file + " more than " + MAX_REDIRECTS + " times.");
   }
 
-  /**
-   * Appends the body to {@code part}. HttpClient has no read timeout for a body, so a watchdog
-   * interrupts the read when no byte arrives for {@link #stallSeconds()}: a server that stops
-   * sending without closing the connection then counts as a dropped connection (and is resumed).
-   */
-  private void copy(InputStream body, Path part, long start, long size) throws IOException {
+  private void copy(TimedBody body, Path part, long start, long size) throws IOException {
     StandardOpenOption mode = start > 0 ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING;
-    long stallNanos = TimeUnit.SECONDS.toNanos(stallSeconds());
-    Thread reader = Thread.currentThread();
-    AtomicLong lastRead = new AtomicLong(System.nanoTime());
-    AtomicBoolean stalled = new AtomicBoolean();
-    ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "headscope-download-watchdog");
-      t.setDaemon(true);
-      return t;
-    });
-    long period = Math.max(50, TimeUnit.NANOSECONDS.toMillis(stallNanos) / 4);
-    watchdog.scheduleAtFixedRate(() -> {
-      if (System.nanoTime() - lastRead.get() > stallNanos && stalled.compareAndSet(false, true)) {
-        reader.interrupt();
-      }
-    }, period, period, TimeUnit.MILLISECONDS);
     long done = start;
     double reported = -1;
-    byte[] buf = new byte[1 << 16];
-    try (OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode)) {
-      for (int n; (n = body.read(buf)) > 0; ) {
-        lastRead.set(System.nanoTime());
-        out.write(buf, 0, n);
-        done += n;
+    try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode)) {
+      for (ByteBuffer chunk; (chunk = body.next()) != null; ) {
+        done += chunk.remaining();
+        while (chunk.hasRemaining()) {
+          out.write(chunk);
+        }
         double fraction = size > 0 ? (double) done / size : -1;
         if (fraction < 0 || fraction - reported >= 0.01) {
           reported = fraction;
@@ -251,15 +230,8 @@ final class FileDownload {
         }
       }
     } catch (IOException e) {
-      if (stalled.get()) {
-        throw new IOException("no data arrived for " + stallSeconds() + " s", e);
-      }
+      body.cancel();
       throw e;
-    } finally {
-      watchdog.shutdownNow();
-      if (stalled.get()) {
-        Thread.interrupted(); // our own interrupt, not the caller's: clear it before the retry
-      }
     }
   }
 
