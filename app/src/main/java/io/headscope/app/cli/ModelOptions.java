@@ -9,8 +9,13 @@ import picocli.CommandLine.Option;
 final class ModelOptions {
   @Option(names = "--model", paramLabel = "M", defaultValue = ModelRepository.DEFAULT_MODEL,
       description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, "
+          + "hf:owner/name[@revision] from the Hugging Face Hub (downloaded once into the cache), "
           + "or a Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt).")
   String model;
+
+  @Option(names = "--offline",
+      description = "Use only cached models, never the network (also -Dheadscope.offline=true or HEADSCOPE_OFFLINE=1).")
+  boolean offline;
 
   @Option(names = "--gelu", paramLabel = "ACT",
       description = "Override the config's activation: gelu (erf, Hugging Face) or gelu_new (tanh, Google).")
@@ -20,7 +25,7 @@ final class ModelOptions {
     if (gelu != null) {
       io.headscope.model.BertConfig.Gelu.of(gelu);
     }
-    var files = ModelRepository.standard().resolve(model, (stage, f) -> {
+    var files = ModelRepository.standard().offline(offline).resolve(model, (stage, f) -> {
       if (f >= 0 && f < 1) {
         System.err.println("headscope: " + stage + "...");
       }

@@ -7,6 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import io.headscope.model.BertConfig;
+import io.headscope.model.HeadScopeException;
 
 /**
  * BERT's forward pass, written as the equations with DJL NDArray operations.
@@ -103,6 +104,11 @@ public final class BertEncoder {
 
   /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
   public NDArray mlmLogits(NDArray hidden) {
+    if (!w.hasMaskedLmHead()) {
+      // a bare BertModel or a classifier: say so instead of failing inside a product with null weights
+      throw new HeadScopeException("This model has no masked-LM head (it is a bare BertModel or a classifier), "
+          + "so it cannot predict [MASK] tokens; attention maps still work.");
+    }
     NDArray t = gelu(Linear.linear(hidden, w.mlmDenseWeight, w.mlmDenseBias).singletonOrThrow());
     t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias);
     return Linear.linear(t, w.wordEmbeddings, w.mlmBias).singletonOrThrow(); // (M, V)
@@ -110,6 +116,10 @@ public final class BertEncoder {
 
   /** Sequence-classification logits from the pooled {@code [CLS]} state, (B, T, d) to (B, labels). */
   public NDArray classifierLogits(NDArray sequenceOutput) {
+    if (!w.hasClassifier()) {
+      throw new HeadScopeException("This model has no sequence-classification head, so it gives no class "
+          + "probabilities.");
+    }
     NDArray cls = sequenceOutput.get(new NDIndex(":, 0, :")); // (B, d)
     NDArray pooled = Linear.linear(cls, w.poolerWeight, w.poolerBias).singletonOrThrow().tanh();
     return Linear.linear(pooled, w.classifierWeight, w.classifierBias).singletonOrThrow();

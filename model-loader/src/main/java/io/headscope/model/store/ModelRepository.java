@@ -8,6 +8,8 @@ import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.checkpoint.TfBundleReader;
 import io.headscope.model.checkpoint.TfToHuggingFace;
+import io.headscope.model.hub.HubClient;
+import io.headscope.model.hub.HubModelId;
 import io.headscope.model.tokenizer.TokenizerJsonWriter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -73,9 +75,31 @@ public final class ModelRepository {
   }
 
   private final Path cacheRoot;
+  private final String hubUrl;
+  private final boolean offline;
 
+  /** A repository over {@code cacheRoot}; Hub address and offline switch from the system settings. */
   public ModelRepository(Path cacheRoot) {
+    this(cacheRoot, HubClient.configuredUrl(), HubClient.offlineByDefault());
+  }
+
+  /**
+   * @param hubUrl the Hugging Face Hub for {@code hf:} models ({@link HubClient#DEFAULT_URL})
+   * @param offline use only cached {@code hf:} models, never the network
+   */
+  public ModelRepository(Path cacheRoot, String hubUrl, boolean offline) {
     this.cacheRoot = cacheRoot;
+    this.hubUrl = hubUrl;
+    this.offline = offline;
+  }
+
+  /** The same cache, offline (the CLI's {@code --offline}) or with the system's setting. */
+  public ModelRepository offline(boolean offline) {
+    return new ModelRepository(cacheRoot, hubUrl, offline || this.offline);
+  }
+
+  public boolean isOffline() {
+    return offline;
   }
 
   /**
@@ -101,10 +125,18 @@ public final class ModelRepository {
     return cacheRoot;
   }
 
-  /** Resolves a model name or a folder path, converting an embedded model on first use. */
+  /**
+   * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}) or a folder path, converting an
+   * embedded model or downloading a Hub model on first use.
+   */
   public ModelFiles resolve(String spec, ProgressListener progress) {
     if (spec == null || spec.isBlank()) {
       spec = DEFAULT_MODEL;
+    }
+    if (HubModelId.isHubSpec(spec)) {
+      HubModelId id = HubModelId.parse(spec);
+      ModelFiles files = folder(new HubClient(hubUrl, cacheRoot, offline).fetch(id, progress));
+      return new ModelFiles(id.toString(), files.config(), files.weights(), files.tokenizer());
     }
     Embedded embedded = Embedded.byName(spec.trim());
     if (embedded != null) {
@@ -114,7 +146,7 @@ public final class ModelRepository {
     if (!Files.exists(folder)) {
       throw new HeadScopeException("No model \"" + spec + "\": it is neither an embedded model ("
           + String.join(", ", List.of(Embedded.values()).stream().map(e -> e.modelName).toList())
-          + ") nor an existing folder.");
+          + "), nor hf:owner/name on the Hugging Face Hub, nor an existing folder.");
     }
     return folder(folder);
   }

@@ -1,0 +1,187 @@
+package io.headscope.model.hub;
+
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.ProgressListener;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Fetches a BERT from the Hugging Face Hub into the local cache, file by file, and then only reads
+ * the cache.
+ *
+ * <p>Layout: {@code <cacheRoot>/hub/<owner>/<name>/<revision>/} holds {@code config.json},
+ * {@code model.safetensors}, {@code tokenizer.json} or {@code vocab.txt}, and
+ * {@code tokenizer_config.json} when the repo has one. A file appears there only after its checksum
+ * matched (see {@link FileDownload}); a folder with all required files is used as it is, without
+ * asking the Hub, so later runs work offline. To refresh a moving revision such as {@code main},
+ * delete its folder (or name a commit: {@code hf:owner/name@<sha>}).
+ *
+ * <p>Nothing here listens on a port; the only network use is outgoing HTTPS to the Hub (plain HTTP
+ * only to a loopback address, which is what the tests serve from).
+ */
+public final class HubClient {
+  public static final String DEFAULT_URL = "https://huggingface.co";
+  static final String CONFIG = "config.json";
+  static final String WEIGHTS = "model.safetensors";
+  static final String PICKLE = "pytorch_model.bin";
+  static final List<String> TOKENIZERS = List.of("tokenizer.json", "vocab.txt");
+  static final String TOKENIZER_CONFIG = "tokenizer_config.json";
+
+  private final URI base;
+  private final Path hubRoot;
+  private final boolean offline;
+  private final HttpClient http;
+
+  /**
+   * @param baseUrl the Hub, e.g. {@link #DEFAULT_URL}; {@code http:} is accepted only for loopback hosts
+   * @param cacheRoot HeadScope's cache; downloads go under {@code hub/} in it
+   * @param offline use only what is already cached
+   */
+  public HubClient(String baseUrl, Path cacheRoot, boolean offline) {
+    this.base = checkedBase(baseUrl);
+    this.hubRoot = cacheRoot.resolve("hub");
+    this.offline = offline;
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(30))
+        .followRedirects(HttpClient.Redirect.NEVER) // redirects are followed by hand, see FileDownload
+        .build();
+  }
+
+  /** {@code -Dheadscope.hubUrl}, else {@link #DEFAULT_URL}. */
+  public static String configuredUrl() {
+    String url = System.getProperty("headscope.hubUrl");
+    return url == null || url.isBlank() ? DEFAULT_URL : url.trim();
+  }
+
+  /** {@code -Dheadscope.offline=true}, or the environment variable {@code HEADSCOPE_OFFLINE=1} (or true). */
+  public static boolean offlineByDefault() {
+    if (Boolean.parseBoolean(System.getProperty("headscope.offline", "false"))) {
+      return true;
+    }
+    String env = System.getenv("HEADSCOPE_OFFLINE");
+    return env != null && (env.equals("1") || env.equalsIgnoreCase("true") || env.equalsIgnoreCase("yes"));
+  }
+
+  public boolean isOffline() {
+    return offline;
+  }
+
+  /** The cache folder of one model revision (it may not exist yet). */
+  public Path folder(HubModelId id) {
+    return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revision());
+  }
+
+  /** Returns the cached folder of {@code id}, downloading what is missing unless offline. */
+  public Path fetch(HubModelId id, ProgressListener progress) {
+    Path dir = folder(id);
+    List<String> missing = missing(dir);
+    if (missing.isEmpty()) {
+      return dir;
+    }
+    if (offline) {
+      throw new HeadScopeException(id + " is not in the cache (" + String.join(", ", missing) + " missing in "
+          + dir + ") and HeadScope is offline; run once without --offline (and without headscope.offline or "
+          + "HEADSCOPE_OFFLINE) to download it.");
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot create the download cache " + dir + ": " + e.getMessage() + ".", e);
+    }
+    if (!fetchFile(id, dir, CONFIG, progress)) {
+      throw new HeadScopeException(id + " has no config.json on " + base.getHost()
+          + ": is it a Transformers model? (checked " + url(id, CONFIG) + ")");
+    }
+    if (!fetchFile(id, dir, WEIGHTS, progress)) {
+      if (new FileDownload(http, id, PICKLE, url(id, PICKLE), dir, progress).exists()) {
+        throw new HeadScopeException(id + " has only pytorch_model.bin, no model.safetensors: that is a Python "
+            + "pickle, which can run arbitrary code when loaded, so HeadScope never downloads or reads it. "
+            + "Pick a revision with safetensors (many repos have a refs/pr/N conversion), or convert it once in "
+            + "Python and load the folder.");
+      }
+      throw new HeadScopeException(id + " has no model.safetensors (checked " + url(id, WEIGHTS) + ").");
+    }
+    fetchFile(id, dir, TOKENIZER_CONFIG, progress); // optional: says whether vocab.txt is lower-cased
+    boolean tokenizer = false;
+    for (String t : TOKENIZERS) {
+      if (!tokenizer) {
+        tokenizer = fetchFile(id, dir, t, progress);
+      }
+    }
+    if (!tokenizer) {
+      throw new HeadScopeException(id + " has neither tokenizer.json nor vocab.txt, so its text cannot be "
+          + "tokenized.");
+    }
+    progress.progress("Downloaded " + id, 1.0);
+    return dir;
+  }
+
+  /** The required files not yet in {@code dir}; empty when the model is complete. */
+  static List<String> missing(Path dir) {
+    List<String> missing = new ArrayList<>();
+    for (String f : List.of(CONFIG, WEIGHTS)) {
+      if (!Files.isRegularFile(dir.resolve(f))) {
+        missing.add(f);
+      }
+    }
+    if (TOKENIZERS.stream().noneMatch(t -> Files.isRegularFile(dir.resolve(t)))) {
+      missing.add("tokenizer.json or vocab.txt");
+    }
+    return missing;
+  }
+
+  /** Downloads one file unless cached; false when the repo has no such file. */
+  private boolean fetchFile(HubModelId id, Path dir, String file, ProgressListener progress) {
+    if (Files.isRegularFile(dir.resolve(file))) {
+      return true;
+    }
+    return new FileDownload(http, id, file, url(id, file), dir, progress).run();
+  }
+
+  URI url(HubModelId id, String file) {
+    String b = base.toString();
+    if (b.endsWith("/")) {
+      b = b.substring(0, b.length() - 1);
+    }
+    return URI.create(b + "/" + id.repo() + "/resolve/" + id.revision() + "/" + file);
+  }
+
+  private static URI checkedBase(String url) {
+    URI uri;
+    try {
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      throw new HeadScopeException("The Hub address \"" + url + "\" (headscope.hubUrl) is not a URL.");
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (uri.getHost() == null || !(scheme.equals("https") || scheme.equals("http") && isLoopback(uri.getHost()))) {
+      throw new HeadScopeException("The Hub address \"" + url + "\" (headscope.hubUrl) must be an https:// URL "
+          + "(plain http only for 127.0.0.1 or localhost).");
+    }
+    return uri;
+  }
+
+  static boolean isLoopback(String host) {
+    return host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]") || host.equals("::1");
+  }
+
+  static Optional<String> header(HttpResponse<?> r, String name) {
+    return r.headers().firstValue(name);
+  }
+
+  static HttpRequest.Builder request(URI uri) {
+    return HttpRequest.newBuilder(uri).header("User-Agent", "HeadScope/0.1 (BERT attention viewer)")
+        .timeout(Duration.ofSeconds(60));
+  }
+}

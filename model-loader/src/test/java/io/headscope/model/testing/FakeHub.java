@@ -1,0 +1,230 @@
+package io.headscope.model.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A stand-in for the Hugging Face Hub that the tests start on 127.0.0.1 (random port) and stop.
+ *
+ * <p>It answers as the Hub does: {@code /{owner}/{name}/resolve/{revision}/{file}}; small files
+ * directly with the Git blob SHA-1 as ETag; LFS files ({@code *.safetensors}, {@code *.bin}) with a
+ * 302 to {@code /cdn/<sha256>} carrying {@code X-Linked-Etag} (the SHA-256) and {@code X-Linked-Size};
+ * 404 with {@code X-Error-Code}; byte ranges on the CDN. Faults can be switched on: drop the
+ * connection halfway, or send damaged bytes under the right checksum.
+ */
+public final class FakeHub implements AutoCloseable {
+  private static final Pattern RESOLVE = Pattern.compile("/([^/]+/[^/]+)/resolve/([^/]+)/(.+)");
+  private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-");
+
+  private final HttpServer server;
+  /** "owner/name@revision" -> file name -> content. */
+  private final Map<String, Map<String, byte[]>> repos = new ConcurrentHashMap<>();
+  private final Map<String, byte[]> cdn = new ConcurrentHashMap<>();
+  private final List<String> log = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicInteger dropsLeft = new AtomicInteger();
+  private volatile String corrupt;
+  private volatile boolean stall;
+
+  private FakeHub() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", this::handle);
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "fake-hub");
+      t.setDaemon(true);
+      return t;
+    }));
+    server.start();
+  }
+
+  public static FakeHub start() {
+    try {
+      return new FakeHub();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code http://127.0.0.1:<port>} */
+  public String url() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /** Serves every regular file of {@code folder} as {@code repo} at {@code revision}. */
+  public FakeHub serve(String repo, String revision, Path folder) {
+    Map<String, byte[]> files = new ConcurrentHashMap<>();
+    try (Stream<Path> list = Files.list(folder)) {
+      for (Path p : list.filter(Files::isRegularFile).toList()) {
+        files.put(p.getFileName().toString(), Files.readAllBytes(p));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    repos.put(repo + "@" + revision, files);
+    return this;
+  }
+
+  /** The next {@code n} content downloads of LFS files send half their bytes and drop the connection. */
+  public void dropNextDownloads(int n) {
+    dropsLeft.set(n);
+  }
+
+  /** Sends {@code file} with one byte changed (under the true checksum); null to stop. */
+  public void corrupt(String file) {
+    corrupt = file;
+  }
+
+  /** Content downloads send half their bytes and then nothing more, keeping the connection open. */
+  public void stall(boolean on) {
+    stall = on;
+  }
+
+  /** Every request so far, as "METHOD path [Range]". */
+  public List<String> requests() {
+    synchronized (log) {
+      return List.copyOf(log);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+
+  // --- the Hub's answers ---------------------------------------------------------------------
+
+  private void handle(HttpExchange ex) throws IOException {
+    String path = ex.getRequestURI().getPath();
+    String range = ex.getRequestHeaders().getFirst("Range");
+    log.add(ex.getRequestMethod() + " " + path + (range == null ? "" : " " + range));
+    try (ex) {
+      if (path.startsWith("/cdn/")) {
+        content(ex, path.substring(5), range);
+        return;
+      }
+      Matcher m = RESOLVE.matcher(path);
+      Map<String, byte[]> repo = m.matches() ? repos.get(m.group(1) + "@" + m.group(2)) : null;
+      if (repo == null) {
+        boolean known = m.matches() && repos.keySet().stream().anyMatch(k -> k.startsWith(m.group(1) + "@"));
+        ex.getResponseHeaders().set("X-Error-Code", known ? "RevisionNotFound" : "RepositoryNotFound");
+        empty(ex, 404);
+        return;
+      }
+      String name = m.group(3);
+      byte[] data = repo.get(name);
+      if (data == null) {
+        ex.getResponseHeaders().set("X-Error-Code", "EntryNotFound");
+        empty(ex, 404);
+        return;
+      }
+      ex.getResponseHeaders().set("X-Repo-Commit", "0123456789abcdef0123456789abcdef01234567");
+      if (name.endsWith(".safetensors") || name.endsWith(".bin")) {
+        String sha = hex("SHA-256", null, data);
+        cdn.put(sha, data);
+        ex.getResponseHeaders().set("X-Linked-Etag", "\"" + sha + "\"");
+        ex.getResponseHeaders().set("X-Linked-Size", Long.toString(data.length));
+        ex.getResponseHeaders().set("ETag", "\"" + hex("SHA-1", null, sha.getBytes(StandardCharsets.UTF_8)) + "\"");
+        ex.getResponseHeaders().set("Location", "/cdn/" + sha + "?name=" + name);
+        empty(ex, 302);
+        return;
+      }
+      ex.getResponseHeaders().set("ETag", "\"" + hex("SHA-1", "blob " + data.length + "\0", data) + "\"");
+      body(ex, name, data, 0, false);
+    }
+  }
+
+  private void content(HttpExchange ex, String sha, String range) throws IOException {
+    byte[] data = cdn.get(sha);
+    if (data == null) {
+      empty(ex, 404);
+      return;
+    }
+    String name = ex.getRequestURI().getQuery() == null ? "" : ex.getRequestURI().getQuery().replace("name=", "");
+    ex.getResponseHeaders().set("Accept-Ranges", "bytes");
+    long start = 0;
+    if (range != null) {
+      Matcher r = RANGE.matcher(range);
+      if (!r.matches() || Long.parseLong(r.group(1)) >= data.length) {
+        ex.getResponseHeaders().set("Content-Range", "bytes */" + data.length);
+        empty(ex, 416);
+        return;
+      }
+      start = Long.parseLong(r.group(1));
+    }
+    boolean drop = ex.getRequestMethod().equals("GET") && dropsLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    body(ex, name, data, (int) start, drop);
+  }
+
+  private void body(HttpExchange ex, String name, byte[] data, int start, boolean drop) throws IOException {
+    int length = data.length - start;
+    if (start > 0) {
+      ex.getResponseHeaders().set("Content-Range", "bytes " + start + "-" + (data.length - 1) + "/" + data.length);
+    }
+    int status = start > 0 ? 206 : 200;
+    if (ex.getRequestMethod().equals("HEAD")) {
+      ex.getResponseHeaders().set("Content-Length", Integer.toString(length));
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
+    byte[] out = data;
+    if (name.equals(corrupt)) {
+      out = data.clone();
+      out[data.length / 2] ^= 0x5A;
+    }
+    ex.sendResponseHeaders(status, length);
+    OutputStream os = ex.getResponseBody();
+    if (drop) {
+      os.write(out, start, length / 2);
+      os.flush();
+      // An exception out of the handler makes the server close the socket: the client sees the
+      // connection end after half the promised bytes, as when a real download breaks off.
+      throw new IOException("connection dropped on purpose after " + length / 2 + " bytes");
+    }
+    if (stall) {
+      os.write(out, start, length / 2);
+      os.flush();
+      try {
+        Thread.sleep(60_000); // a server that stops sending but keeps the connection open
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IOException("stalled on purpose");
+    }
+    os.write(out, start, length);
+  }
+
+  private static void empty(HttpExchange ex, int status) throws IOException {
+    ex.sendResponseHeaders(status, -1);
+  }
+
+  private static String hex(String algorithm, String prefix, byte[] data) {
+    try {
+      MessageDigest d = MessageDigest.getInstance(algorithm);
+      if (prefix != null) {
+        d.update(prefix.getBytes(StandardCharsets.US_ASCII));
+      }
+      return HexFormat.of().formatHex(d.digest(data));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
