@@ -117,13 +117,15 @@ public final class HeadClassifier {
     }
     List<String> topColumns = new ArrayList<>(2);
     topColumns.add(in.tokens.get(top1));
-    double vertical = colMean[top1];
+    double verticalMass = colMean[top1];
     if (top2 >= 0 && colMean[top2] >= thresholds.secondColumn()) {
       topColumns.add(in.tokens.get(top2));
-      vertical += colMean[top2];
+      verticalMass += colMean[top2];
     }
+    double vertical = aboveUniform(verticalMass, topColumns.size() / (double) n);
 
-    double diagonal = (offset[0] + offset[1] + offset[2]) / n;
+    // a uniform row puts 1/n on each of the 3 offsets, except the first and last rows (2 cells)
+    double diagonal = aboveUniform((offset[0] + offset[1] + offset[2]) / n, (3.0 * n - 2) / ((double) n * n));
     int dominant = 0;
     if (offset[0] > offset[dominant + 1]) {
       dominant = -1;
@@ -134,13 +136,8 @@ public final class HeadClassifier {
 
     double block = 0;
     if (in.pair) {
-      double keep = within / n;
-      double expected = in.uniformWithin;
-      block = expected < 1 ? Math.max(0, (keep - expected) / (1 - expected)) : 0;
+      block = aboveUniform(within / n, in.uniformWithin);
     }
-    vertical = clamp(vertical);
-    diagonal = clamp(diagonal);
-    block = clamp(block);
     double heterogeneous = 1 - Math.max(vertical, Math.max(diagonal, block));
 
     HeadStats stats = new HeadStats(entropy / n,
@@ -152,8 +149,17 @@ public final class HeadClassifier {
         topColumns, dominant, stats);
   }
 
-  private static double clamp(double x) {
-    return Math.max(0, Math.min(1, x));
+  /**
+   * The chance correction every score shares: {@code (mass - u) / (1 - u)} clipped to [0,1], where
+   * {@code u} is what a uniform map puts in the same cells. 0 means no more than a uniform map, 1 all
+   * of the weight; it keeps short inputs (where three cells of a row are already a third) comparable
+   * with long ones.
+   */
+  static double aboveUniform(double mass, double u) {
+    if (u >= 1) {
+      return 0;
+    }
+    return Math.max(0, Math.min(1, (mass - u) / (1 - u)));
   }
 
   /** What every head of one input shares: token types, segments, the uniform map's within-segment share. */
