@@ -19,7 +19,7 @@ class HeadClassifierTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"13, [SEP]", "0, [CLS]", "12, .", "7, ,"})
+  @CsvSource(delimiter = '|', value = {"13|[SEP]", "0|[CLS]", "12|.", "7|,"})
   void aPerfectVerticalMapIsVerticalWithScoreOne(int column, String token) {
     HeadScore s = score(Maps.vertical(14, column), Maps.SENTENCE);
     assertThat(s.category()).isEqualTo(HeadPattern.VERTICAL);
