@@ -51,10 +51,16 @@ public final class SafeFiles {
   public static void publish(Path temp, Path target) throws IOException {
     try {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-      deleteTree(temp);
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+    } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
+      deleteTree(temp);
+    } catch (java.nio.file.FileSystemException e) {
+      // Linux reports a rename over a non-empty folder as a plain FileSystemException.
+      if (!Files.exists(target)) {
+        throw e;
+      }
+      deleteTree(temp);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.headscope.model.tokenizer;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.HeadScopeException;
@@ -20,17 +21,10 @@ import java.util.Map;
  *
  * <p>The wordpieces come from Hugging Face's tokenizer (through DJL) built from a {@code
  * tokenizer.json}, with its own truncation, padding and special tokens switched off; the special
- * tokens, segment ids and truncation are done here. Before the text reaches Hugging Face, two spots
- * where its BERT normalizer differs from Google's {@code tokenization.py} (which trained the models)
- * are evened out, so the ids match Google's:
- *
- * <ul>
- *   <li>lower-casing: Hugging Face lower-cases character by character, so a word-final {@code Σ}
- *       becomes {@code σ}; Python's {@code str.lower()} gives {@code ς}. We write the {@code ς}
- *       ourselves where Python would.
- *   <li>CJK Extension E, U+2B820..U+2B91F: Google splits these ideographs into one token each,
- *       Hugging Face's range starts at U+2B920. We put the spaces around them ourselves.
- * </ul>
+ * tokens, segment ids and truncation are done here. For a BERT normalizer, the text first goes
+ * through {@link GoogleTextRules}, which evens out the few places where Hugging Face's normalizer
+ * differs from Google's {@code tokenization.py} (which made the models' training data), so that the
+ * ids are Google's.
  *
  * A {@code [MASK]} (or {@code [SEP]}, {@code [CLS]}, ...) typed literally in the text is kept as that
  * special token, as Hugging Face does; it keeps the segment of the sentence it was typed in.
@@ -49,8 +43,10 @@ public final class BertTextEncoder implements AutoCloseable {
   private final long clsId;
   private final long sepId;
   private final long maskId;
+  private final boolean googleRules;
   private final boolean lowercase;
-  private final boolean chineseChars;
+  private final boolean stripAccents;
+  private final List<String> addedTokens;
 
   private BertTextEncoder(HuggingFaceTokenizer hf, int maxLength, Vocabulary vocab) {
     this.hf = hf;
@@ -59,8 +55,10 @@ public final class BertTextEncoder implements AutoCloseable {
     this.clsId = vocab.id(CLS);
     this.sepId = vocab.id(SEP);
     this.maskId = vocab.id(MASK);
+    this.googleRules = vocab.bertNormalizer;
     this.lowercase = vocab.lowercase;
-    this.chineseChars = vocab.chineseChars;
+    this.stripAccents = vocab.stripAccents;
+    this.addedTokens = vocab.addedTokens;
   }
 
   /**
@@ -215,128 +213,66 @@ public final class BertTextEncoder implements AutoCloseable {
     return new Pieces(e.getTokens(), e.getIds());
   }
 
-  /**
-   * The text as Hugging Face should see it: unpaired surrogates dropped (Google's cleaning drops
-   * them too; they cannot cross into Rust as UTF-8), final sigmas and CJK Extension E as Google
-   * treats them.
-   */
+  /** The text as Hugging Face should see it to split it as Google does (see {@link GoogleTextRules}). */
   String prepare(String text) {
-    StringBuilder out = null;
-    for (int i = 0; i < text.length(); ) {
-      int cp = text.codePointAt(i);
-      int len = Character.charCount(cp);
-      String replacement = null;
-      if (Character.isSurrogate((char) cp) && len == 1) {
-        replacement = "";
-      } else if (cp == 0x03A3 && lowercase && GoogleText.isFinalSigma(text, i)) {
-        replacement = "\u03C2";
-      } else if (chineseChars && cp >= 0x2B820 && cp <= 0x2B91F) {
-        replacement = " " + Character.toString(cp) + " ";
-      }
-      if (replacement != null && out == null) {
-        out = new StringBuilder(text.length() + 16).append(text, 0, i);
-      }
-      if (out != null) {
-        if (replacement != null) {
-          out.append(replacement);
-        } else {
-          out.appendCodePoint(cp);
-        }
-      }
-      i += len;
-    }
-    return out == null ? text : out.toString();
-  }
-
-  /** Character classes of Google's BasicTokenizer needed to reproduce its lower-casing. */
-  static final class GoogleText {
-    private GoogleText() {}
-
-    /**
-     * Whether Python's {@code str.lower()} would write the {@code Σ} at {@code i} as {@code ς}: a
-     * cased letter before it and none after it, skipping case-ignorable characters. Google lowers
-     * each word after dropping control characters; a word ends at whitespace, which is neither cased
-     * nor case-ignorable, so the whole text can be scanned with the dropped characters skipped.
-     */
-    static boolean isFinalSigma(String text, int i) {
-      int j = i;
-      int before = -1;
-      while (j > 0) {
-        int cp = text.codePointBefore(j);
-        j -= Character.charCount(cp);
-        if (!droppedByCleaning(cp) && !isCaseIgnorable(cp)) {
-          before = cp;
-          break;
-        }
-      }
-      if (before < 0 || !isCased(before)) {
-        return false;
-      }
-      j = i + 1;
-      while (j < text.length()) {
-        int cp = text.codePointAt(j);
-        j += Character.charCount(cp);
-        if (!droppedByCleaning(cp) && !isCaseIgnorable(cp)) {
-          return !isCased(cp);
-        }
-      }
-      return true;
-    }
-
-    /** {@code _clean_text} drops NUL, U+FFFD and category C* except tab, newline, return. */
-    static boolean droppedByCleaning(int cp) {
-      if (cp == '\t' || cp == '\n' || cp == '\r') {
-        return false;
-      }
-      if (cp == 0 || cp == 0xFFFD) {
-        return true;
-      }
-      return switch (Character.getType(cp)) {
-        case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE,
-            Character.UNASSIGNED -> true;
-        default -> false;
-      };
-    }
-
-    static boolean isCased(int cp) {
-      return Character.isLowerCase(cp) || Character.isUpperCase(cp) || Character.isTitleCase(cp);
-    }
-
-    /** Case_Ignorable: Mn, Me, Cf, Lm, Sk, or Word_Break MidLetter, MidNumLet, Single_Quote. */
-    static boolean isCaseIgnorable(int cp) {
-      switch (Character.getType(cp)) {
-        case Character.NON_SPACING_MARK, Character.ENCLOSING_MARK, Character.FORMAT,
-            Character.MODIFIER_LETTER, Character.MODIFIER_SYMBOL -> {
-          return true;
-        }
-        default -> {
-          return switch (cp) {
-            case '\'', '.', ':', 0x00B7, 0x0387, 0x055F, 0x05F4, 0x2018, 0x2019, 0x2024, 0x2027,
-                0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A -> true;
-            default -> false;
-          };
-        }
-      }
-    }
+    return googleRules
+        ? GoogleTextRules.forHuggingFace(text, lowercase, stripAccents, addedTokens)
+        : GoogleTextRules.withoutUnpairedSurrogates(text);
   }
 
   // --- the vocabulary of tokenizer.json ----------------------------------------------------
 
-  /** The id-to-token table and the normalizer flags of a {@code tokenizer.json}. */
+  /** The id-to-token table, the added tokens and the normalizer flags of a {@code tokenizer.json}. */
   private static final class Vocabulary {
+    final Path file;
     final String[] idToToken;
     final Map<String, Long> tokenToId;
+    final List<String> addedTokens;
+    /** A BERT normalizer that cleans text and splits CJK, with the BERT pre-tokenizer. */
+    final boolean bertNormalizer;
     final boolean lowercase;
-    final boolean chineseChars;
-    final Path file;
+    final boolean stripAccents;
 
-    private Vocabulary(Path file, String[] idToToken, Map<String, Long> tokenToId, boolean lowercase,
-        boolean chineseChars) {
+    private Vocabulary(Path file, JsonNode root) {
       this.file = file;
-      this.idToToken = idToToken;
-      this.tokenToId = tokenToId;
-      this.lowercase = lowercase;
-      this.chineseChars = chineseChars;
+      JsonNode vocab = root == null ? null : root.path("model").get("vocab");
+      if (vocab == null || !vocab.isObject()) {
+        throw new HeadScopeException(
+            file + " has no WordPiece vocabulary (model.vocab), so it is not a BERT tokenizer.");
+      }
+      tokenToId = new HashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = vocab.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        tokenToId.put(e.getKey(), e.getValue().asLong(-1));
+      }
+      List<String> added = new ArrayList<>();
+      for (JsonNode token : root.path("added_tokens")) {
+        if (token.hasNonNull("content") && token.hasNonNull("id")) {
+          added.add(token.get("content").asText());
+          tokenToId.putIfAbsent(token.get("content").asText(), token.get("id").asLong(-1));
+        }
+      }
+      addedTokens = List.copyOf(added);
+      long max = tokenToId.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+      if (max >= Integer.MAX_VALUE - 8 || tokenToId.containsValue(-1L)
+          || tokenToId.values().stream().anyMatch(id -> id < 0)) {
+        throw new HeadScopeException(file + " has token ids that are not small non-negative numbers.");
+      }
+      idToToken = new String[(int) max + 1];
+      tokenToId.forEach((token, id) -> {
+        if (idToToken[id.intValue()] == null) {
+          idToToken[id.intValue()] = token;
+        }
+      });
+
+      JsonNode normalizer = root.path("normalizer");
+      bertNormalizer = "BertNormalizer".equals(normalizer.path("type").asText())
+          && normalizer.path("clean_text").asBoolean(true)
+          && normalizer.path("handle_chinese_chars").asBoolean(true)
+          && "BertPreTokenizer".equals(root.path("pre_tokenizer").path("type").asText());
+      lowercase = normalizer.path("lowercase").asBoolean(true);
+      JsonNode strip = normalizer.get("strip_accents");
+      stripAccents = strip == null || strip.isNull() ? lowercase : strip.asBoolean();
     }
 
     long id(String token) {
@@ -351,41 +287,13 @@ public final class BertTextEncoder implements AutoCloseable {
       if (!Files.isRegularFile(file)) {
         throw new HeadScopeException("The tokenizer file " + file + " does not exist.");
       }
-      JsonNode root;
       try {
-        root = new ObjectMapper().readTree(file.toFile());
+        return new Vocabulary(file, new ObjectMapper().readTree(file.toFile()));
+      } catch (JsonProcessingException e) {
+        throw new HeadScopeException(file + " is not valid JSON, so it is not a tokenizer.json.", e);
       } catch (IOException e) {
-        throw new HeadScopeException(file + " is not a readable tokenizer.json: " + e.getMessage(), e);
+        throw new HeadScopeException("Cannot read " + file + ": " + e.getMessage() + ".", e);
       }
-      JsonNode vocab = root == null ? null : root.path("model").get("vocab");
-      if (vocab == null || !vocab.isObject()) {
-        throw new HeadScopeException(file + " has no WordPiece vocabulary (model.vocab), so it is not a BERT tokenizer.");
-      }
-      Map<String, Long> tokenToId = new HashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = vocab.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        tokenToId.put(e.getKey(), e.getValue().asLong());
-      }
-      for (JsonNode added : root.path("added_tokens")) {
-        if (added.has("content") && added.has("id")) {
-          tokenToId.putIfAbsent(added.get("content").asText(), added.get("id").asLong());
-        }
-      }
-      long max = tokenToId.values().stream().mapToLong(Long::longValue).max().orElse(-1);
-      if (max >= Integer.MAX_VALUE - 8 || tokenToId.values().stream().anyMatch(id -> id < 0)) {
-        throw new HeadScopeException(file + " has token ids out of range.");
-      }
-      String[] idToToken = new String[(int) max + 1];
-      tokenToId.forEach((token, id) -> {
-        if (idToToken[id.intValue()] == null) {
-          idToToken[id.intValue()] = token;
-        }
-      });
-      JsonNode normalizer = root.path("normalizer");
-      boolean bert = "BertNormalizer".equals(normalizer.path("type").asText());
-      return new Vocabulary(file, idToToken, tokenToId,
-          bert && normalizer.path("lowercase").asBoolean(false),
-          bert && normalizer.path("handle_chinese_chars").asBoolean(false));
     }
   }
 }

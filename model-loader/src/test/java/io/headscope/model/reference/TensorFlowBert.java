@@ -9,8 +9,6 @@ import java.net.URL;
 import java.net.URLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -334,11 +332,11 @@ public final class TensorFlowBert implements AutoCloseable {
         try {
           moveAtomically(tmp, target);
           return target;
-        } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
+        } catch (IOException e) { // on Linux a non-empty target gives a plain FileSystemException
           if (isComplete(target, identity)) {
             return target; // someone else finished first
           }
-          if (attempt > 0) {
+          if (attempt > 0 || !Files.exists(target)) {
             throw e;
           }
           // an old or incomplete copy: move it aside (atomically) and delete it, then retry

@@ -3,6 +3,7 @@ package io.headscope.model.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.offset;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -104,6 +105,11 @@ class TensorFlowBertTest {
     assertThat(both.attention()[1][0][0]).hasDimensions(b.length, b.length);
     assertThat(maxDiff(both, 0, aloneA)).isLessThan(1e-5);
     assertThat(maxDiff(both, 1, aloneB)).isLessThan(1e-5);
+    assertThat(both.sequenceOutput()[1]).hasDimensions(b.length, 768);
+    for (int t = 0; t < b.length; t++) {
+      assertThat(both.sequenceOutput()[1][t])
+          .containsExactly(aloneB.sequenceOutput()[0][t], within(1e-4f));
+    }
     // and the segment ids matter: the same tokens as one segment give different maps
     TensorFlowBert.Result oneSegment = tf.run(new int[][] {b}, null);
     assertThat(maxDiff(aloneB, 0, oneSegment)).isGreaterThan(1e-3);
