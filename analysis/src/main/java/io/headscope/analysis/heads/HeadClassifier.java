@@ -124,8 +124,7 @@ public final class HeadClassifier {
     }
     double vertical = aboveUniform(verticalMass, topColumns.size() / (double) n);
 
-    // a uniform row puts 1/n on each of the 3 offsets, except the first and last rows (2 cells)
-    double diagonal = aboveUniform((offset[0] + offset[1] + offset[2]) / n, (3.0 * n - 2) / ((double) n * n));
+    double diagonal = aboveUniform((offset[0] + offset[1] + offset[2]) / n, in.uniformBand);
     int dominant = 0;
     if (offset[0] > offset[dominant + 1]) {
       dominant = -1;
@@ -162,8 +161,14 @@ public final class HeadClassifier {
     return Math.max(0, Math.min(1, (mass - u) / (1 - u)));
   }
 
-  /** What every head of one input shares: token types, segments, the uniform map's within-segment share. */
-  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, double uniformWithin) {
+  /**
+   * What every head of one input shares: token types, segments, and the chance levels: the
+   * within-segment share of a uniform map, and the band share ({@code |i - j| <= 1}) of a map whose
+   * rows are uniform over their own segment (over the whole input for one sentence), so that a block
+   * map does not count as diagonal.
+   */
+  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, double uniformWithin,
+      double uniformBand) {
     static MapInput of(AttentionTrace t) {
       return of(t.tokens(), t.encoding().segments());
     }
@@ -181,7 +186,16 @@ public final class HeadClassifier {
       boolean pair = second > 0;
       double first = n - second;
       double within = n == 0 ? 1 : (first * first + (double) second * second) / ((double) n * n);
-      return new MapInput(tokens, types, segments, pair, within);
+      double band = 0;
+      for (int i = 0; i < n; i++) {
+        double own = segments[i] == segments[0] ? first : second;
+        int cells = 0;
+        for (int j = Math.max(0, i - 1); j <= Math.min(n - 1, i + 1); j++) {
+          cells += segments[j] == segments[i] ? 1 : 0;
+        }
+        band += cells / own;
+      }
+      return new MapInput(tokens, types, segments, pair, within, n == 0 ? 1 : band / n);
     }
   }
 }

@@ -76,6 +76,11 @@ class HeadClassifierTest {
   }
 
   @Test
+  void aBlockMapHasNoDiagonalScore() {
+    assertThat(score(Maps.block(Maps.segments(Maps.PAIR)), Maps.PAIR).diagonal()).isCloseTo(0.0, within(1e-6));
+  }
+
+  @Test
   void aSingleSentenceHasNoBlockScore() {
     assertThat(score(Maps.uniform(14), Maps.SENTENCE).block()).isZero();
     assertThat(score(Maps.block(Maps.segments(Maps.SENTENCE)), Maps.SENTENCE).block()).isZero();
@@ -173,7 +178,7 @@ class HeadClassifierTest {
     "0.6, 0.6, 0.6, VERTICAL_DIAGONAL"
   })
   void theRuleTakesTheFirstCategoryWhoseThresholdsAreMet(double v, double d, double b, HeadPattern expected) {
-    Thresholds.Decision decision = Thresholds.DEFAULT.decide(v, d, b);
+    Thresholds.Decision decision = new Thresholds(0.1, 0.5, 0.5, 0.3, 0.3, 0.5).decide(v, d, b);
     assertThat(decision.category()).isEqualTo(expected);
     assertThat(decision.confidence()).isBetween(0.5, 1.0);
   }
