@@ -117,13 +117,14 @@ public final class HeadClassifier {
     }
     List<String> topColumns = new ArrayList<>(2);
     topColumns.add(in.tokens.get(top1));
-    double vertical = colMean[top1];
+    double verticalMass = colMean[top1];
     if (top2 >= 0 && colMean[top2] >= thresholds.secondColumn()) {
       topColumns.add(in.tokens.get(top2));
-      vertical += colMean[top2];
+      verticalMass += colMean[top2];
     }
+    double vertical = aboveUniform(verticalMass, topColumns.size() / (double) n);
 
-    double diagonal = (offset[0] + offset[1] + offset[2]) / n;
+    double diagonal = aboveUniform((offset[0] + offset[1] + offset[2]) / n, in.uniformBand);
     int dominant = 0;
     if (offset[0] > offset[dominant + 1]) {
       dominant = -1;
@@ -134,13 +135,8 @@ public final class HeadClassifier {
 
     double block = 0;
     if (in.pair) {
-      double keep = within / n;
-      double expected = in.uniformWithin;
-      block = expected < 1 ? Math.max(0, (keep - expected) / (1 - expected)) : 0;
+      block = aboveUniform(within / n, in.uniformWithin);
     }
-    vertical = clamp(vertical);
-    diagonal = clamp(diagonal);
-    block = clamp(block);
     double heterogeneous = 1 - Math.max(vertical, Math.max(diagonal, block));
 
     HeadStats stats = new HeadStats(entropy / n,
@@ -152,12 +148,27 @@ public final class HeadClassifier {
         topColumns, dominant, stats);
   }
 
-  private static double clamp(double x) {
-    return Math.max(0, Math.min(1, x));
+  /**
+   * The chance correction every score shares: {@code (mass - u) / (1 - u)} clipped to [0,1], where
+   * {@code u} is what a uniform map puts in the same cells. 0 means no more than a uniform map, 1 all
+   * of the weight; it keeps short inputs (where three cells of a row are already a third) comparable
+   * with long ones.
+   */
+  static double aboveUniform(double mass, double u) {
+    if (u >= 1) {
+      return 0;
+    }
+    return Math.max(0, Math.min(1, (mass - u) / (1 - u)));
   }
 
-  /** What every head of one input shares: token types, segments, the uniform map's within-segment share. */
-  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, double uniformWithin) {
+  /**
+   * What every head of one input shares: token types, segments, and the chance levels: the
+   * within-segment share of a uniform map, and the band share ({@code |i - j| <= 1}) of a map whose
+   * rows are uniform over their own segment (over the whole input for one sentence), so that a block
+   * map does not count as diagonal.
+   */
+  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, double uniformWithin,
+      double uniformBand) {
     static MapInput of(AttentionTrace t) {
       return of(t.tokens(), t.encoding().segments());
     }
@@ -175,7 +186,16 @@ public final class HeadClassifier {
       boolean pair = second > 0;
       double first = n - second;
       double within = n == 0 ? 1 : (first * first + (double) second * second) / ((double) n * n);
-      return new MapInput(tokens, types, segments, pair, within);
+      double band = 0;
+      for (int i = 0; i < n; i++) {
+        double own = segments[i] == segments[0] ? first : second;
+        int cells = 0;
+        for (int j = Math.max(0, i - 1); j <= Math.min(n - 1, i + 1); j++) {
+          cells += segments[j] == segments[i] ? 1 : 0;
+        }
+        band += cells / own;
+      }
+      return new MapInput(tokens, types, segments, pair, within, n == 0 ? 1 : band / n);
     }
   }
 }

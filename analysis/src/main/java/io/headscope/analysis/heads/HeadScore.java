@@ -11,8 +11,8 @@ import java.util.List;
  * @param category the class chosen by {@link Thresholds}' rule
  * @param confidence how far the deciding scores are past their thresholds: 0.5 on the boundary, 1
  *     for a perfect example (see {@link Thresholds#decide})
- * @param vertical mean over rows of the weight on the one or two most-attended columns
- * @param diagonal mean over rows of the weight on offsets -1, 0 and +1
+ * @param vertical the weight on the one or two most-attended columns, above chance
+ * @param diagonal the weight on offsets -1, 0 and +1, above chance
  * @param block pairs only (0 for one sentence): the weight kept within the query's own segment,
  *     above what a uniform map would keep, scaled to [0,1]
  * @param heterogeneous {@code 1 - max(vertical, diagonal, block)}: how much no simple pattern explains

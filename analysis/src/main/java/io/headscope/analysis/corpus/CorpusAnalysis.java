@@ -1,0 +1,124 @@
+package io.headscope.analysis.corpus;
+
+import io.headscope.analysis.heads.HeadAccumulator;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.analysis.heads.HeadStats;
+import io.headscope.analysis.heads.HeadSummary;
+import io.headscope.analysis.heads.LayerTokenTypes;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Classifies every head on every input of a corpus in batched forward passes and keeps only running
+ * sums: per-head category shares, mean scores and statistics, and per-layer token-type attention.
+ *
+ * <p>Inputs are sorted by length before batching, so a batch pads little; each batch's traces are
+ * dropped once classified.
+ */
+public final class CorpusAnalysis {
+  /** Inputs per forward pass: large enough to keep both cores busy, small enough to stay in memory. */
+  public static final int DEFAULT_BATCH = 16;
+
+  /** Reports progress: inputs done out of the total (called after each batch, on the caller's thread). */
+  @FunctionalInterface
+  public interface Progress {
+    void update(int done, int total);
+
+    Progress NONE = (done, total) -> {};
+  }
+
+  private final BertModel model;
+  private final HeadClassifier classifier;
+  private final int batchSize;
+
+  public CorpusAnalysis(BertModel model, HeadClassifier classifier, int batchSize) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batch size " + batchSize);
+    }
+    this.model = model;
+    this.classifier = classifier;
+    this.batchSize = batchSize;
+  }
+
+  public CorpusAnalysis(BertModel model) {
+    this(model, new HeadClassifier(), DEFAULT_BATCH);
+  }
+
+  /**
+   * Runs the corpus.
+   *
+   * @param cancelled polled between batches; when it turns true the run stops with a {@link
+   *     CancellationException} and nothing is returned
+   * @throws HeadScopeException if no input fits the model
+   */
+  public CorpusResult run(Corpus corpus, Progress progress, BooleanSupplier cancelled) {
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    List<Encoded> encoded = new ArrayList<>();
+    List<CorpusInput> kept = new ArrayList<>();
+    List<CorpusProblem> tooLong = new ArrayList<>();
+    for (CorpusInput in : corpus.inputs()) {
+      Encoding e = model.encode(in.a(), in.b());
+      if (e.wasTruncated()) {
+        tooLong.add(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
+            + e.droppedWordpieces() + " wordpieces too many); skipped"));
+      } else {
+        encoded.add(new Encoded(in, e));
+        kept.add(in);
+      }
+    }
+    if (encoded.isEmpty()) {
+      throw new HeadScopeException("No input of " + corpus.name() + " fits the model"
+          + (tooLong.isEmpty() ? "." : ": every line is longer than its " + model.config().maxPositionEmbeddings()
+              + " positions."));
+    }
+    encoded.sort(Comparator.comparingInt(x -> x.encoding().length()));
+
+    List<Head> all = Head.all(layers, heads);
+    List<HeadAccumulator> acc = all.stream().map(HeadAccumulator::new).toList();
+    int total = encoded.size();
+    progress.update(0, total);
+    for (int start = 0; start < total; start += batchSize) {
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("cancelled after " + start + " of " + total + " inputs");
+      }
+      List<Encoding> batch = encoded.subList(start, Math.min(total, start + batchSize)).stream()
+          .map(Encoded::encoding).toList();
+      for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
+        List<HeadScore> scores = classifier.classifyAll(t);
+        for (int i = 0; i < scores.size(); i++) {
+          acc.get(i).add(scores.get(i));
+        }
+      }
+      progress.update(Math.min(total, start + batchSize), total);
+    }
+    return summarise(model.name(), corpus.withProblems(kept, tooLong), layers, heads, acc, classifier);
+  }
+
+  /** The result from per-head sums (also used for a single input). */
+  public static CorpusResult summarise(String modelName, Corpus corpus, int layers, int heads,
+      List<HeadAccumulator> acc, HeadClassifier classifier) {
+    List<HeadSummary> perHead = acc.stream().map(a -> a.summary(classifier.thresholds())).toList();
+    Map<HeadPattern, Double> model = new EnumMap<>(HeadPattern.class);
+    for (HeadPattern p : HeadPattern.values()) {
+      model.put(p, perHead.stream().mapToDouble(h -> h.share(p)).sum() / perHead.size());
+    }
+    List<HeadStats> stats = perHead.stream().map(HeadSummary::stats).toList();
+    return new CorpusResult(modelName, corpus, layers, heads, perHead, model, LayerTokenTypes.of(stats, heads));
+  }
+
+  private record Encoded(CorpusInput input, Encoding encoding) {}
+}

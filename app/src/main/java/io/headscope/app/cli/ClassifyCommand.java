@@ -1,0 +1,69 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.corpus.Corpus;
+import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.export.HeadCsv;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "classify", mixinStandardHelpOptions = true,
+    description = "Sorts every head into Kovaleva's categories (vertical, diagonal, vertical+diagonal, block, "
+        + "heterogeneous) over a corpus or one input, with the scores and statistics behind it: "
+        + "one CSV row per head (header in the README).")
+final class ClassifyCommand implements Callable<Integer> {
+  @Option(names = "--corpus", paramLabel = "FILE",
+      description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
+  Path corpus;
+
+  @Option(names = "--text", paramLabel = "TEXT", description = "One sentence instead of a corpus.")
+  String text;
+
+  @Option(names = "--pair", paramLabel = "TEXT", description = "With --text: a second sentence (segment b).")
+  String pair;
+
+  @Mixin CorpusOptions output;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    if ((corpus == null) == (text == null)) {
+      throw new HeadScopeException("Give either --corpus FILE or --text \"...\" (one of them, not both).");
+    }
+    if (pair != null && text == null) {
+      throw new HeadScopeException("--pair goes with --text; a corpus file holds its pairs on each line.");
+    }
+    if (text != null) {
+      ModelOptions.requireText(text, "--text");
+      if (pair != null) {
+        ModelOptions.requireText(pair, "--pair");
+      }
+    }
+    output.checkOut();
+    Corpus inputs = corpus != null ? CorpusOptions.read(corpus) : Corpus.of(text, pair);
+    try (BertModel bert = model.open();
+        CorpusProgress progress = new CorpusProgress("classify")) {
+      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), output.batch)
+          .run(inputs, progress, () -> false);
+      CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
+          r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
+      HeadCsv.write(output.out, output.force, r.perHead());
+      StringBuilder shares = new StringBuilder();
+      for (HeadPattern p : HeadPattern.values()) {
+        shares.append(String.format(Locale.ROOT, " %s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
+      }
+      System.err.printf(Locale.ROOT, "headscope: %d inputs x %d heads:%s%n", r.inputs(), r.perHead().size(), shares);
+      System.err.println("headscope: wrote " + output.out);
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,42 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.corpus.Corpus;
+import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.export.TokenTypeCsv;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.model.BertModel;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "token-types", mixinStandardHelpOptions = true,
+    description = "Per layer, the share of attention on [CLS], [SEP], punctuation (. and ,) and other tokens, "
+        + "by weight and under norm weighting (Clark et al.; Kobayashi et al.), mean over a corpus.")
+final class TokenTypesCommand implements Callable<Integer> {
+  @Option(names = "--corpus", required = true, paramLabel = "FILE",
+      description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
+  Path corpus;
+
+  @Mixin CorpusOptions output;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    output.checkOut();
+    Corpus inputs = CorpusOptions.read(corpus);
+    try (BertModel bert = model.open();
+        CorpusProgress progress = new CorpusProgress("token-types")) {
+      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), output.batch)
+          .run(inputs, progress, () -> false);
+      CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
+          r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
+      TokenTypeCsv.write(output.out, output.force, r.perLayer(), r.inputs());
+      System.err.println("headscope: wrote " + output.out);
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,144 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.analysis.export.HeadCsv;
+import io.headscope.analysis.export.TokenTypeCsv;
+import io.headscope.model.testing.TinyBert;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code classify} and {@code token-types} through the real CLI on a small model the test writes. */
+class CorpusCommandsTest {
+  @TempDir static Path dir;
+  @TempDir Path work;
+  static String model;
+
+  @BeforeAll
+  static void writeModel() {
+    model = TinyBert.create(3, 4, 7).writeTo(dir.resolve("tiny")).config().getParent().toString();
+  }
+
+  private Path corpus(String... lines) throws IOException {
+    Path f = work.resolve("corpus.txt");
+    Files.writeString(f, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    return f;
+  }
+
+  private static List<String> csv(Path f) throws IOException {
+    return Files.readAllLines(f, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void classifyOneInputWritesOneRowPerHeadUnderTheDocumentedHeader() throws IOException {
+    Path out = work.resolve("heads.csv");
+    CliHarness.Result r = CliHarness.run("classify", "--model", model, "--text", "the cat sat on the mat.",
+        "--pair", "a dog ran.", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<String> lines = csv(out);
+    assertThat(lines.get(0)).isEqualTo(String.join(",", HeadCsv.HEADER));
+    assertThat(lines.get(0)).startsWith("layer,head,category,confidence,vertical,diagonal,block,heterogeneous,");
+    assertThat(lines).hasSize(1 + 3 * 4);
+    assertThat(lines.get(1)).startsWith("1,1,");
+    assertThat(lines.get(12)).startsWith("3,4,");
+    assertThat(lines.get(5).split(",", -1)).hasSize(HeadCsv.HEADER.size());
+    assertThat(r.err()).contains("1 of 1 inputs (100%)").contains("wrote " + out);
+  }
+
+  @Test
+  void classifyCorpusReportsSkippedLinesAndCountsTheRest() throws IOException {
+    String tooLong = "the cat sat on the mat . ".repeat(20);
+    Path in = corpus("the cat sat.", "", "a dog ran.\tthe cat sat.", tooLong, "one\ttwo\tthree", "the end.");
+    Path out = work.resolve("heads.csv");
+    CliHarness.Result r = CliHarness.run("classify", "--model", model, "--corpus", in.toString(),
+        "--out", out.toString(), "--batch", "2");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).contains("line 2: blank line; skipped").contains("line 4: longer than the model's 64")
+        .contains("line 5: 2 tabs");
+    List<String> lines = csv(out);
+    assertThat(lines).hasSize(13);
+    assertThat(lines.get(1)).endsWith(",3"); // inputs column: three usable lines
+  }
+
+  @Test
+  void tokenTypesWritesOneRowPerLayer() throws IOException {
+    Path out = work.resolve("layers.csv");
+    CliHarness.Result r = CliHarness.run("token-types", "--model", model, "--corpus",
+        corpus("the cat sat.", "a dog ran.\tthe end.").toString(), "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<String> lines = csv(out);
+    assertThat(lines.get(0)).isEqualTo(String.join(",", TokenTypeCsv.HEADER));
+    assertThat(lines.get(0)).startsWith("layer,cls,sep,punct,other,norm_cls,norm_sep,norm_punct,norm_other");
+    assertThat(lines).hasSize(4);
+    for (int l = 1; l <= 3; l++) {
+      String[] f = lines.get(l).split(",");
+      assertThat(f[0]).isEqualTo(String.valueOf(l));
+      double w = 0;
+      double n = 0;
+      for (int i = 1; i <= 4; i++) {
+        w += Double.parseDouble(f[i]);
+        n += Double.parseDouble(f[i + 4]);
+      }
+      assertThat(w).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-5));
+      assertThat(n).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-5));
+    }
+  }
+
+  @Test
+  void anExistingFileIsKeptWithoutForceAndReplacedWithIt() throws IOException {
+    Path out = work.resolve("layers.csv");
+    Files.writeString(out, "keep me");
+    Path in = corpus("the cat sat.");
+    CliHarness.Result refused = CliHarness.run("token-types", "--model", model, "--corpus", in.toString(),
+        "--out", out.toString());
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.errLines()).hasSize(1);
+    assertThat(refused.errLines().get(0)).startsWith("headscope: ").contains("already exists").contains("--force");
+    assertThat(Files.readString(out)).isEqualTo("keep me");
+
+    CliHarness.Result forced = CliHarness.run("token-types", "--model", model, "--corpus", in.toString(),
+        "--out", out.toString(), "--force");
+    assertThat(forced.exit()).as(forced.err()).isZero();
+    assertThat(Files.readString(out)).startsWith("layer,cls,");
+  }
+
+  @Test
+  void badInputsFailWithOneLineAndLeaveNoFile() throws IOException {
+    Path out = work.resolve("heads.csv");
+    Path latin1 = work.resolve("latin1.txt");
+    Files.write(latin1, new byte[] {'c', 'a', 'f', (byte) 0xE9, '\n'});
+    List<String[]> cases = List.of(
+        new String[] {"classify", "--model", model, "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--text", "a", "--corpus", latin1.toString(), "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--corpus", work.resolve("missing.txt").toString(), "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--corpus", latin1.toString(), "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--text", "   ", "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--corpus", corpus("", " ").toString(), "--out", out.toString()},
+        new String[] {"classify", "--model", model, "--text", "the cat.", "--out", work.resolve("no/such/dir.csv").toString()},
+        new String[] {"classify", "--model", work.resolve("nomodel").toString(), "--text", "the cat.", "--out", out.toString()},
+        new String[] {"token-types", "--model", model, "--corpus", latin1.toString(), "--out", out.toString(), "--batch", "0"});
+    for (String[] args : cases) {
+      CliHarness.Result r = CliHarness.run(args);
+      assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(1);
+      assertThat(r.errLines()).as(r.err()).hasSize(1);
+      assertThat(r.errLines().get(0)).startsWith("headscope: ").doesNotContain("Exception");
+      try (var files = Files.list(work)) {
+        assertThat(files.map(p -> p.getFileName().toString()))
+            .as(String.join(" ", args)).doesNotContain("heads.csv").noneMatch(n -> n.endsWith(".part"));
+      }
+    }
+  }
+
+  @Test
+  void aMissingOutIsACommandLineError() {
+    CliHarness.Result r = CliHarness.run("token-types", "--model", model, "--corpus", "x.txt");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.errLines()).hasSize(1);
+  }
+}
