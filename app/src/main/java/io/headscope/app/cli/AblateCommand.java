@@ -5,7 +5,6 @@ import io.headscope.analysis.ablation.AblationTable;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.tokenizer.Encoding;
@@ -54,7 +53,7 @@ final class AblateCommand implements Callable<Integer> {
         r = new AblationSweep(bert).run(encoded, new AblationSweep.Options(m, layers, inputs.seed), progress,
             cancel::requested);
       } catch (CancellationException e) {
-        throw new HeadScopeException("Cancelled; nothing was written.");
+        return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
       AblationTable table = AblationTable.of(r);
       Output.write(out, force, o -> AblationCsv.ablation(table, o));

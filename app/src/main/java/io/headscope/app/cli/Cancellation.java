@@ -25,6 +25,13 @@ final class Cancellation implements AutoCloseable {
     return c;
   }
 
+  /** Exit code of a command stopped by Ctrl-C (128 + SIGINT), after saying so. */
+  static int cancelled() {
+    System.err.println("headscope: cancelled; nothing was written.");
+    System.err.flush();
+    return 130;
+  }
+
   boolean requested() {
     return requested.get();
   }

@@ -4,7 +4,6 @@ import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.ImportanceTable;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.ablation.HeadImportance;
@@ -58,7 +57,7 @@ final class ImportanceCommand implements Callable<Integer> {
               progress.part(0.15, 1), cancel::requested);
         }
       } catch (CancellationException e) {
-        throw new HeadScopeException("Cancelled; nothing was written.");
+        return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
       ImportanceTable table = ImportanceTable.of(imp, sweep);
       Output.write(out, force, o -> AblationCsv.importance(table, o));
