@@ -56,7 +56,12 @@ final class InputOptions {
     }
     int truncated = 0;
     for (CorpusReader.Line line : CorpusReader.read(corpus)) {
-      Encoding e = model.encode(line.a(), line.b());
+      Encoding e;
+      try {
+        e = model.encode(line.a(), line.b());
+      } catch (HeadScopeException bad) {
+        throw new HeadScopeException("Line " + line.line() + " of " + corpus + ": " + bad.getMessage(), bad);
+      }
       truncated += e.wasTruncated() ? 1 : 0;
       out.add(e);
     }
