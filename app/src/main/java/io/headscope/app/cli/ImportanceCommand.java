@@ -1,0 +1,73 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.ImportanceTable;
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadMask;
+import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.HeadImportance;
+import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "importance", mixinStandardHelpOptions = true,
+    description = {"Gradient head importance (Michel et al. 2019): |dLoss/dm_h| of the masked-LM loss, averaged over "
+        + "the inputs, as CSV: layer,head,importance,importance_normalized,rank,sweep_delta_logprob (1-based; "
+        + "normalised by the l2 norm within each layer; rank 1 = most important by raw importance).",
+        "Unless --no-sweep, the ablation sweep of the same inputs is run too: its delta_logprob fills the last column "
+            + "and Spearman's rank correlation of importance with |delta_logprob| is printed to stderr.",
+        "Ctrl-C cancels and writes nothing."})
+final class ImportanceCommand implements Callable<Integer> {
+  @Mixin InputOptions inputs;
+
+  @Option(names = "--no-sweep", description = "Skip the comparison sweep (much faster; the last column stays empty).")
+  boolean noSweep;
+
+  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
+  Path out;
+
+  @Option(names = "--force", description = "Overwrite an existing --out file.")
+  boolean force;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    inputs.check();
+    InputOptions.checkOutput(out, force);
+    try (BertModel bert = model.open();
+        Cancellation cancel = Cancellation.onCtrlC()) {
+      List<Encoding> encoded = inputs.encode(bert);
+      ImportanceResult imp;
+      AblationResult sweep = null;
+      // the gradient costs about a sixth of the sweep per input
+      try (ProgressDisplay progress = ProgressDisplay.start("importance")) {
+        imp = new HeadImportance(bert).run(encoded, inputs.seed, progress.part(0, noSweep ? 1 : 0.15),
+            cancel::requested);
+        if (!noSweep) {
+          sweep = new AblationSweep(bert).run(encoded, new AblationSweep.Options(HeadMask.Mode.ZERO, false, inputs.seed),
+              progress.part(0.15, 1), cancel::requested);
+        }
+      } catch (CancellationException e) {
+        return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
+      }
+      ImportanceTable table = ImportanceTable.of(imp, sweep);
+      Output.write(out, force, o -> AblationCsv.importance(table, o));
+      System.err.printf(Locale.ROOT, "headscope: %d input(s), mean masked-LM loss %.4f nats%n", imp.inputs(), imp.meanLoss());
+      if (sweep != null) {
+        System.err.printf(Locale.ROOT,
+            "headscope: Spearman rank correlation of importance with the sweep's |delta_logprob|: %.3f (%d heads)%n",
+            table.spearman(), table.rows().size());
+      }
+    }
+    return 0;
+  }
+}

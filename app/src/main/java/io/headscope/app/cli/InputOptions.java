@@ -1,0 +1,87 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.corpus.CorpusInput;
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** One input (--text, --pair) or a corpus file (--corpus), for the commands that sweep heads. */
+final class InputOptions {
+  @Option(names = "--text", paramLabel = "TEXT",
+      description = "One sentence (segment a). With [MASK]s, quality is measured there; otherwise at a seeded 15% sample of its wordpieces.")
+  String text;
+
+  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b) for --text.")
+  String pair;
+
+  @Option(names = "--corpus", paramLabel = "FILE",
+      description = "UTF-8 text, one input per line; a TAB separates the two sentences of a pair. Results are averaged over the inputs.")
+  Path corpus;
+
+  @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
+      description = "Seed of the 15% sample of wordpieces masked in inputs without [MASK] (default 0).")
+  long seed;
+
+  /** Checks the options before any model is loaded. */
+  void check() {
+    if ((text == null) == (corpus == null)) {
+      throw new HeadScopeException("Give either --text or --corpus (one of them).");
+    }
+    if (text != null) {
+      ModelOptions.requireText(text, "--text");
+    }
+    if (pair != null) {
+      if (corpus != null) {
+        throw new HeadScopeException("--pair goes with --text; in a --corpus file, put a TAB between the two sentences.");
+      }
+      ModelOptions.requireText(pair, "--pair");
+    }
+    if (corpus != null && !Files.isRegularFile(corpus)) {
+      throw new HeadScopeException("The corpus file " + corpus + " does not exist.");
+    }
+  }
+
+  List<Encoding> encode(BertModel model) {
+    List<Encoding> out = new ArrayList<>();
+    if (text != null) {
+      Encoding e = model.encode(text, pair);
+      Warnings.truncation(e);
+      out.add(e);
+      return out;
+    }
+    int truncated = 0;
+    for (CorpusInput line : CorpusOptions.read(corpus).inputs()) {
+      Encoding e;
+      try {
+        e = model.encode(line.a(), line.b());
+      } catch (HeadScopeException bad) {
+        throw new HeadScopeException("Line " + line.line() + " of " + corpus + ": " + bad.getMessage(), bad);
+      }
+      truncated += e.wasTruncated() ? 1 : 0;
+      out.add(e);
+    }
+    if (truncated > 0) {
+      System.err.println("headscope: warning: " + truncated + " corpus lines were longer than the model's maximum and were cut.");
+    }
+    return out;
+  }
+
+  /**
+   * Refuses an existing output (without --force) before the work, not after it; the file itself is
+   * written atomically at the end.
+   */
+  static void checkOutput(Path out, boolean force) {
+    Path abs = out.toAbsolutePath().normalize();
+    if (Files.exists(abs) && !force) {
+      throw new HeadScopeException(out + " already exists; use --force to overwrite it.");
+    }
+    if (abs.getParent() == null || !Files.isDirectory(abs.getParent())) {
+      throw new HeadScopeException("Cannot write " + out + ": the folder " + abs.getParent() + " does not exist.");
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.testing.TinyBert;
+import io.headscope.model.tokenizer.Encoding;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ablate, importance and predict --disable commands on small BERT folders the test writes. */
+class AblationCommandsTest {
+  @TempDir static Path models;
+  @TempDir Path dir;
+  static Path tiny;
+  static Path classifier;
+
+  @BeforeAll
+  static void write() {
+    tiny = models.resolve("tiny");
+    TinyBert.create(2, 3, 17).writeTo(tiny);
+    classifier = models.resolve("sentiment");
+    TinyBert.create(2, 3, 23).withClassifier("neg", "pos").writeTo(classifier);
+  }
+
+  @Test
+  void ablateWritesTheSweepOfTheServiceWithOneRowPerHeadAndAStarRowPerLayer() throws Exception {
+    Path out = dir.resolve("ablation.csv");
+    Run run = cli("ablate", "--model", tiny.toString(), "--text", "the cat sat on the mat .", "--layers",
+        "--mode", "uniform", "--seed", "4", "--out", out.toString());
+    assertThat(run.code).as(run.err).isZero();
+    List<CSVRecord> rows = csv(out);
+    assertThat(rows).hasSize(2 * 4);
+    assertThat(rows.get(3).get("head")).isEqualTo("*");
+    try (BertModel m = BertModel.load(TinyBert.create(2, 3, 17).writeTo(dir.resolve("again")))) {
+      AblationResult r = new AblationSweep(m).run(m.encode("the cat sat on the mat .", null),
+          new AblationSweep.Options(HeadMask.Mode.UNIFORM, true, 4));
+      CSVRecord head23 = rows.get(4 + 2); // layer 2, head 3
+      assertThat(head23.get("layer") + "-" + head23.get("head")).isEqualTo("2-3");
+      assertThat(Double.parseDouble(head23.get("ablated_logprob"))).isCloseTo(r.headLogprob()[1][2], within(1e-6));
+      assertThat(Double.parseDouble(rows.get(3).get("delta_acc"))).isCloseTo(r.layerDeltaAccuracy(0), within(1e-6));
+    }
+    assertThat(run.err).contains("hurts most");
+  }
+
+  @Test
+  void ablateAveragesACorpusWithPairsAndImportanceReportsTheRankCorrelation() throws Exception {
+    Path corpus = Files.writeString(dir.resolve("corpus.txt"),
+        "the cat sat on the mat .\n\nthe king was in paris .\tthe queen was in france .\nthe [MASK] ran .\n");
+    Path ablation = dir.resolve("a.csv");
+    Run a = cli("ablate", "--model", tiny.toString(), "--corpus", corpus.toString(), "--out", ablation.toString());
+    assertThat(a.code).as(a.err).isZero();
+    assertThat(a.err).contains("3 input(s)");
+    assertThat(csv(ablation)).hasSize(6);
+
+    Path importance = dir.resolve("i.csv");
+    Run i = cli("importance", "--model", tiny.toString(), "--corpus", corpus.toString(), "--out", importance.toString());
+    assertThat(i.code).as(i.err).isZero();
+    assertThat(i.err).containsPattern("Spearman rank correlation .*: -?[01]\\.\\d{3} \\(6 heads\\)");
+    List<CSVRecord> rows = csv(importance);
+    assertThat(rows).hasSize(6);
+    List<CSVRecord> sweep = csv(ablation);
+    for (int k = 0; k < 6; k++) {
+      assertThat(Double.parseDouble(rows.get(k).get("sweep_delta_logprob")))
+          .isCloseTo(Double.parseDouble(sweep.get(k).get("delta_logprob")), within(1e-6));
+    }
+  }
+
+  @Test
+  void mistakesGiveOneLineAndLeaveFilesAlone() throws Exception {
+    Path out = Files.writeString(dir.resolve("keep.csv"), "mine\n");
+    Run exists = cli("ablate", "--model", tiny.toString(), "--text", "the cat", "--out", out.toString());
+    assertThat(exists.code).isEqualTo(1);
+    assertThat(exists.err).contains("already exists; use --force").doesNotContain("Exception");
+    assertThat(Files.readString(out)).isEqualTo("mine\n");
+
+    Run both = cli("ablate", "--model", tiny.toString(), "--text", "a", "--corpus", "x.txt", "--out", dir.resolve("n.csv").toString());
+    assertThat(both.code).isEqualTo(1);
+    assertThat(both.err.strip()).isEqualTo("headscope: Give either --text or --corpus (one of them).");
+    Run mode = cli("ablate", "--model", tiny.toString(), "--text", "a", "--mode", "half", "--out", dir.resolve("n.csv").toString());
+    assertThat(mode.err).contains("Mode \"half\" is unknown");
+    Run missing = cli("importance", "--model", tiny.toString(), "--corpus", dir.resolve("none.txt").toString(),
+        "--out", dir.resolve("n.csv").toString());
+    assertThat(missing.err.strip()).endsWith("does not exist.");
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("keep.csv");
+    }
+  }
+
+  @Test
+  void predictDisableOnAClassifierReportsClassProbabilitiesBeforeAndAfter() throws Exception {
+    Path out = dir.resolve("p.json");
+    Run run = cli("predict", "--model", classifier.toString(), "--text", "the [MASK] was good .",
+        "--disable", "1", "--out", out.toString());
+    assertThat(run.code).as(run.err).isZero();
+    JsonNode classes = new ObjectMapper().readTree(out.toFile()).get("classes");
+    assertThat(classes).hasSize(2);
+    assertThat(classes.get(0).get("label").asText()).isEqualTo("neg");
+    assertThat(classes.get(1).get("label").asText()).isEqualTo("pos");
+    try (BertModel m = BertModel.load(TinyBert.create(2, 3, 23).withClassifier("neg", "pos").writeTo(dir.resolve("m")))) {
+      Encoding e = m.encode("the [MASK] was good .", null);
+      float[] before = m.trace(e).classProbabilities();
+      float[] after = m.trace(e, HeadMask.of(Head.parseList("1", 2, 3), HeadMask.Mode.ZERO), 5).classProbabilities();
+      for (int k = 0; k < 2; k++) {
+        assertThat(classes.get(k).get("before").asDouble()).isCloseTo(before[k], within(1e-6));
+        assertThat(classes.get(k).get("probability").asDouble()).isCloseTo(after[k], within(1e-6));
+      }
+      assertThat(Math.abs(after[0] - before[0])).as("layer 1 matters to the classifier").isGreaterThan(1e-4f);
+    }
+  }
+
+  record Run(int code, String err) {}
+
+  /** Runs the CLI in this JVM, capturing what it prints to stderr. */
+  static Run cli(String... args) {
+    PrintStream old = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      int code = HeadScopeCli.run(args);
+      return new Run(code, err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setErr(old);
+    }
+  }
+
+  static List<CSVRecord> csv(Path file) throws Exception {
+    try (Reader r = Files.newBufferedReader(file)) {
+      return CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get().parse(r).getRecords();
+    }
+  }
+}
