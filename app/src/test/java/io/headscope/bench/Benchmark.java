@@ -73,7 +73,32 @@ public final class Benchmark {
         return null;
       }));
     }
-    row("warm start (load cache + one input)", median(warm), Double.NaN, null);
+    row("warm start in-process (load cache + one input)", median(warm), Double.NaN, null);
+    List<Double> process = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      process.add(millis(() -> runCli("predict", "--text", "Hello I'm a [MASK] model.")));
+    }
+    row("warm start of a new process (java ... predict)", median(process), Double.NaN, null);
+  }
+
+  /** Runs the app's CLI in a fresh JVM, as a user's command would, from the runtime class path. */
+  static Void runCli(String... args) {
+    try {
+      String cp = System.getProperty("headscope.runtimeClasspath", System.getProperty("java.class.path"));
+      List<String> cmd = new ArrayList<>(List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp, "io.headscope.app.Launcher"));
+      cmd.addAll(List.of(args));
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException("CLI failed: " + cmd);
+      }
+      return null;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   static void forwardPasses(BertModel model, TensorFlowBert tf, int reps) {

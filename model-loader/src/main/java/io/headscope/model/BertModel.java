@@ -139,6 +139,61 @@ public final class BertModel implements AutoCloseable {
   }
 
   /**
+   * Kobayashi et al.'s layer-level norm map for each input: {@code N_ij = || sum_h A^h_ij f^h(x_j) ||}
+   * ({@code [layer][query][key]}), the length of what token j actually contributes to token i
+   * through the whole attention layer (sum the head vectors first, then take the norm).
+   *
+   * <p>With the per-token Gram matrix {@code G_j[h,h'] = <f^h(x_j), f^h'(x_j)>} this is
+   * {@code sqrt(a^T G_j a)} with {@code a = A_{.,i,j}}, so the (T, T, d) tensor is never built.
+   */
+  public List<float[][][]> layerNormMaps(List<Encoding> inputs, HeadMask mask) {
+    BertConfig c = config();
+    int layers = c.numHiddenLayers();
+    float[][] m = mask.multipliers(layers, c.numAttentionHeads());
+    try (NDManager scope = manager.newSubManager()) {
+      Batch batch = Batch.of(scope, inputs);
+      NDArray[] patterns = new NDArray[layers];
+      NDArray[] values = new NDArray[layers];
+      Hooks hooks = Hooks.none().observe(p -> p.endsWith(".attn.hook_v"), (p, v) -> values[layerOf(p)] = v);
+      if (!mask.isEmpty()) {
+        HeadMasking.attach(hooks, new float[][][] {m}, mask.mode(), batch.real, scope);
+      }
+      for (int l = 0; l < layers; l++) {
+        int layer = l;
+        // registered after the head masks, so it sees the pattern as it acts on the values
+        hooks.intervene(Hooks.pattern(l), a -> {
+          patterns[layer] = a;
+          return a;
+        });
+      }
+      encoder.encode(encoder.embed(batch.ids, batch.segments, hooks), encoder.scoreMask(batch.real), 0, hooks);
+      List<float[][][]> out = new ArrayList<>();
+      for (int i = 0; i < inputs.size(); i++) {
+        out.add(new float[layers][][]);
+      }
+      for (int l = 0; l < layers; l++) {
+        NDArray f = weights.transformedValues(l, values[l]); // (B, H, T, d)
+        NDArray fj = f.transpose(0, 2, 1, 3); // (B, T, H, d)
+        NDArray gram = fj.matMul(fj.transpose(0, 1, 3, 2)); // (B, Tj, H, H)
+        NDArray a = patterns[l].transpose(0, 3, 2, 1); // (B, Tj, Ti, H)
+        NDArray norms = a.matMul(gram).mul(a).sum(new int[] {-1}).maximum(0f).sqrt() // (B, Tj, Ti)
+            .transpose(0, 2, 1); // (B, Ti, Tj)
+        float[] flat = norms.toFloatArray();
+        int t = batch.width();
+        for (int b = 0; b < inputs.size(); b++) {
+          int len = batch.lengths()[b];
+          float[][] map = new float[len][len];
+          for (int q = 0; q < len; q++) {
+            System.arraycopy(flat, (b * t + q) * t, map[q], 0, len);
+          }
+          out.get(b)[l] = map;
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
    * {@code ||f^h(x_j)||} for every head and token from the values v (B, H, T, dh):
    * {@code sqrt(v G_h v^T)} with {@code G_h = W_O^h W_O^h^T} (see {@link BertWeights}).
    */
@@ -150,10 +205,6 @@ public final class BertModel implements AutoCloseable {
   static int layerOf(String point) {
     int start = point.indexOf('.') + 1;
     return Integer.parseInt(point.substring(start, point.indexOf('.', start)));
-  }
-
-  BertEncoder encoder() {
-    return encoder;
   }
 
   /** The native-memory owner of the weights; sub-managers of it scope each call. */

@@ -46,11 +46,13 @@ public final class BertEncoder {
   /** Word + position + token-type embeddings, then LayerNorm: (B, T) ids to (B, T, d). */
   public NDArray embed(NDArray ids, NDArray segments, Hooks hooks) {
     long t = ids.getShape().get(1);
+    // DJL attaches an op's result to its first operand's manager: gather into the call's scope, or
+    // every array downstream would belong to the weights and outlive the call.
     NDManager scope = ids.getManager();
     NDArray positions = scope.arange(0, (int) t).expandDims(0); // (1, T)
-    NDArray x = w.wordEmbeddings.get(ids)
-        .add(w.positionEmbeddings.get(positions))
-        .add(w.tokenTypeEmbeddings.get(segments)); // (B, T, d)
+    NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids))
+        .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions)))
+        .add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments))); // (B, T, d)
     return hooks.at("hook_embed", layerNorm(x, w.embLnWeight, w.embLnBias));
   }
 
@@ -120,8 +122,8 @@ public final class BertEncoder {
 
   private NDArray gelu(NDArray x) {
     return switch (c.gelu()) {
-      // x * Φ(x) = x/2 (1 + erf(x / √2))
-      case ERF -> x.mul(0.5f).mul(x.div((float) Math.sqrt(2.0)).erf().add(1f));
+      // x * Φ(x) = x/2 (1 + erf(x / √2)): torch's fused kernel computes exactly this
+      case ERF -> ai.djl.nn.Activation.gelu(x);
       // x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))), Google's original
       case TANH -> x.mul(0.5f).mul(
           x.pow(3).mul(0.044715f).add(x).mul((float) Math.sqrt(2.0 / Math.PI)).tanh().add(1f));

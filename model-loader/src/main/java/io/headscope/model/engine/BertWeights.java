@@ -9,6 +9,7 @@ import io.headscope.model.HeadScopeException;
 import io.headscope.model.checkpoint.Safetensors;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -38,6 +39,8 @@ public final class BertWeights implements AutoCloseable {
   final NDArray embLnWeight;
   final NDArray embLnBias;
   final Layer[] layers;
+  /** Each layer's output projection split by head, {@code W_O^h}: (H, dh, d). */
+  private final NDArray[] outWeightByHead;
   /** Masked-LM head (null when the checkpoint is a bare BertModel or a classifier). */
   final NDArray mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias;
   /** Pooler and sequence-classification head (null when absent). */
@@ -65,13 +68,20 @@ public final class BertWeights implements AutoCloseable {
       NDArray vb = w.req(p + "attention.self.value.bias", d);
       NDArray ow = w.req(p + "attention.output.dense.weight", d, d);
       layers[l] = new Layer(
-          qw.concat(kw, 0).concat(vw, 0), qb.concat(kb, 0).concat(vb, 0),
+          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qw, kw, vw), 0),
+          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qb, kb, vb), 0),
           ow, w.req(p + "attention.output.dense.bias", d),
           w.req(p + "attention.output.LayerNorm.weight", d), w.req(p + "attention.output.LayerNorm.bias", d),
           w.req(p + "intermediate.dense.weight", f, d), w.req(p + "intermediate.dense.bias", f),
           w.req(p + "output.dense.weight", d, f), w.req(p + "output.dense.bias", d),
           w.req(p + "output.LayerNorm.weight", d), w.req(p + "output.LayerNorm.bias", d),
           valueGram(ow, config));
+    }
+    outWeightByHead = new NDArray[layers.length];
+    for (int l = 0; l < layers.length; l++) {
+      try (NDArray woT = layers[l].outWeight().transpose()) {
+        outWeightByHead[l] = woT.reshape(config.numAttentionHeads(), config.headSize(), d); // a copy
+      }
     }
     boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
     mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
@@ -102,8 +112,17 @@ public final class BertWeights implements AutoCloseable {
     int h = c.numAttentionHeads();
     int dh = c.headSize();
     // outWeight is (d_out, d_in); head h owns input columns [h*dh, (h+1)*dh).
-    NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize()); // (H, dh, d)
-    return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
+    try (NDArray wo = outWeight.transpose().reshape(h, dh, c.hiddenSize())) { // (H, dh, d), a copy
+      return wo.matMul(wo.transpose(0, 2, 1)); // (H, dh, dh)
+    }
+  }
+
+  /**
+   * The head-wise transformed values {@code f^h(x_j) = v^h_j W_O^h} (Kobayashi et al.), from the
+   * values v (B, H, T, dh) of layer {@code l}: (B, H, T, d). The output bias is not included.
+   */
+  public NDArray transformedValues(int l, NDArray v) {
+    return v.matMul(outWeightByHead[l]); // (B, H, T, dh) x (H, dh, d) = (B, H, T, d)
   }
 
   /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
@@ -129,12 +148,8 @@ public final class BertWeights implements AutoCloseable {
         }
       }
       BertWeights w = new BertWeights(config, manager, arrays);
-      // Drop what the model does not use (e.g. the separate Q, K, V now fused).
-      arrays.values().forEach(a -> {
-        if (!w.isRetained(a)) {
-          a.close();
-        }
-      });
+      java.util.Set<NDArray> kept = w.retained();
+      arrays.values().stream().filter(a -> !kept.contains(a)).forEach(NDArray::close);
       return w;
     } catch (HeadScopeException e) {
       manager.close();
@@ -145,21 +160,18 @@ public final class BertWeights implements AutoCloseable {
     }
   }
 
-  private boolean isRetained(NDArray a) {
-    if (a == wordEmbeddings || a == positionEmbeddings || a == tokenTypeEmbeddings
-        || a == embLnWeight || a == embLnBias || a == mlmDenseWeight || a == mlmDenseBias
-        || a == mlmLnWeight || a == mlmLnBias || a == mlmBias || a == poolerWeight
-        || a == poolerBias || a == classifierWeight || a == classifierBias) {
-      return true;
-    }
+  /** Every array the model keeps; the rest of what was loaded (e.g. the unfused Q, K, V) is closed. */
+  private java.util.Set<NDArray> retained() {
+    java.util.Set<NDArray> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    kept.addAll(java.util.Arrays.asList(wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
+        embLnWeight, embLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
+        poolerWeight, poolerBias, classifierWeight, classifierBias));
+    kept.addAll(java.util.Arrays.asList(outWeightByHead));
     for (Layer l : layers) {
-      if (a == l.outWeight() || a == l.outBias() || a == l.ln1Weight() || a == l.ln1Bias()
-          || a == l.ffnInWeight() || a == l.ffnInBias() || a == l.ffnOutWeight()
-          || a == l.ffnOutBias() || a == l.ln2Weight() || a == l.ln2Bias()) {
-        return true;
-      }
+      kept.addAll(List.of(l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
+          l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(), l.ln2Weight(), l.ln2Bias()));
     }
-    return false;
+    return kept;
   }
 
   public BertConfig config() {

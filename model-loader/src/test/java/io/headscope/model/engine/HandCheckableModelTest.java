@@ -49,7 +49,7 @@ class HandCheckableModelTest {
         }
       }
       for (int j = 0; j < n; j++) {
-        float[] e = embedding(tiny, input, j, d);
+        float[] e = HandCheckableModelTestSupport.embedding(tiny, input, j, d);
         for (int h = 0; h < 2; h++) {
           double norm = 0;
           for (int k = h * 4; k < h * 4 + 4; k++) {
@@ -61,26 +61,4 @@ class HandCheckableModelTest {
     }
   }
 
-  /** LayerNorm(word + position + type) with gamma 1, computed by hand. */
-  private static float[] embedding(TinyBert tiny, Encoding input, int j, int d) {
-    float[] word = tiny.tensor("embeddings.word_embeddings.weight");
-    float[] pos = tiny.tensor("embeddings.position_embeddings.weight");
-    float[] type = tiny.tensor("embeddings.token_type_embeddings.weight");
-    float[] beta = tiny.tensor("embeddings.LayerNorm.bias");
-    double[] x = new double[d];
-    double mean = 0;
-    for (int k = 0; k < d; k++) {
-      x[k] = word[(int) input.ids()[j] * d + k] + pos[j * d + k] + type[(int) input.segments()[j] * d + k];
-      mean += x[k] / d;
-    }
-    double var = 0;
-    for (int k = 0; k < d; k++) {
-      var += (x[k] - mean) * (x[k] - mean) / d;
-    }
-    float[] e = new float[d];
-    for (int k = 0; k < d; k++) {
-      e[k] = (float) ((x[k] - mean) / Math.sqrt(var + 1e-12) + beta[k]);
-    }
-    return e;
-  }
 }

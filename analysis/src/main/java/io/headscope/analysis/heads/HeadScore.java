@@ -1,0 +1,38 @@
+package io.headscope.analysis.heads;
+
+import io.headscope.model.Head;
+import java.util.List;
+
+/**
+ * What one head's map looks like on one input: its category and the interpretable scores behind it
+ * (each in [0,1]; definitions and thresholds in {@link Thresholds}).
+ *
+ * @param head the head (0-based inside; prints 1-based)
+ * @param category the class chosen by {@link Thresholds}' rule
+ * @param confidence how far the deciding scores are past their thresholds: 0.5 on the boundary, 1
+ *     for a perfect example (see {@link Thresholds#decide})
+ * @param vertical mean over rows of the weight on the one or two most-attended columns
+ * @param diagonal mean over rows of the weight on offsets -1, 0 and +1
+ * @param block pairs only (0 for one sentence): the weight kept within the query's own segment,
+ *     above what a uniform map would keep, scaled to [0,1]
+ * @param heterogeneous {@code 1 - max(vertical, diagonal, block)}: how much no simple pattern explains
+ * @param topColumns the one or two most-attended key tokens, most attended first
+ * @param dominantOffset the offset in {-1, 0, +1} with the most weight (previous, self, next)
+ * @param stats the head's statistics on the same input
+ */
+public record HeadScore(
+    Head head,
+    HeadPattern category,
+    double confidence,
+    double vertical,
+    double diagonal,
+    double block,
+    double heterogeneous,
+    List<String> topColumns,
+    int dominantOffset,
+    HeadStats stats) {
+
+  public HeadScore {
+    topColumns = List.copyOf(topColumns);
+  }
+}

@@ -1,0 +1,103 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code attention} and {@code predict} on a small model the test writes, through the real CLI. */
+class EngineCommandsTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path dir;
+  static String model;
+
+  @BeforeAll
+  static void writeModel() {
+    model = TinyBert.create(3, 4, 11).writeTo(dir.resolve("tiny")).config().getParent().toString();
+  }
+
+  @Test
+  void attentionPrintsEveryMapAndValueNormAsJson() throws Exception {
+    CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cat sat.", "--pair", "a dog ran.");
+    assertThat(r.exit()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    int n = json.get("tokens").size();
+    assertThat(json.get("tokens").get(0).asText()).isEqualTo("[CLS]");
+    assertThat(json.get("ids").size()).isEqualTo(n);
+    assertThat(json.get("segments").get(n - 1).asInt()).isEqualTo(1);
+    assertThat(json.get("layers").asInt()).isEqualTo(3);
+    assertThat(json.get("heads").asInt()).isEqualTo(4);
+    JsonNode attention = json.get("attention");
+    assertThat(attention.size()).isEqualTo(3);
+    assertThat(attention.get(2).size()).isEqualTo(4);
+    for (JsonNode row : attention.get(2).get(3)) {
+      assertThat(row.size()).isEqualTo(n);
+      double sum = 0;
+      for (JsonNode v : row) {
+        sum += v.asDouble();
+      }
+      assertThat(sum).isCloseTo(1.0, within(1e-5));
+    }
+    assertThat(json.get("valueNorms").get(0).get(0).size()).isEqualTo(n);
+  }
+
+  @Test
+  void predictWithDisabledHeadsShowsBeforeAfterAndKl() throws Exception {
+    CliHarness.Result r = CliHarness.run("predict", "--model", model, "--text", "the [MASK] sat on the mat.",
+        "--disable", "2,3-1", "--mode", "uniform", "--top", "4");
+    assertThat(r.exit()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    assertThat(json.get("disabled")).hasSize(5);
+    JsonNode p = json.get("predictions").get(0);
+    assertThat(p.get("position").asInt()).isEqualTo(2);
+    assertThat(p.get("top")).hasSize(4);
+    assertThat(p.get("before")).hasSize(4);
+    assertThat(p.get("original").get("token").asText()).isEqualTo(p.get("before").get(0).get("token").asText());
+    assertThat(p.get("klDivergence").asDouble()).isGreaterThan(0);
+  }
+
+  @Test
+  void outputFileIsWrittenAndNotOverwrittenWithoutForce() throws Exception {
+    Path out = dir.resolve("a.json");
+    assertThat(CliHarness.run("attention", "--model", model, "--text", "hello world", "--out", out.toString()).exit())
+        .isZero();
+    String first = Files.readString(out);
+    CliHarness.Result again = CliHarness.run("attention", "--model", model, "--text", "the dog", "--out", out.toString());
+    assertThat(again.exit()).isEqualTo(1);
+    assertThat(again.errLines()).hasSize(1).first().asString().contains("already exists").contains("--force");
+    assertThat(Files.readString(out)).isEqualTo(first);
+    assertThat(CliHarness.run("attention", "--model", model, "--text", "the dog", "--out", out.toString(), "--force")
+        .exit()).isZero();
+    assertThat(Files.readString(out)).isNotEqualTo(first);
+  }
+
+  @Test
+  void userMistakesGiveOneLineAndANonZeroExit() {
+    String[][] mistakes = {
+        {"predict", "--model", model, "--text", "no mask here."},
+        {"predict", "--model", model, "--text", "the [MASK].", "--disable", "9-1"},
+        {"predict", "--model", model, "--text", "the [MASK].", "--disable", "2-5"},
+        {"predict", "--model", model, "--text", "the [MASK].", "--disable", "two"},
+        {"predict", "--model", model, "--text", "the [MASK].", "--mode", "half"},
+        {"attention", "--model", model, "--text", "   "},
+        {"attention", "--model", model, "--text", "a", "--pair", ""},
+        {"attention", "--model", dir.resolve("missing").toString(), "--text", "a"},
+        {"attention", "--model", model, "--text", "a", "--out", "/proc/no/such/dir/x.json"},
+        {"attention", "--model", model, "--text", "a", "--out", dir.toString()},
+    };
+    for (String[] args : mistakes) {
+      CliHarness.Result r = CliHarness.run(args);
+      assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(1);
+      assertThat(r.errLines()).as(String.join(" ", args)).hasSize(1);
+      assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+    assertThat(CliHarness.run("predict", "--text").exit()).isEqualTo(2);
+  }
+}
