@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "HeadScope 0.1.0",
     description = "Look inside BERT's attention heads. Without a command, opens the desktop app.",
-    subcommands = {AttentionCommand.class, PredictCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AttentionCommand.class, PredictCommand.class, RenderCommand.class, CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
 
   /** Runs the CLI and returns the exit code: 0 ok, 1 a problem with the input, 2 a bad command line. */
