@@ -46,9 +46,9 @@ final class HeadThumbnail extends VBox {
     crossB.setManaged(false);
     frame = new StackPane(image, crossA, crossB, power);
     StackPane.setAlignment(power, Pos.TOP_RIGHT);
-    frame.setPadding(new Insets(2));
+    frame.setPadding(new Insets(1));
     name = new Label(head.toString());
-    name.setStyle("-fx-font-size: 10px;");
+    name.setStyle("-fx-font-size: 9px;");
     power.setId("power-" + head);
     power.setSelected(true);
     power.setFocusTraversable(false);
@@ -65,8 +65,8 @@ final class HeadThumbnail extends VBox {
   void setSize(double px) {
     image.setFitWidth(px);
     image.setFitHeight(px);
-    crossA.setStartX(2); crossA.setStartY(2); crossA.setEndX(px + 2); crossA.setEndY(px + 2);
-    crossB.setStartX(px + 2); crossB.setStartY(2); crossB.setEndX(2); crossB.setEndY(px + 2);
+    crossA.setStartX(3); crossA.setStartY(3); crossA.setEndX(px + 3); crossA.setEndY(px + 3);
+    crossB.setStartX(px + 3); crossB.setStartY(3); crossB.setEndX(3); crossB.setEndY(px + 3);
   }
 
   void setImage(Image img) {
@@ -81,8 +81,8 @@ final class HeadThumbnail extends VBox {
         + (off ? "-fx-base: #d62728; -fx-text-fill: white; -fx-font-weight: bold;" : "-fx-opacity: 0.75;"));
     crossA.setVisible(off);
     crossB.setVisible(off);
-    name.setText(off ? head + " off" : head.toString());
-    name.setStyle("-fx-font-size: 10px;" + (off ? "-fx-text-fill: #d62728; -fx-font-weight: bold;" : ""));
+    name.setText(head.toString());
+    name.setStyle("-fx-font-size: 9px;" + (off ? "-fx-text-fill: #d62728; -fx-font-weight: bold;" : ""));
   }
 
   void setCategory(Color c, String tip) {
@@ -102,9 +102,9 @@ final class HeadThumbnail extends VBox {
 
   private void updateBorder() {
     frame.setBorder(new Border(new BorderStroke(category, BorderStrokeStyle.SOLID, CornerRadii.EMPTY,
-        new BorderWidths(3))));
+        new BorderWidths(2.5))));
     String bg = selected ? "-fx-background-color: #1f1f1f;" : picked ? "-fx-background-color: #ff9f1c;" : "";
-    setStyle(bg + "-fx-background-radius: 3; -fx-padding: 2;");
+    setStyle(bg + "-fx-background-radius: 3; -fx-padding: 1 2 0 2;");
     name.setTextFill(selected ? Color.WHITE : Color.BLACK);
   }
 }

@@ -2,6 +2,7 @@ package io.headscope.app.gui.grid;
 
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.render.FxImages;
+import io.headscope.app.gui.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -26,8 +27,10 @@ import javafx.scene.paint.Color;
  * whole layer. Adapts to any number of layers and heads; thumbnails shrink to fit the width.
  */
 public final class ModelGridView extends VBox {
-  private static final double MIN_THUMB = 28;
+  private static final double MIN_THUMB = 24;
   private static final double MAX_THUMB = 120;
+  /** Longer inputs are max-pooled to this many cells a side in the thumbnails (the head view shows every cell). */
+  static final int THUMB_CELLS = 128;
 
   private final MainViewModel vm;
   private final GridPane grid = new GridPane();
@@ -51,7 +54,7 @@ public final class ModelGridView extends VBox {
     this.vm = vm;
     setId("model-grid");
     grid.setHgap(3);
-    grid.setVgap(3);
+    grid.setVgap(1);
     grid.setPadding(new Insets(4));
     scroll.setFitToWidth(true);
     scroll.setPannable(false);
@@ -106,7 +109,16 @@ public final class ModelGridView extends VBox {
     int layers = vm.layersProperty().get();
     int heads = vm.headsProperty().get();
     if (layers == 0) {
-      grid.add(new Label("Loading the model…"), 0, 0);
+      Label wait = new Label();
+      wait.textProperty().bind(vm.statusProperty());
+      wait.setWrapText(true);
+      javafx.scene.control.ProgressBar bar = new javafx.scene.control.ProgressBar();
+      bar.progressProperty().bind(vm.progressProperty());
+      bar.setPrefWidth(300);
+      VBox box = new VBox(8, new Label("Preparing the model (the first start converts it; later starts take seconds)…"),
+          bar, wait);
+      box.setPadding(new Insets(30));
+      grid.add(box, 0, 0);
       return;
     }
     for (int h = 0; h < heads; h++) {
@@ -151,14 +163,21 @@ public final class ModelGridView extends VBox {
     setFilter(visible);
   }
 
+  /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */
   private void resize() {
     int heads = Math.max(1, vm.headsProperty().get());
+    int layers = Math.max(1, vm.layersProperty().get());
     double width = scroll.getViewportBounds().getWidth();
+    double height = scroll.getViewportBounds().getHeight();
     if (width <= 0) {
       width = 560;
     }
-    double px = (width - 48 - heads * 18) / heads;
-    double size = Math.max(MIN_THUMB, Math.min(MAX_THUMB, px));
+    if (height <= 0) {
+      height = 600;
+    }
+    double byWidth = (width - 48 - heads * 14) / heads;
+    double byHeight = (height - 24 - layers * 22) / layers;
+    double size = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.min(byWidth, byHeight)));
     thumbs.values().forEach(t -> t.setSize(size));
   }
 
@@ -170,7 +189,7 @@ public final class ModelGridView extends VBox {
         thumb.setImage(null);
         return;
       }
-      float[][] m = t.map(h);
+      float[][] m = Palette.pooled(t.map(h), THUMB_CELLS);
       thumb.setImage(FxImages.heatmap(m, FxImages.max(m), mask.isOff(h)));
     });
   }

@@ -64,8 +64,12 @@ public final class HeadView extends VBox {
     heatmap.setOnMouseMoved(e -> {
       int[] rc = heatmap.cellAt(e.getX(), e.getY());
       vm.pointAt(rc[0], rc[1]);
+      heatmap.hover(rc[0], rc[1]);
     });
-    heatmap.setOnMouseExited(e -> vm.pointAt(-1, -1));
+    heatmap.setOnMouseExited(e -> {
+      vm.pointAt(-1, -1);
+      heatmap.hover(-1, -1);
+    });
     heatScroll.setOnScroll(e -> {
       if (e.isControlDown()) {
         zoom.setValue(zoom.getValue() * (e.getDeltaY() > 0 ? 1.15 : 1 / 1.15));
@@ -137,7 +141,9 @@ public final class HeadView extends VBox {
       fit();
       return;
     }
-    heatmap.show(m, zoom.getValue());
+    // a Canvas larger than about 8k pixels cannot be drawn: cap the zoom for long inputs
+    double cap = m == null ? 40 : 7900.0 / Math.max(m.rows(), m.cols());
+    heatmap.show(m, Math.min(zoom.getValue(), cap));
     lines.show(m);
     title.setText(m == null ? "No head selected" : "Head " + m.head() + "  (layer " + (m.head().layer() + 1)
         + ", head " + (m.head().head() + 1) + ")");

@@ -18,6 +18,8 @@ final class HeatmapPane extends Canvas {
   private HeadMatrix matrix;
   private WritableImage image;
   private double cell = 16;
+  private int hoverRow = -1;
+  private int hoverCol = -1;
 
   HeatmapPane() {
     setId("head-heatmap");
@@ -26,8 +28,19 @@ final class HeatmapPane extends Canvas {
   void show(HeadMatrix m, double cellSize) {
     matrix = m;
     cell = cellSize;
+    hoverRow = -1;
+    hoverCol = -1;
     image = m == null ? null : FxImages.heatmap(m.values(), m.max(), false);
     redraw();
+  }
+
+  /** Outlines the cell under the pointer and its row and column labels. */
+  void hover(int row, int col) {
+    if (row != hoverRow || col != hoverCol) {
+      hoverRow = row;
+      hoverCol = col;
+      redraw();
+    }
   }
 
   double cell() {
@@ -60,6 +73,15 @@ final class HeatmapPane extends Canvas {
     g.drawImage(image, LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
     g.setStroke(Color.gray(0.6));
     g.strokeRect(LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
+    if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < matrix.rows() && hoverCol < matrix.cols()) {
+      g.setStroke(Color.web("#ff7f0e"));
+      g.setLineWidth(2);
+      g.strokeRect(LABEL + hoverCol * cell, LABEL + hoverRow * cell, cell, cell);
+      g.setLineWidth(1);
+      g.setStroke(Color.web("#ff7f0e", 0.5));
+      g.strokeRect(LABEL, LABEL + hoverRow * cell, matrix.cols() * cell, cell);
+      g.strokeRect(LABEL + hoverCol * cell, LABEL, cell, matrix.rows() * cell);
+    }
     if (cell < 6) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
@@ -72,11 +94,13 @@ final class HeatmapPane extends Canvas {
     g.setTextAlign(TextAlignment.RIGHT);
     g.setTextBaseline(VPos.CENTER);
     for (int i = 0; i < matrix.rows(); i++) {
+      g.setFill(i == hoverRow ? Color.web("#d35400") : Color.BLACK);
       g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, LABEL + (i + 0.5) * cell);
     }
     g.save();
     g.setTextAlign(TextAlignment.LEFT);
     for (int j = 0; j < matrix.cols(); j++) {
+      g.setFill(j == hoverCol ? Color.web("#d35400") : Color.BLACK);
       g.save();
       g.translate(LABEL + (j + 0.5) * cell, LABEL - 4);
       g.rotate(-90);

@@ -12,7 +12,7 @@ import javafx.scene.text.TextAlignment;
  * each key whose opacity and width follow the value. Hovering a token shows only its lines.
  */
 final class LinesPane extends Canvas {
-  static final double ROW = 18;
+  private double row = 18;
   static final double COL_WIDTH = 110;
   static final double GAP = 220;
   private HeadMatrix matrix;
@@ -35,7 +35,7 @@ final class LinesPane extends Canvas {
     if (matrix == null) {
       return null;
     }
-    int i = (int) ((y - 4) / ROW);
+    int i = (int) ((y - 4) / row);
     if (x < COL_WIDTH && i >= 0 && i < matrix.rows()) {
       return new int[] {i, 0};
     }
@@ -54,7 +54,8 @@ final class LinesPane extends Canvas {
   private void redraw() {
     GraphicsContext g = getGraphicsContext2D();
     int n = matrix == null ? 0 : Math.max(matrix.rows(), matrix.cols());
-    setHeight(Math.max(40, n * ROW + 8));
+    row = n == 0 ? 18 : Math.max(6, Math.min(18, 7900.0 / n)); // stay under the Canvas size limit
+    setHeight(Math.max(40, n * row + 8));
     g.setFill(Color.WHITE);
     g.fillRect(0, 0, getWidth(), getHeight());
     if (matrix == null) {
@@ -75,7 +76,7 @@ final class LinesPane extends Canvas {
         g.strokeLine(x0, y(i), x1, y(j));
       }
     }
-    g.setFont(Font.font(12));
+    g.setFont(Font.font(Math.min(12, row - 2)));
     g.setTextBaseline(VPos.CENTER);
     g.setTextAlign(TextAlignment.RIGHT);
     for (int i = 0; i < matrix.rows(); i++) {
@@ -89,7 +90,7 @@ final class LinesPane extends Canvas {
     }
   }
 
-  private static double y(int i) {
-    return 4 + (i + 0.5) * ROW;
+  private double y(int i) {
+    return 4 + (i + 0.5) * row;
   }
 }

@@ -36,6 +36,29 @@ public final class Palette {
     return out;
   }
 
+  /**
+   * Shrinks a map to at most {@code side} cells a side by taking each block's maximum, so a 512-token
+   * thumbnail costs a 128 x 128 image and a thin diagonal or column still shows.
+   */
+  public static float[][] pooled(float[][] m, int side) {
+    int n = m.length;
+    int c = n == 0 ? 0 : m[0].length;
+    if (n <= side && c <= side) {
+      return m;
+    }
+    int rows = Math.min(n, side);
+    int cols = Math.min(c, side);
+    float[][] out = new float[rows][cols];
+    for (int i = 0; i < n; i++) {
+      int r = (int) ((long) i * rows / n);
+      for (int j = 0; j < c; j++) {
+        int k = (int) ((long) j * cols / c);
+        out[r][k] = Math.max(out[r][k], m[i][j]);
+      }
+    }
+    return out;
+  }
+
   /** Greys a switched-off head's map so the grid shows at a glance what is off. */
   public static int[] dimmed(int[] pixels) {
     int[] out = new int[pixels.length];
