@@ -27,7 +27,7 @@ public final class HeadView extends VBox {
   private final HeatmapPane heatmap = new HeatmapPane();
   private final LinesPane lines = new LinesPane();
   private final Canvas scale = new Canvas(180, 26);
-  private final Slider zoom = new Slider(1, 40, 16);
+  private final Slider zoom = new Slider(0.5, 40, 16);
   private final Label title = new Label("No head selected");
   private final Label hover = new Label(" ");
   private final ScrollPane heatScroll = new ScrollPane(heatmap);
@@ -102,7 +102,7 @@ public final class HeadView extends VBox {
 
     hover.setId("hover-label");
     hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
-        ? "Point at a cell: the value and both tokens appear here. Ctrl+wheel zooms." : s));
+        ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
     HBox foot = new HBox(8, scale, hover);
     foot.setAlignment(Pos.CENTER_LEFT);
     getChildren().addAll(bar, tabs, foot);
@@ -121,7 +121,7 @@ public final class HeadView extends VBox {
     redraw();
   }
 
-  /** Zooms so the whole map fits the visible area (at least 2 px per cell; scroll beyond). */
+  /** Zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
   public void fit() {
     HeadMatrix m = vm.matrixProperty().get();
     double w = heatScroll.getViewportBounds().getWidth();
@@ -131,7 +131,7 @@ public final class HeadView extends VBox {
     }
     double cell = Math.min((w - HeatmapPane.LABEL - 6) / m.cols(), (h - HeatmapPane.LABEL - 6) / m.rows());
     fitted = true;
-    zoom.setValue(Math.max(2, Math.min(40, cell)));
+    zoom.setValue(Math.max(0.5, Math.min(40, cell)));
     redraw();
   }
 
