@@ -1,0 +1,146 @@
+package io.headscope.model.ablation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.testing.TinyBert;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The fast sweep against one plain forward pass per head, on a small random BERT. */
+class AblationSweepTest {
+  @TempDir static Path dir;
+  static BertModel model;
+
+  @BeforeAll
+  static void load() {
+    model = BertModel.load(TinyBert.create(3, 4, 7).writeTo(dir.resolve("tiny")));
+  }
+
+  @AfterAll
+  static void close() {
+    model.close();
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "the [MASK] sat on the [MASK] .,   ZERO",
+      "the [MASK] sat on the [MASK] .,   UNIFORM",
+      "the king was in paris and the queen was in france .,   ZERO",
+      "the king was in paris and the queen was in france .,   UNIFORM"})
+  void fastSweepEqualsOnePlainPassPerHeadAndPerLayer(String text, HeadMask.Mode mode) {
+    Encoding input = model.encode(text, null);
+    AblationResult r = new AblationSweep(model).run(input, new AblationSweep.Options(mode, true, 3));
+    MlmProbe probe = MlmProbe.of(model, input, 3);
+
+    double[] base = PlainPasses.measure(model, probe, Set.of(), mode);
+    assertThat(r.baselineLogprob()).isCloseTo(base[0], within(1e-5));
+    assertThat(r.baselineAccuracy()).isEqualTo(base[1]);
+    double largest = 0;
+    for (Head h : Head.all(3, 4)) {
+      double[] plain = PlainPasses.measure(model, probe, Set.of(h), mode);
+      assertThat(r.headLogprob()[h.layer()][h.head()]).as("logprob %s", h).isCloseTo(plain[0], within(1e-5));
+      assertThat(r.headAccuracy()[h.layer()][h.head()]).as("accuracy %s", h).isEqualTo(plain[1]);
+      assertThat(r.headKl()[h.layer()][h.head()]).as("kl %s", h).isCloseTo(plain[2], within(1e-5));
+      largest = Math.max(largest, Math.abs(r.deltaLogprob(h.layer(), h.head())));
+    }
+    for (int l = 0; l < 3; l++) {
+      double[] plain = PlainPasses.measure(model, probe, Head.parseList(String.valueOf(l + 1), 3, 4), mode);
+      assertThat(r.layerLogprob()[l]).as("layer %d", l + 1).isCloseTo(plain[0], within(1e-5));
+      assertThat(r.layerKl()[l]).isCloseTo(plain[2], within(1e-5));
+    }
+    assertThat(largest).as("switching heads off changes something").isGreaterThan(1e-3);
+  }
+
+  @Test
+  void sampledProbeMasksFifteenPercentOfTheWordpiecesAndNoSpecialToken() {
+    Encoding input = model.encode("the king was in paris and the queen was in france and the dog ran .", null);
+    MlmProbe p = MlmProbe.of(model, input, 11);
+    int wordpieces = input.length() - 2;
+    assertThat(p.kind()).isEqualTo(MlmProbe.Kind.SAMPLED);
+    assertThat(p.positions()).hasSize((int) Math.round(0.15 * wordpieces));
+    for (int i = 0; i < p.positions().length; i++) {
+      int pos = p.positions()[i];
+      assertThat(pos).isBetween(1, input.length() - 2);
+      assertThat(p.input().ids()[pos]).isEqualTo(model.tokenizer().maskId());
+      assertThat(p.originals()[i]).isEqualTo(input.ids()[pos]);
+    }
+    int unchanged = 0;
+    for (int i = 0; i < input.length(); i++) {
+      unchanged += p.input().ids()[i] == input.ids()[i] ? 1 : 0;
+    }
+    assertThat(unchanged).isEqualTo(input.length() - p.positions().length);
+    assertThat(MlmProbe.of(model, input, 11).positions()).containsExactly(p.positions());
+    List<String> samples = new ArrayList<>();
+    for (long seed = 0; seed < 6; seed++) {
+      samples.add(java.util.Arrays.toString(MlmProbe.of(model, input, seed).positions()));
+    }
+    assertThat(samples.stream().distinct().count()).as("the seed chooses the sample").isGreaterThan(1);
+  }
+
+  @Test
+  void typedMasksAreTheProbeAndStayAsTyped() {
+    Encoding input = model.encode("the [MASK] sat .", null);
+    MlmProbe p = MlmProbe.of(model, input, 0);
+    assertThat(p.kind()).isEqualTo(MlmProbe.Kind.MASKS);
+    assertThat(p.positions()).containsExactly(2);
+    assertThat(p.input()).isSameAs(input);
+  }
+
+  @Test
+  void aCorpusIsTheMeanOfItsInputsAlone() {
+    List<Encoding> inputs = List.of(model.encode("the cat sat on the mat .", null),
+        model.encode("the [MASK] was red .", null), model.encode("hello world", "the dog ran ."));
+    AblationSweep sweep = new AblationSweep(model);
+    AblationResult all = sweep.run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> {}, () -> false);
+    double expected = 0;
+    double baseline = 0;
+    for (Encoding e : inputs) {
+      AblationResult one = sweep.run(e, AblationSweep.Options.DEFAULT);
+      expected += one.headLogprob()[1][2] / 3;
+      baseline += one.baselineLogprob() / 3;
+    }
+    assertThat(all.inputs()).isEqualTo(3);
+    assertThat(all.hasLayers()).isFalse();
+    assertThat(all.headLogprob()[1][2]).isCloseTo(expected, within(1e-9));
+    assertThat(all.baselineLogprob()).isCloseTo(baseline, within(1e-9));
+  }
+
+  @Test
+  void progressReachesTheEndAndCancellationStopsTheSweep() {
+    List<Encoding> inputs = List.of(model.encode("the cat sat .", null), model.encode("the dog ran .", null));
+    List<Double> seen = new ArrayList<>();
+    new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> seen.add(f), () -> false);
+    assertThat(seen).hasSize(6).isSorted();
+    assertThat(seen.get(5)).isEqualTo(1.0);
+
+    int[] polls = {0};
+    assertThatThrownBy(() -> new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT,
+        (s, f) -> {}, () -> ++polls[0] > 2))
+        .isInstanceOf(CancellationException.class);
+    assertThat(polls[0]).isEqualTo(3);
+  }
+
+  @Test
+  void aModelWithoutMaskedLmHeadIsRefusedInOneSentence() {
+    try (BertModel bare = BertModel.load(TinyBert.create(2, 2, 1).withoutMlmHead().writeTo(dir.resolve("bare")))) {
+      assertThatThrownBy(() -> new AblationSweep(bare).run(bare.encode("the cat", null), AblationSweep.Options.DEFAULT))
+          .isInstanceOf(HeadScopeException.class).hasMessageContaining("no masked-LM head");
+    }
+  }
+}
