@@ -117,6 +117,12 @@ class GuiFullModelTest {
     assertThat(view.headViewModel().hoveredTokenProperty().get()).isGreaterThanOrEqualTo(0);
 
     robot.clickOn("#tab-heatmap");
+    robot.clickOn("#tab-sweep").clickOn("#sweep-run");
+    shot("08a-sweep-running");
+    WaitForAsyncUtils.waitFor(300, TimeUnit.SECONDS, () -> robot.lookup("#sweep-canvas").query().getBoundsInLocal().getHeight() > 50);
+    idle();
+    shot("08b-sweep-done");
+    robot.clickOn("#tab-grid");
     StringBuilder longText = new StringBuilder();
     while (longText.length() < 2400) {
       longText.append("The quick brown fox jumps over the lazy dog while the cat watches from the mat. ");
@@ -127,7 +133,7 @@ class GuiFullModelTest {
     });
     waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().size() > 400);
     idle();
-    shot("08-long-input");
+    shot("09-long-input");
     assertThat(view.headViewModel().matrixProperty().get().rows()).isGreaterThan(400);
   }
 }

@@ -139,4 +139,18 @@ class GuiMainWindowTest {
     waitFor(() -> vm().maskProperty().get().off().size() == 2);
     assertThat(vm().maskProperty().get().off()).containsExactlyInAnyOrder(new Head(0, 0), new Head(1, 1));
   }
+
+  @Test
+  void theSweepRunsInTheBackgroundAndAClickOnItsHeatmapSelectsThatHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.clickOn("#tab-sweep");
+    robot.clickOn("#sweep-run");
+    waitFor(() -> robot.lookup("#sweep-canvas").query().getBoundsInLocal().getHeight() > 50);
+    javafx.scene.Node canvas = robot.lookup("#sweep-canvas").query();
+    javafx.geometry.Bounds b = canvas.localToScreen(canvas.getBoundsInLocal());
+    // layer 3, head 2: the canvas puts 34 px of labels left and 20 px on top; cells are square
+    double cell = (b.getHeight() - 20 - 6) / 3;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 34 + 1.5 * cell, b.getMinY() + 20 + 2.5 * cell)).clickOn();
+    waitFor(() -> new Head(2, 1).equals(vm().selectedProperty().get()));
+  }
 }

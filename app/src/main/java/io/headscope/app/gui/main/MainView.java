@@ -29,6 +29,8 @@ import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.SplitPane;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.image.WritableImage;
@@ -51,6 +53,7 @@ public final class MainView extends BorderPane {
   private final HeadPanel headPanel;
   private FileAsker files;
   private final Menu analysisMenu = new Menu("Analysis");
+  private final TabPane leftTabs = new TabPane();
   private final Menu exportMenu = new Menu("Export");
 
   public MainView(MainViewModel vm, FileAsker files) {
@@ -71,10 +74,14 @@ public final class MainView extends BorderPane {
     right.getItems().addAll(headView, lower);
     right.setDividerPositions(0.66);
 
-    VBox left = new VBox(4, gridHeader(), grid);
+    VBox gridBox = new VBox(4, gridHeader(), grid);
     VBox.setVgrow(grid, Priority.ALWAYS);
-    left.setPadding(new Insets(2, 4, 2, 4));
-    SplitPane center = new SplitPane(left, right);
+    gridBox.setPadding(new Insets(2, 4, 2, 4));
+    Tab gridTab = new Tab("All heads", gridBox);
+    gridTab.setId("tab-grid");
+    leftTabs.getTabs().add(gridTab);
+    leftTabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+    SplitPane center = new SplitPane(leftTabs, right);
     center.setDividerPositions(0.47);
     setCenter(center);
     setBottom(statusBar());
@@ -107,6 +114,18 @@ public final class MainView extends BorderPane {
 
   public HeadPanel headPanel() {
     return headPanel;
+  }
+
+  /** Adds a screen beside the grid (sweep, corpus). */
+  public Tab addLeftTab(String title, String id, Node content) {
+    Tab t = new Tab(title, content);
+    t.setId(id);
+    leftTabs.getTabs().add(t);
+    return t;
+  }
+
+  public void showLeftTab(Tab t) {
+    leftTabs.getSelectionModel().select(t);
   }
 
   /** The menu the analysis services (corpus, sweep) add their items to. */

@@ -23,6 +23,20 @@ public final class Palette {
     return 0xFF000000 | (r << 16) | (g << 8) | bl;
   }
 
+  /**
+   * A diverging scale for signed effects: red below zero (removing the head hurt), blue above (it
+   * helped), white at zero; clamped at {@code maxAbs}.
+   */
+  public static int diverging(double v, double maxAbs) {
+    double t = maxAbs <= 0 ? 0 : Math.max(-1, Math.min(1, v / maxAbs));
+    int target = t < 0 ? 0xB2182B : 0x2166AC;
+    double f = Math.abs(t);
+    int r = (int) Math.round(255 * (1 - f) + ((target >> 16) & 0xFF) * f);
+    int g = (int) Math.round(255 * (1 - f) + ((target >> 8) & 0xFF) * f);
+    int b = (int) Math.round(255 * (1 - f) + (target & 0xFF) * f);
+    return 0xFF000000 | (r << 16) | (g << 8) | b;
+  }
+
   /** One pixel per cell, row-major, ready for {@code PixelWriter.setPixels} or {@code BufferedImage.setRGB}. */
   public static int[] pixels(float[][] m, double max) {
     int rows = m.length;
