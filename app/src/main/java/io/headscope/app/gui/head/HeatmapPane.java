@@ -1,6 +1,7 @@
 package io.headscope.app.gui.head;
 
 import io.headscope.app.gui.render.FxImages;
+import io.headscope.app.gui.render.Palette;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -30,7 +31,10 @@ final class HeatmapPane extends Canvas {
     cell = cellSize;
     hoverRow = -1;
     hoverCol = -1;
-    image = m == null ? null : FxImages.heatmap(m.values(), m.max(), false);
+    // under a pixel per cell, nearest-neighbour scaling would drop cells: max-pool to the shown size first
+    image = m == null ? null : FxImages.heatmap(cellSize < 1
+        ? Palette.pooled(m.values(), Math.max(1, (int) (Math.max(m.rows(), m.cols()) * cellSize)))
+        : m.values(), m.max(), false);
     redraw();
   }
 
@@ -85,6 +89,8 @@ final class HeatmapPane extends Canvas {
     if (cell < 6) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
+      g.setTextAlign(TextAlignment.LEFT);
+      g.setTextBaseline(VPos.BASELINE);
       g.fillText("zoom in to read the " + matrix.rows() + " tokens", 4, 14);
       return;
     }

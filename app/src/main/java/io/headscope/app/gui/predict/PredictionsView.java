@@ -35,8 +35,10 @@ public final class PredictionsView extends ScrollPane {
     List<PredictionRow> rows = vm.predictionsProperty();
     if (rows.isEmpty() && vm.classesProperty().isEmpty()) {
       var m = vm.modelProperty().get();
-      box.getChildren().add(new Label(m != null && !m.hasMaskedLmHead()
-          ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there."));
+      Label hint = new Label(m != null && !m.hasMaskedLmHead()
+          ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+      hint.setWrapText(true);
+      box.getChildren().add(hint);
     }
     for (PredictionRow r : rows) {
       GridPane g = new GridPane();

@@ -122,7 +122,7 @@ public final class SweepViewModel {
             input.set(sentence);
             progress.set(1);
             status.set(String.format(Locale.ROOT,
-                "%d positions probed; intact log-prob %.3f, accuracy %.0f%%. Red: removing the head hurt; blue: it helped. Click a cell to view the head.",
+                "%d position(s) probed; intact log-prob %.3f, accuracy %.0f%%. Red: removing the head hurt; blue: it helped. Click a cell to view the head.",
                 r.positions(), r.baselineLogprob(), 100 * r.baselineAccuracy()));
           }
 
