@@ -36,6 +36,7 @@ class GuiMainWindowTest {
   static Path tiny;
   MainView view;
   Path exportTarget;
+  Path folderAnswer;
 
   @BeforeAll
   static void writeModel() {
@@ -53,7 +54,7 @@ class GuiMainWindowTest {
 
       @Override
       public Path openFolder(String title) {
-        return null;
+        return folderAnswer;
       }
 
       @Override
@@ -113,6 +114,41 @@ class GuiMainWindowTest {
     assertThat(json.get("tokens").get(position).asText()).isEqualTo("[MASK]");
     assertThat((float) json.get("attention").get(1).get(2).get(position).get(1).asDouble())
         .isEqualTo(t.attention()[1][2][position][1]);
+
+    exportTarget = dir.resolve("grid.png");
+    robot.clickOn("Export").clickOn("Grid as PNG…");
+    waitFor(() -> Files.exists(exportTarget));
+    java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
+    assertThat(png.getWidth()).isGreaterThan(100);
+    assertThat(png.getHeight()).isGreaterThan(100);
+  }
+
+  @Test
+  void typingIsDebouncedSoTheModelRunsOncePerPauseNotPerKey(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    int[] runs = {0};
+    robot.interact(() -> vm().traceProperty().addListener((o, a, b) -> runs[0]++));
+    String text = "the dog ran to the house .";
+    type(robot, text);
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("house")
+        && !vm().busyProperty().get());
+    Thread.sleep(500);
+    assertThat(runs[0]).isLessThan(text.length() / 3);
+  }
+
+  @Test
+  void aFolderThatIsNotAModelShowsADialogAndThePreviousModelStaysUsable(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    folderAnswer = Files.createDirectories(dir.resolve("not-a-model"));
+    robot.clickOn("Model").clickOn("Open Hugging Face folder…");
+    waitFor(() -> robot.lookup(".dialog-pane").tryQuery().isPresent());
+    javafx.scene.control.DialogPane pane = robot.lookup(".dialog-pane").queryAs(javafx.scene.control.DialogPane.class);
+    assertThat(pane.getContentText()).contains("has no config.json");
+    robot.clickOn("OK");
+    assertThat(vm().layersProperty().get()).isEqualTo(3);
+    robot.clickOn("#thumb-1-2");
+    robot.clickOn("#head-power");
+    waitFor(() -> vm().ablatedProperty().get() != null && vm().ablatedProperty().get().mask().isOff(new Head(0, 1)));
   }
 
   @Test
