@@ -1,5 +1,8 @@
 package io.headscope.app.gui.main;
 
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.Worker;
 import io.headscope.app.gui.predict.ClassRow;
 import io.headscope.app.gui.predict.PredictionRow;
@@ -61,10 +64,18 @@ public final class MainViewModel {
   private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
   private final ReadOnlyListWrapper<PredictionRow> predictions =
       new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final ReadOnlyListWrapper<HeadScore> scores = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final ReadOnlyObjectWrapper<Set<HeadPattern>> shownCategories =
+      new ReadOnlyObjectWrapper<>(Set.of(HeadPattern.values()));
+  private final HeadClassifier classifier = new HeadClassifier();
   private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
   private long generation;
+  private List<HeadScore> cachedScores;
+
+  /** What one analysis run hands back to the FX thread. */
+  private record Analysis(AttentionTrace intact, AttentionTrace ablated, List<HeadScore> scores) {}
   private int pending;
 
   public MainViewModel(Worker worker, ModelRepository repository) {
@@ -149,6 +160,41 @@ public final class MainViewModel {
     return classes.getReadOnlyProperty();
   }
 
+  /** Every head's Kovaleva category, scores and statistics on the intact trace (layer-major). */
+  public ReadOnlyListProperty<HeadScore> scoresProperty() {
+    return scores.getReadOnlyProperty();
+  }
+
+  /** The score of one head, or null before the first result. */
+  public HeadScore score(Head h) {
+    int i = h.layer() * heads.get() + h.head();
+    return i < scores.size() ? scores.get(i) : null;
+  }
+
+  /** The categories the grid shows (the legend's filter); all at first. */
+  public ReadOnlyObjectProperty<Set<HeadPattern>> shownCategoriesProperty() {
+    return shownCategories.getReadOnlyProperty();
+  }
+
+  /** Shows or hides one category in the grid. */
+  public void toggleCategory(HeadPattern p) {
+    Set<HeadPattern> next = new java.util.TreeSet<>(shownCategories.get());
+    if (!next.remove(p)) {
+      next.add(p);
+    }
+    shownCategories.set(Set.copyOf(next));
+  }
+
+  public void showAllCategories() {
+    shownCategories.set(Set.of(HeadPattern.values()));
+  }
+
+  /** Whether the grid shows this head under the category filter. */
+  public boolean isShown(Head h) {
+    HeadScore s = score(h);
+    return s == null || shownCategories.get().contains(s.category());
+  }
+
   public Worker worker() {
     return worker;
   }
@@ -217,6 +263,7 @@ public final class MainViewModel {
     if (a.isEmpty()) {
       trace.set(null);
       ablated.set(null);
+      scores.clear();
       predictions.clear();
       classes.clear();
       status.set("Type a sentence above; use [MASK] to see predictions.");
@@ -224,17 +271,23 @@ public final class MainViewModel {
     }
     HeadMask currentMask = mask.get();
     AttentionTrace cached = trace.get();
+    List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…", -1);
     worker.submit(p -> {
       Encoding enc = m.encode(a, b.isEmpty() ? null : b);
       AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached : m.trace(enc, HeadMask.NONE, TOP_K);
       AttentionTrace off = currentMask.isEmpty() ? intact : m.trace(enc, currentMask, TOP_K);
-      return new AttentionTrace[] {intact, off};
-    }, r -> {
+      // the categories describe the intact maps, so they are computed once per input
+      List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
+      return new Analysis(intact, off, sc);
+    }, res -> {
+      AttentionTrace[] r = {res.intact(), res.ablated()};
       end();
       if (gen != generation) {
         return;
       }
+      this.cachedScores = res.scores();
+      scores.setAll(res.scores());
       trace.set(r[0]);
       ablated.set(r[1]);
       predictions.setAll(PredictionRow.of(r[0], r[1]));
