@@ -1,0 +1,96 @@
+package io.headscope.app.cli;
+
+import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.head.HeadMatrix;
+import io.headscope.app.gui.render.Java2DRenderer;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "render", mixinStandardHelpOptions = true,
+    description = "The app's pictures without a window: grid.png (every head) and head-L-H.png for each "
+        + "--head, drawn with Java2D (works headless).")
+final class RenderCommand implements Callable<Integer> {
+  @Option(names = "--text", required = true, paramLabel = "TEXT", description = "The sentence (segment a).")
+  String text;
+
+  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b).")
+  String pair;
+
+  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for the PNGs (created if missing).")
+  Path out;
+
+  @Option(names = "--head", paramLabel = "L-H", defaultValue = "1-1",
+      description = "Heads to draw large, 1-based, comma-separated (default 1-1).")
+  String heads;
+
+  @Option(names = "--norms", description = "Draw the large heads as norm-weighted attention (Kobayashi) instead of weights.")
+  boolean norms;
+
+  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads shown switched off in the grid, e.g. 5-4,7.")
+  String disable;
+
+  @Option(names = "--cell", paramLabel = "PX", defaultValue = "18", description = "Pixels per cell of a large head (default 18).")
+  int cell;
+
+  @Option(names = "--force", description = "Overwrite existing PNGs.")
+  boolean force;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    ModelOptions.requireText(text, "--text");
+    if (pair != null) {
+      ModelOptions.requireText(pair, "--pair");
+    }
+    if (cell < 1 || cell > 64) {
+      throw new HeadScopeException("--cell must be between 1 and 64 pixels.");
+    }
+    if (Files.exists(out) && !Files.isDirectory(out)) {
+      throw new HeadScopeException(out + " is a file: --out needs a folder.");
+    }
+    try (BertModel m = model.open()) {
+      int layers = m.config().numHiddenLayers();
+      int h = m.config().numAttentionHeads();
+      Set<Head> large = Head.parseList(heads, layers, h);
+      HeadMask mask = HeadMask.of(Head.parseList(disable, layers, h), HeadMask.Mode.ZERO);
+      AttentionTrace t = m.trace(m.encode(text, pair));
+      Warnings.truncation(t.encoding());
+      List<Path> files = new ArrayList<>();
+      files.add(out.resolve("grid.png"));
+      for (Head head : large) {
+        files.add(out.resolve("head-" + head + (norms ? "-norms" : "") + ".png"));
+      }
+      for (Path f : files) {
+        if (Files.exists(f) && !force) {
+          throw new HeadScopeException(f + " exists: add --force to overwrite it.");
+        }
+      }
+      Files.createDirectories(out);
+      int thumb = Math.max(24, Math.min(96, 1152 / h));
+      Exports.png(Java2DRenderer.grid(t, mask, thumb, null), files.get(0));
+      int k = 1;
+      for (Head head : large) {
+        HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
+            HeadMatrix.PairFilter.ALL);
+        Exports.png(Java2DRenderer.head(hm, cell), files.get(k++));
+      }
+      files.forEach(f -> System.err.println("headscope: wrote " + f));
+    } catch (java.io.IOException e) {
+      throw new HeadScopeException("Cannot create " + out + ": " + e.getMessage(), e);
+    }
+    return 0;
+  }
+}

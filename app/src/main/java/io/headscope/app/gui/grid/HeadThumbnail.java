@@ -1,0 +1,110 @@
+package io.headscope.app.gui.grid;
+
+import io.headscope.model.Head;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Label;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.Tooltip;
+import javafx.scene.image.Image;
+import javafx.scene.image.ImageView;
+import javafx.scene.layout.Border;
+import javafx.scene.layout.BorderStroke;
+import javafx.scene.layout.BorderStrokeStyle;
+import javafx.scene.layout.BorderWidths;
+import javafx.scene.layout.CornerRadii;
+import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+import javafx.scene.shape.Line;
+
+/** One head in the grid: its map, framed in its category's colour, its name and its on/off switch. */
+final class HeadThumbnail extends VBox {
+  final Head head;
+  final ImageView image = new ImageView();
+  final ToggleButton power = new ToggleButton();
+  private final StackPane frame;
+  private final Label name;
+  private final Line crossA = new Line();
+  private final Line crossB = new Line();
+  private Color category = Color.web("#b0b0b0");
+  private boolean selected;
+  private boolean picked;
+
+  HeadThumbnail(Head head) {
+    this.head = head;
+    setId("thumb-" + head);
+    image.setSmooth(false);
+    image.setPreserveRatio(false);
+    crossA.setStroke(Color.web("#d62728"));
+    crossB.setStroke(Color.web("#d62728"));
+    crossA.setStrokeWidth(2);
+    crossB.setStrokeWidth(2);
+    crossA.setVisible(false);
+    crossB.setVisible(false);
+    crossA.setManaged(false);
+    crossB.setManaged(false);
+    frame = new StackPane(image, crossA, crossB, power);
+    StackPane.setAlignment(power, Pos.TOP_RIGHT);
+    frame.setPadding(new Insets(1));
+    name = new Label(head.toString());
+    name.setStyle("-fx-font-size: 9px;");
+    power.setId("power-" + head);
+    power.setSelected(true);
+    power.setFocusTraversable(false);
+    power.setTooltip(new Tooltip("Switch head " + head + " off / on"));
+    setAlignment(Pos.CENTER);
+    setSpacing(0);
+    getChildren().addAll(frame, name);
+    setOff(false);
+    Tooltip.install(frame, new Tooltip("Head " + head + " (layer " + (head.layer() + 1) + ", head "
+        + (head.head() + 1) + "). Click to view, Ctrl-click to pick several, X to switch picked heads off."));
+    updateBorder();
+  }
+
+  void setSize(double px) {
+    image.setFitWidth(px);
+    image.setFitHeight(px);
+    crossA.setStartX(3); crossA.setStartY(3); crossA.setEndX(px + 3); crossA.setEndY(px + 3);
+    crossB.setStartX(px + 3); crossB.setStartY(3); crossB.setEndX(3); crossB.setEndY(px + 3);
+  }
+
+  void setImage(Image img) {
+    image.setImage(img);
+  }
+
+  void setOff(boolean off) {
+    power.setSelected(!off);
+    // A small corner switch: grey "×" while on (click to switch off), red "OFF" while off.
+    power.setText(off ? "OFF" : "×");
+    power.setStyle("-fx-font-size: 8px; -fx-padding: 0 2 0 2; -fx-background-radius: 2;"
+        + (off ? "-fx-base: #d62728; -fx-text-fill: white; -fx-font-weight: bold;" : "-fx-opacity: 0.75;"));
+    crossA.setVisible(off);
+    crossB.setVisible(off);
+    name.setText(head.toString());
+    name.setStyle("-fx-font-size: 9px;" + (off ? "-fx-text-fill: #d62728; -fx-font-weight: bold;" : ""));
+  }
+
+  void setCategory(Color c, String tip) {
+    category = c;
+    updateBorder();
+  }
+
+  void setSelected(boolean s) {
+    selected = s;
+    updateBorder();
+  }
+
+  void setPicked(boolean p) {
+    picked = p;
+    updateBorder();
+  }
+
+  private void updateBorder() {
+    frame.setBorder(new Border(new BorderStroke(category, BorderStrokeStyle.SOLID, CornerRadii.EMPTY,
+        new BorderWidths(2.5))));
+    String bg = selected ? "-fx-background-color: #1f1f1f;" : picked ? "-fx-background-color: #ff9f1c;" : "";
+    setStyle(bg + "-fx-background-radius: 3; -fx-padding: 1 2 0 2;");
+    name.setTextFill(selected ? Color.WHITE : Color.BLACK);
+  }
+}

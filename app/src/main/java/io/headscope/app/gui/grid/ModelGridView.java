@@ -1,0 +1,211 @@
+package io.headscope.app.gui.grid;
+
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.render.FxImages;
+import io.headscope.app.gui.render.Palette;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+
+/**
+ * The model view: layers as rows, heads as columns, one thumbnail per head. Click selects a head,
+ * ctrl-click picks several, X (or Delete) switches the picked heads off, a layer's button switches the
+ * whole layer. Adapts to any number of layers and heads; thumbnails shrink to fit the width.
+ */
+public final class ModelGridView extends VBox {
+  private static final double MIN_THUMB = 24;
+  private static final double MAX_THUMB = 120;
+  /** Longer inputs are max-pooled to this many cells a side in the thumbnails (the head view shows every cell). */
+  static final int THUMB_CELLS = 128;
+
+  private final MainViewModel vm;
+  private final GridPane grid = new GridPane();
+  private final ScrollPane scroll = new ScrollPane(grid);
+  private final Map<Head, HeadThumbnail> thumbs = new HashMap<>();
+  private Predicate<Head> visible = h -> true;
+  private CategoryPainter painter = (h, t) -> { };
+
+  /** Colours a thumbnail's frame by its category (set once the classification is known). */
+  @FunctionalInterface
+  public interface CategoryPainter {
+    void paint(Head h, Thumb thumb);
+  }
+
+  /** What a painter may change on a thumbnail. */
+  public interface Thumb {
+    void frame(Color c, String tooltip);
+  }
+
+  public ModelGridView(MainViewModel vm) {
+    this.vm = vm;
+    setId("model-grid");
+    grid.setHgap(3);
+    grid.setVgap(1);
+    grid.setPadding(new Insets(4));
+    scroll.setFitToWidth(true);
+    scroll.setPannable(false);
+    getChildren().add(scroll);
+    VBox.setVgrow(scroll, javafx.scene.layout.Priority.ALWAYS);
+
+    vm.layersProperty().addListener((o, a, b) -> rebuild());
+    vm.headsProperty().addListener((o, a, b) -> rebuild());
+    vm.traceProperty().addListener((o, a, b) -> refreshImages());
+    vm.maskProperty().addListener((o, a, b) -> refreshSwitches());
+    vm.selectedProperty().addListener((o, a, b) -> refreshSelection());
+    vm.selectionProperty().addListener((o, a, b) -> refreshSelection());
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> resize());
+    setOnKeyPressed(e -> {
+      if (e.getCode() == KeyCode.X || e.getCode() == KeyCode.DELETE) {
+        vm.toggleSelectedHeads();
+        e.consume();
+      } else if (e.getCode() == KeyCode.ESCAPE) {
+        vm.clearSelection();
+      }
+    });
+    setFocusTraversable(true);
+    rebuild();
+  }
+
+  /** Shows only the heads passing the filter (category filter); others are hidden but keep their place. */
+  public void setFilter(Predicate<Head> filter) {
+    visible = filter;
+    thumbs.forEach((h, t) -> t.setVisible(visible.test(h)));
+  }
+
+  public void setCategoryPainter(CategoryPainter p) {
+    painter = p;
+    repaintCategories();
+  }
+
+  public void repaintCategories() {
+    thumbs.forEach((h, t) -> painter.paint(h, (c, tip) -> {
+      t.setCategory(c, tip);
+      Tooltip.install(t, new Tooltip(tip));
+    }));
+  }
+
+  /** The node a PNG export of the grid snapshots. */
+  public GridPane gridNode() {
+    return grid;
+  }
+
+  private void rebuild() {
+    grid.getChildren().clear();
+    thumbs.clear();
+    int layers = vm.layersProperty().get();
+    int heads = vm.headsProperty().get();
+    if (layers == 0) {
+      Label wait = new Label();
+      wait.textProperty().bind(vm.statusProperty());
+      wait.setWrapText(true);
+      javafx.scene.control.ProgressBar bar = new javafx.scene.control.ProgressBar();
+      bar.progressProperty().bind(vm.progressProperty());
+      bar.setPrefWidth(300);
+      VBox box = new VBox(8, new Label("Preparing the model (the first start converts it; later starts take seconds)…"),
+          bar, wait);
+      box.setPadding(new Insets(30));
+      grid.add(box, 0, 0);
+      return;
+    }
+    for (int h = 0; h < heads; h++) {
+      Label col = new Label(heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
+      col.setStyle("-fx-font-size: 10px; -fx-text-fill: #555;");
+      GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
+      grid.add(col, h + 1, 0);
+    }
+    for (int l = 0; l < layers; l++) {
+      int layer = l;
+      Button layerButton = new Button("L" + (l + 1));
+      layerButton.setId("layer-" + (l + 1));
+      layerButton.setStyle("-fx-font-size: 10px; -fx-padding: 2 3 2 3;");
+      layerButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+      layerButton.setTooltip(new Tooltip("Switch all heads of layer " + (l + 1) + " off / on"));
+      layerButton.setOnAction(e -> vm.toggleLayer(layer));
+      layerButton.setFocusTraversable(false);
+      VBox lab = new VBox(layerButton);
+      lab.setAlignment(Pos.CENTER);
+      grid.add(lab, 0, l + 1);
+      for (int h = 0; h < heads; h++) {
+        Head head = new Head(l, h);
+        HeadThumbnail t = new HeadThumbnail(head);
+        t.setOnMouseClicked(e -> {
+          requestFocus();
+          if (e.isControlDown() || e.isShortcutDown() || e.isShiftDown()) {
+            vm.toggleInSelection(head);
+          } else {
+            vm.select(head);
+          }
+        });
+        t.power.setOnAction(e -> vm.toggleHead(head));
+        thumbs.put(head, t);
+        grid.add(t, h + 1, l + 1);
+      }
+    }
+    resize();
+    refreshImages();
+    refreshSwitches();
+    refreshSelection();
+    repaintCategories();
+    setFilter(visible);
+  }
+
+  /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */
+  private void resize() {
+    int heads = Math.max(1, vm.headsProperty().get());
+    int layers = Math.max(1, vm.layersProperty().get());
+    double width = scroll.getViewportBounds().getWidth();
+    double height = scroll.getViewportBounds().getHeight();
+    if (width <= 0) {
+      width = 560;
+    }
+    if (height <= 0) {
+      height = 600;
+    }
+    double byWidth = (width - 48 - heads * 14) / heads;
+    double byHeight = (height - 24 - layers * 22) / layers;
+    double size = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.min(byWidth, byHeight)));
+    thumbs.values().forEach(t -> t.setSize(size));
+  }
+
+  private void refreshImages() {
+    AttentionTrace t = vm.traceProperty().get();
+    HeadMask mask = vm.maskProperty().get();
+    thumbs.forEach((h, thumb) -> {
+      if (t == null || h.layer() >= t.layers() || h.head() >= t.heads()) {
+        thumb.setImage(null);
+        return;
+      }
+      float[][] m = Palette.pooled(t.map(h), THUMB_CELLS);
+      thumb.setImage(FxImages.heatmap(m, FxImages.max(m), mask.isOff(h)));
+    });
+  }
+
+  private void refreshSwitches() {
+    HeadMask mask = vm.maskProperty().get();
+    thumbs.forEach((h, t) -> t.setOff(mask.isOff(h)));
+    refreshImages();
+  }
+
+  private void refreshSelection() {
+    Head sel = vm.selectedProperty().get();
+    Set<Head> picked = vm.selectionProperty().get();
+    thumbs.forEach((h, t) -> {
+      t.setSelected(h.equals(sel));
+      t.setPicked(picked.contains(h));
+    });
+  }
+}

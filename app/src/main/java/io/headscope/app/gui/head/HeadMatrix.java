@@ -1,0 +1,116 @@
+package io.headscope.app.gui.head;
+
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import java.util.List;
+
+/**
+ * What the head view draws: one head's map, as weights or as norm-weighted attention, cut to a
+ * segment pair. Pure data: the same record feeds the window and the headless renderer.
+ *
+ * @param values [row][col] of the shown block
+ * @param rowTokens query tokens of the block; {@code rowOffset} is the first one's index in the input
+ * @param colTokens key tokens of the block
+ * @param max the largest value (the top of the colour scale)
+ */
+public record HeadMatrix(Head head, Display display, PairFilter filter, float[][] values,
+    List<String> rowTokens, List<String> colTokens, int rowOffset, int colOffset, float max) {
+
+  /** Which quantity a map shows (METHODS.md). */
+  public enum Display {
+    WEIGHTS("Attention weights A"),
+    NORMS("Norm-weighted ‖αf(x)‖");
+
+    private final String label;
+
+    Display(String label) {
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label;
+    }
+  }
+
+  /** Which segments the rows (queries) and columns (keys) come from; a is {@code [CLS] a [SEP]}. */
+  public enum PairFilter {
+    ALL("all tokens"), A_A("a → a"), A_B("a → b"), B_A("b → a"), B_B("b → b");
+
+    private final String label;
+
+    PairFilter(String label) {
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label;
+    }
+  }
+
+  /** Builds the matrix; a pair filter on a single sentence shows all tokens. */
+  public static HeadMatrix of(AttentionTrace t, Head h, Display display, PairFilter filter) {
+    float[][] full = display == Display.NORMS
+        ? normWeighted(t.map(h), t.valueNorms()[h.layer()][h.head()])
+        : t.map(h);
+    int n = full.length;
+    int b = t.encoding().secondStart();
+    PairFilter f = b < 0 ? PairFilter.ALL : filter;
+    int r0 = 0, r1 = n, c0 = 0, c1 = n;
+    switch (f) {
+      case A_A -> { r1 = b; c1 = b; }
+      case A_B -> { r1 = b; c0 = b; }
+      case B_A -> { r0 = b; c1 = b; }
+      case B_B -> { r0 = b; c0 = b; }
+      default -> { }
+    }
+    float[][] v = new float[r1 - r0][c1 - c0];
+    float max = 0;
+    for (int i = r0; i < r1; i++) {
+      for (int j = c0; j < c1; j++) {
+        v[i - r0][j - c0] = full[i][j];
+        max = Math.max(max, full[i][j]);
+      }
+    }
+    List<String> tokens = t.tokens();
+    return new HeadMatrix(h, display, f, v, tokens.subList(r0, r1), tokens.subList(c0, c1), r0, c0, max);
+  }
+
+  /**
+   * Kobayashi's norm-weighted attention, row-normalised: {@code N_ij = A_ij ||f(x_j)|| / sum_j (...)},
+   * so a row still sums to 1 and can be read beside the weights.
+   */
+  public static float[][] normWeighted(float[][] a, float[] norms) {
+    float[][] out = new float[a.length][];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = new float[a[i].length];
+      double sum = 0;
+      for (int j = 0; j < a[i].length; j++) {
+        out[i][j] = a[i][j] * norms[j];
+        sum += out[i][j];
+      }
+      for (int j = 0; j < a[i].length && sum > 0; j++) {
+        out[i][j] = (float) (out[i][j] / sum);
+      }
+    }
+    return out;
+  }
+
+  public int rows() {
+    return values.length;
+  }
+
+  public int cols() {
+    return values.length == 0 ? 0 : values[0].length;
+  }
+
+  /** The status line for the cell under the pointer, with both tokens named (indices into the input). */
+  public String describe(int row, int col) {
+    if (row < 0 || col < 0 || row >= rows() || col >= cols()) {
+      return "";
+    }
+    return String.format(java.util.Locale.ROOT, "%s  query %d \"%s\" → key %d \"%s\": %.4f",
+        head, rowOffset + row, rowTokens.get(row), colOffset + col, colTokens.get(col), values[row][col]);
+  }
+}

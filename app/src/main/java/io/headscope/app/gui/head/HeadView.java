@@ -1,0 +1,183 @@
+package io.headscope.app.gui.head;
+
+import io.headscope.app.gui.head.HeadMatrix.Display;
+import io.headscope.app.gui.head.HeadMatrix.PairFilter;
+import io.headscope.app.gui.render.Palette;
+import java.util.Locale;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.Node;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Slider;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+
+/** The selected head, large: heatmap with token axes and a colour scale, or BertViz-style lines. */
+public final class HeadView extends VBox {
+  private final HeadViewModel vm;
+  private final HeatmapPane heatmap = new HeatmapPane();
+  private final LinesPane lines = new LinesPane();
+  private final Canvas scale = new Canvas(180, 26);
+  private final Slider zoom = new Slider(0.5, 40, 16);
+  private final Label title = new Label("No head selected");
+  private final Label hover = new Label(" ");
+  private final ScrollPane heatScroll = new ScrollPane(heatmap);
+  private final TabPane tabs = new TabPane();
+  private boolean fitted;
+
+  public HeadView(HeadViewModel vm) {
+    this.vm = vm;
+    setId("head-view");
+    setSpacing(4);
+    setPadding(new Insets(4));
+    title.setStyle("-fx-font-weight: bold; -fx-font-size: 14px;");
+    title.setId("head-title");
+
+    ChoiceBox<Display> display = new ChoiceBox<>();
+    display.setId("display-choice");
+    display.getItems().setAll(Display.values());
+    display.valueProperty().bindBidirectional(vm.displayProperty());
+    ChoiceBox<PairFilter> filter = new ChoiceBox<>();
+    filter.setId("pair-filter");
+    filter.getItems().setAll(PairFilter.values());
+    filter.valueProperty().bindBidirectional(vm.filterProperty());
+    filter.disableProperty().bind(vm.pairProperty().not());
+    zoom.setPrefWidth(110);
+    zoom.valueProperty().addListener((o, a, b) -> redraw());
+    Button fit = new Button("Fit");
+    fit.setOnAction(e -> fit());
+    HBox controls = new HBox(6, new Label("Show"), display, new Label("Pair"), filter,
+        new Label("Zoom"), zoom, fit);
+    controls.setAlignment(Pos.CENTER_LEFT);
+    VBox bar = new VBox(3, title, controls);
+
+    heatScroll.setPannable(true);
+    heatmap.setOnMouseMoved(e -> {
+      int[] rc = heatmap.cellAt(e.getX(), e.getY());
+      vm.pointAt(rc[0], rc[1]);
+      heatmap.hover(rc[0], rc[1]);
+    });
+    heatmap.setOnMouseExited(e -> {
+      vm.pointAt(-1, -1);
+      heatmap.hover(-1, -1);
+    });
+    heatScroll.setOnScroll(e -> {
+      if (e.isControlDown()) {
+        zoom.setValue(zoom.getValue() * (e.getDeltaY() > 0 ? 1.15 : 1 / 1.15));
+        e.consume();
+      }
+    });
+    ScrollPane lineScroll = new ScrollPane(lines);
+    lines.setOnMouseMoved(e -> {
+      int[] t = lines.tokenAt(e.getX(), e.getY());
+      HeadMatrix m = vm.matrixProperty().get();
+      if (t == null || m == null) {
+        lines.highlight(-1, false);
+        vm.pointAtToken(-1);
+      } else {
+        lines.highlight(t[0], t[1] == 1);
+        vm.pointAtToken(t[1] == 0 ? m.rowOffset() + t[0] : -1);
+        if (t[1] == 1) {
+          vm.pointAt(-1, -1);
+        }
+      }
+    });
+    lines.setOnMouseExited(e -> lines.highlight(-1, false));
+    Tab heatTab = new Tab("Heatmap", heatScroll);
+    heatTab.setId("tab-heatmap");
+    Tab lineTab = new Tab("Lines (BertViz)", lineScroll);
+    lineTab.setId("tab-lines");
+    tabs.getTabs().addAll(heatTab, lineTab);
+    tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+    VBox.setVgrow(tabs, Priority.ALWAYS);
+
+    hover.setId("hover-label");
+    hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
+        ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
+    HBox foot = new HBox(8, scale, hover);
+    foot.setAlignment(Pos.CENTER_LEFT);
+    getChildren().addAll(bar, tabs, foot);
+
+    vm.matrixProperty().addListener((o, a, b) -> {
+      if (b != null && (a == null || a.rows() != b.rows())) {
+        fitted = false;
+      }
+      redraw();
+    });
+    heatScroll.viewportBoundsProperty().addListener((o, a, b) -> {
+      if (!fitted) {
+        redraw();
+      }
+    });
+    redraw();
+  }
+
+  /** Zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
+  public void fit() {
+    HeadMatrix m = vm.matrixProperty().get();
+    double w = heatScroll.getViewportBounds().getWidth();
+    double h = heatScroll.getViewportBounds().getHeight();
+    if (m == null || w <= 0 || h <= 0) {
+      return;
+    }
+    double cell = Math.min((w - HeatmapPane.LABEL - 6) / m.cols(), (h - HeatmapPane.LABEL - 6) / m.rows());
+    fitted = true;
+    zoom.setValue(Math.max(0.5, Math.min(40, cell)));
+    redraw();
+  }
+
+  private void redraw() {
+    HeadMatrix m = vm.matrixProperty().get();
+    if (!fitted && m != null && heatScroll.getViewportBounds().getWidth() > 0) {
+      fit();
+      return;
+    }
+    // a Canvas larger than about 8k pixels cannot be drawn: cap the zoom for long inputs
+    double cap = m == null ? 40 : 7900.0 / Math.max(m.rows(), m.cols());
+    heatmap.show(m, Math.min(zoom.getValue(), cap));
+    lines.show(m);
+    title.setText(m == null ? "No head selected" : "Head " + m.head() + "  (layer " + (m.head().layer() + 1)
+        + ", head " + (m.head().head() + 1) + ")");
+    drawScale(m);
+  }
+
+  private void drawScale(HeadMatrix m) {
+    GraphicsContext g = scale.getGraphicsContext2D();
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, scale.getWidth(), scale.getHeight());
+    double max = m == null ? 1 : m.max();
+    for (int x = 0; x < 120; x++) {
+      int argb = Palette.argb(x / 119.0 * max, max);
+      g.setFill(Color.rgb((argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF));
+      g.fillRect(30 + x, 2, 1, 12);
+    }
+    g.setStroke(Color.gray(0.5));
+    g.strokeRect(30, 2, 120, 12);
+    g.setFill(Color.BLACK);
+    g.setFont(javafx.scene.text.Font.font(10));
+    g.fillText("0", 20, 12);
+    g.fillText(String.format(Locale.ROOT, "%.2f", max), 153, 12);
+  }
+
+  /** The node a PNG export of the head view snapshots: the heatmap at its current zoom. */
+  public Node heatmapNode() {
+    return heatmap;
+  }
+
+  public Node linesNode() {
+    return lines;
+  }
+
+  public boolean showingLines() {
+    return tabs.getSelectionModel().getSelectedIndex() == 1;
+  }
+}

@@ -1,0 +1,55 @@
+package io.headscope.app.gui.main;
+
+import java.io.File;
+import java.nio.file.Path;
+import javafx.stage.DirectoryChooser;
+import javafx.stage.FileChooser;
+import javafx.stage.Window;
+
+/** The app's file dialogs; remembers the last folder. */
+public final class DialogFileAsker implements FileAsker {
+  private final Window owner;
+  private File lastDir = new File(System.getProperty("user.home"));
+
+  public DialogFileAsker(Window owner) {
+    this.owner = owner;
+  }
+
+  @Override
+  public Path save(String title, String extension, String suggestedName) {
+    FileChooser c = new FileChooser();
+    c.setTitle(title);
+    c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
+    c.setInitialFileName(suggestedName);
+    c.getExtensionFilters().add(new FileChooser.ExtensionFilter(extension.toUpperCase() + " files", "*." + extension));
+    return remember(c.showSaveDialog(owner));
+  }
+
+  @Override
+  public Path openFolder(String title) {
+    DirectoryChooser c = new DirectoryChooser();
+    c.setTitle(title);
+    c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
+    File f = c.showDialog(owner);
+    if (f != null) {
+      lastDir = f.getParentFile() != null ? f.getParentFile() : f;
+    }
+    return f == null ? null : f.toPath();
+  }
+
+  @Override
+  public Path openFile(String title) {
+    FileChooser c = new FileChooser();
+    c.setTitle(title);
+    c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
+    return remember(c.showOpenDialog(owner));
+  }
+
+  private Path remember(File f) {
+    if (f == null) {
+      return null;
+    }
+    lastDir = f.getParentFile();
+    return f.toPath();
+  }
+}

@@ -1,0 +1,13 @@
+package io.headscope.app.gui.main;
+
+import java.nio.file.Path;
+
+/** Asks the user for a file or folder (a dialog in the app; a fixed answer in UI tests). */
+public interface FileAsker {
+  /** @return the chosen path, or null when the user cancelled */
+  Path save(String title, String extension, String suggestedName);
+
+  Path openFolder(String title);
+
+  Path openFile(String title);
+}

@@ -1,0 +1,80 @@
+package io.headscope.app.gui.predict;
+
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.MaskPrediction.TokenProbability;
+import java.util.List;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Insets;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.VBox;
+
+/** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
+public final class PredictionsView extends ScrollPane {
+  private final MainViewModel vm;
+  private final VBox box = new VBox(8);
+
+  public PredictionsView(MainViewModel vm) {
+    this.vm = vm;
+    setId("predictions");
+    box.setPadding(new Insets(6));
+    setContent(box);
+    setFitToWidth(true);
+    vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> refresh());
+    vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
+    vm.traceProperty().addListener((o, a, b) -> refresh());
+    refresh();
+  }
+
+  private void refresh() {
+    box.getChildren().clear();
+    Label head = new Label("Predictions");
+    head.setStyle("-fx-font-weight: bold;");
+    box.getChildren().add(head);
+    List<PredictionRow> rows = vm.predictionsProperty();
+    if (rows.isEmpty() && vm.classesProperty().isEmpty()) {
+      var m = vm.modelProperty().get();
+      Label hint = new Label(m != null && !m.hasMaskedLmHead()
+          ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+      hint.setWrapText(true);
+      box.getChildren().add(hint);
+    }
+    for (PredictionRow r : rows) {
+      GridPane g = new GridPane();
+      g.setHgap(10);
+      g.setVgap(1);
+      Label t = new Label(r.title() + (r.changed() ? "  —  before → after" : ""));
+      t.setStyle("-fx-font-weight: bold;");
+      g.add(t, 0, 0, 4, 1);
+      for (int k = 0; k < r.before().size(); k++) {
+        TokenProbability b = r.before().get(k);
+        g.add(new Label((k + 1) + "."), 0, k + 1);
+        g.add(new Label(b.token() + "  " + PredictionRow.percent(b.probability())), 1, k + 1);
+        if (r.changed() && k < r.after().size()) {
+          TokenProbability a = r.after().get(k);
+          Label al = new Label("→  " + a.token() + "  " + PredictionRow.percent(a.probability()));
+          al.setStyle(a.token().equals(b.token()) ? "" : "-fx-text-fill: #d62728; -fx-font-weight: bold;");
+          al.setId("after-" + r.title().replaceAll("\\D", "") + "-" + (k + 1));
+          g.add(al, 2, k + 1);
+        }
+      }
+      Label s = new Label(r.summary());
+      s.setId("summary-" + r.title().replaceAll("\\D", ""));
+      s.setWrapText(true);
+      s.setStyle("-fx-text-fill: #444;");
+      g.add(s, 0, r.before().size() + 1, 4, 1);
+      box.getChildren().add(g);
+    }
+    if (!vm.classesProperty().isEmpty()) {
+      Label c = new Label("Classifier");
+      c.setStyle("-fx-font-weight: bold;");
+      box.getChildren().add(c);
+      for (ClassRow r : vm.classesProperty()) {
+        box.getChildren().add(new Label(r.label() + ": " + PredictionRow.percent(r.before())
+            + (Math.abs(r.after() - r.before()) > 0 ? " → " + PredictionRow.percent(r.after())
+            + " (" + PredictionRow.signedPoints(r.after() - r.before()) + ")" : "")));
+      }
+    }
+  }
+}

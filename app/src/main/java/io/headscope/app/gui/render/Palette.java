@@ -1,0 +1,87 @@
+package io.headscope.app.gui.render;
+
+/**
+ * The colour scale every heatmap uses, as ARGB ints so the window (WritableImage) and the headless
+ * renderer (BufferedImage) draw identical pixels: white at 0 through blue to near-black navy at max.
+ */
+public final class Palette {
+  private static final int[] STOPS = {0xFFFFFFFF, 0xFFC6DBEF, 0xFF6BAED6, 0xFF2171B5, 0xFF08306B};
+
+  private Palette() {}
+
+  /** The colour of {@code v} on a scale 0..max (values outside are clamped). */
+  public static int argb(double v, double max) {
+    double t = max <= 0 ? 0 : Math.max(0, Math.min(1, v / max));
+    double pos = t * (STOPS.length - 1);
+    int k = Math.min(STOPS.length - 2, (int) pos);
+    double f = pos - k;
+    int a = STOPS[k];
+    int b = STOPS[k + 1];
+    int r = (int) Math.round(((a >> 16) & 0xFF) * (1 - f) + ((b >> 16) & 0xFF) * f);
+    int g = (int) Math.round(((a >> 8) & 0xFF) * (1 - f) + ((b >> 8) & 0xFF) * f);
+    int bl = (int) Math.round((a & 0xFF) * (1 - f) + (b & 0xFF) * f);
+    return 0xFF000000 | (r << 16) | (g << 8) | bl;
+  }
+
+  /**
+   * A diverging scale for signed effects: red below zero (removing the head hurt), blue above (it
+   * helped), white at zero; clamped at {@code maxAbs}.
+   */
+  public static int diverging(double v, double maxAbs) {
+    double t = maxAbs <= 0 ? 0 : Math.max(-1, Math.min(1, v / maxAbs));
+    int target = t < 0 ? 0xB2182B : 0x2166AC;
+    double f = Math.abs(t);
+    int r = (int) Math.round(255 * (1 - f) + ((target >> 16) & 0xFF) * f);
+    int g = (int) Math.round(255 * (1 - f) + ((target >> 8) & 0xFF) * f);
+    int b = (int) Math.round(255 * (1 - f) + (target & 0xFF) * f);
+    return 0xFF000000 | (r << 16) | (g << 8) | b;
+  }
+
+  /** One pixel per cell, row-major, ready for {@code PixelWriter.setPixels} or {@code BufferedImage.setRGB}. */
+  public static int[] pixels(float[][] m, double max) {
+    int rows = m.length;
+    int cols = rows == 0 ? 0 : m[0].length;
+    int[] out = new int[rows * cols];
+    for (int i = 0; i < rows; i++) {
+      for (int j = 0; j < cols; j++) {
+        out[i * cols + j] = argb(m[i][j], max);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Shrinks a map to at most {@code side} cells a side by taking each block's maximum, so a 512-token
+   * thumbnail costs a 128 x 128 image and a thin diagonal or column still shows.
+   */
+  public static float[][] pooled(float[][] m, int side) {
+    int n = m.length;
+    int c = n == 0 ? 0 : m[0].length;
+    if (n <= side && c <= side) {
+      return m;
+    }
+    int rows = Math.min(n, side);
+    int cols = Math.min(c, side);
+    float[][] out = new float[rows][cols];
+    for (int i = 0; i < n; i++) {
+      int r = (int) ((long) i * rows / n);
+      for (int j = 0; j < c; j++) {
+        int k = (int) ((long) j * cols / c);
+        out[r][k] = Math.max(out[r][k], m[i][j]);
+      }
+    }
+    return out;
+  }
+
+  /** Greys a switched-off head's map so the grid shows at a glance what is off. */
+  public static int[] dimmed(int[] pixels) {
+    int[] out = new int[pixels.length];
+    for (int i = 0; i < pixels.length; i++) {
+      int p = pixels[i];
+      int grey = (((p >> 16) & 0xFF) + ((p >> 8) & 0xFF) + (p & 0xFF)) / 3;
+      grey = 160 + grey * 95 / 255;
+      out[i] = 0xFF000000 | (grey << 16) | (grey << 8) | grey;
+    }
+    return out;
+  }
+}

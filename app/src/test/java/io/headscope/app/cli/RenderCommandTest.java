@@ -1,0 +1,67 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.app.gui.render.Palette;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code headscope render} without any display: the PNGs exist and show the model's numbers. */
+class RenderCommandTest {
+  @TempDir static Path dir;
+  static Path tiny;
+
+  @BeforeAll
+  static void model() {
+    System.setProperty("java.awt.headless", "true");
+    tiny = TinyBert.create(2, 2, 5).writeTo(dir.resolve("tiny")).config().getParent();
+  }
+
+  @Test
+  void writesTheGridAndTheHeadWithOnePaletteColourPerCell() throws Exception {
+    Path out = dir.resolve("out");
+    int code = HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the cat sat .",
+        "--head", "2-1", "--cell", "10", "--out", out.toString());
+    assertThat(code).isZero();
+    assertThat(out.resolve("grid.png")).exists();
+    BufferedImage head = ImageIO.read(out.resolve("head-2-1.png").toFile());
+    try (BertModel m = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny))) {
+      AttentionTrace t = m.trace(m.encode("the cat sat .", null));
+      float[][] a = t.map(new Head(1, 0));
+      float max = 0;
+      for (float[] row : a) {
+        for (float v : row) {
+          max = Math.max(max, v);
+        }
+      }
+      int n = a.length;
+      assertThat(head.getWidth()).isEqualTo(100 + n * 10 + 10);
+      // the centre of cell (row 2, col 1) of the map: label margin 100, 10 px per cell
+      int rgb = head.getRGB(100 + 1 * 10 + 5, 100 + 2 * 10 + 5) & 0xFFFFFF;
+      assertThat(rgb).isEqualTo(Palette.argb(a[2][1], max) & 0xFFFFFF);
+    }
+  }
+
+  @Test
+  void refusesToOverwriteWithoutForceAndNamesTheFile() throws Exception {
+    Path out = dir.resolve("twice");
+    String[] args = {"render", "--model", tiny.toString(), "--text", "the dog .", "--out", out.toString()};
+    assertThat(HeadScopeCli.run(args)).isZero();
+    long before = Files.getLastModifiedTime(out.resolve("grid.png")).toMillis();
+    assertThat(HeadScopeCli.run(args)).isEqualTo(1);
+    assertThat(Files.getLastModifiedTime(out.resolve("grid.png")).toMillis()).isEqualTo(before);
+    assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the dog .", "--head", "9-1",
+        "--out", dir.resolve("bad").toString())).isEqualTo(1);
+    assertThat(dir.resolve("bad")).doesNotExist();
+  }
+}

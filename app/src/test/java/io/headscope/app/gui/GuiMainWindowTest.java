@@ -1,0 +1,192 @@
+package io.headscope.app.gui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.app.gui.exec.FxWorker;
+import io.headscope.app.gui.main.FileAsker;
+import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javafx.scene.control.Label;
+import javafx.scene.control.TextField;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** Real clicks on the real window, with a tiny model so each step is quick. Runs under Xvfb. */
+@ExtendWith(ApplicationExtension.class)
+class GuiMainWindowTest {
+  @TempDir static Path dir;
+  static Path tiny;
+  MainView view;
+  Path exportTarget;
+  Path folderAnswer;
+
+  @BeforeAll
+  static void writeModel() {
+    tiny = TinyBert.create(3, 4, 11).writeTo(dir.resolve("tiny")).config().getParent();
+  }
+
+  @Start
+  void start(Stage stage) {
+    view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
+    view.setFileAsker(new FileAsker() {
+      @Override
+      public Path save(String title, String extension, String suggestedName) {
+        return exportTarget;
+      }
+
+      @Override
+      public Path openFolder(String title) {
+        return folderAnswer;
+      }
+
+      @Override
+      public Path openFile(String title) {
+        return null;
+      }
+    });
+    stage.show();
+    view.viewModel().textAProperty().set("the cat sat .");
+    view.viewModel().loadModel(tiny.toString());
+  }
+
+  private MainViewModel vm() {
+    return view.viewModel();
+  }
+
+  private static void waitFor(BooleanSupplier condition) throws Exception {
+    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, condition::getAsBoolean);
+    WaitForAsyncUtils.waitForFxEvents();
+  }
+
+  private void type(FxRobot robot, String text) throws Exception {
+    robot.clickOn("#text-a");
+    robot.push(KeyCode.CONTROL, KeyCode.A).push(KeyCode.BACK_SPACE);
+    robot.write(text);
+    waitFor(() -> text.equals(((TextField) robot.lookup("#text-a").query()).getText()));
+  }
+
+  @Test
+  void typeSelectSwitchOffSeeThePredictionChangeAndExportTheMaps(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3);
+    type(robot, "the cat sat on the [MASK] .");
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("[MASK]")
+        && !vm().busyProperty().get());
+    assertThat(robot.lookup("#token-strip").queryAs(javafx.scene.layout.FlowPane.class).getChildren())
+        .hasSize(vm().traceProperty().get().tokens().size());
+
+    robot.clickOn("#thumb-2-3");
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    assertThat(robot.lookup("#head-title").queryAs(Label.class).getText()).contains("2-3");
+
+    robot.clickOn("#head-power");
+    waitFor(() -> vm().ablatedProperty().get() != null && vm().ablatedProperty().get().mask().isOff(new Head(1, 2))
+        && !vm().busyProperty().get());
+    int position = vm().traceProperty().get().tokens().indexOf("[MASK]");
+    Label summary = robot.lookup("#summary-" + position).queryAs(Label.class);
+    assertThat(summary.getText()).contains("KL", "→");
+    assertThat(vm().predictionsProperty().get(0).changed()).isTrue();
+    assertThat(robot.lookup("#power-2-3").queryAs(javafx.scene.control.ToggleButton.class).getText()).isEqualTo("OFF");
+
+    exportTarget = dir.resolve("attention.json");
+    robot.clickOn("Export").clickOn("Attention JSON…");
+    waitFor(() -> Files.exists(exportTarget));
+    JsonNode json = new ObjectMapper().readTree(exportTarget.toFile());
+    AttentionTrace t = vm().traceProperty().get();
+    assertThat(json.get("layers").asInt()).isEqualTo(3);
+    assertThat(json.get("tokens").get(position).asText()).isEqualTo("[MASK]");
+    assertThat((float) json.get("attention").get(1).get(2).get(position).get(1).asDouble())
+        .isEqualTo(t.attention()[1][2][position][1]);
+
+    exportTarget = dir.resolve("grid.png");
+    robot.clickOn("Export").clickOn("Grid as PNG…");
+    waitFor(() -> Files.exists(exportTarget));
+    java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
+    assertThat(png.getWidth()).isGreaterThan(100);
+    assertThat(png.getHeight()).isGreaterThan(100);
+  }
+
+  @Test
+  void typingIsDebouncedSoTheModelRunsOncePerPauseNotPerKey(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    int[] runs = {0};
+    robot.interact(() -> vm().traceProperty().addListener((o, a, b) -> runs[0]++));
+    String text = "the dog ran to the house .";
+    type(robot, text);
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("house")
+        && !vm().busyProperty().get());
+    Thread.sleep(500);
+    assertThat(runs[0]).isLessThan(text.length() / 3);
+  }
+
+  @Test
+  void aFolderThatIsNotAModelShowsADialogAndThePreviousModelStaysUsable(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    folderAnswer = Files.createDirectories(dir.resolve("not-a-model"));
+    robot.clickOn("Model").clickOn("Open Hugging Face folder…");
+    waitFor(() -> robot.lookup(".dialog-pane").tryQuery().isPresent());
+    javafx.scene.control.DialogPane pane = robot.lookup(".dialog-pane").queryAs(javafx.scene.control.DialogPane.class);
+    assertThat(pane.getContentText()).contains("has no config.json");
+    robot.clickOn("OK");
+    assertThat(vm().layersProperty().get()).isEqualTo(3);
+    robot.clickOn("#thumb-1-2");
+    robot.clickOn("#head-power");
+    waitFor(() -> vm().ablatedProperty().get() != null && vm().ablatedProperty().get().mask().isOff(new Head(0, 1)));
+  }
+
+  @Test
+  void aLayerButtonSwitchesTheWholeLayerAndAllHeadsOnUndoesIt(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3 && !vm().busyProperty().get());
+    type(robot, "a big dog ran [MASK] .");
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("dog"));
+    robot.clickOn("#layer-3");
+    waitFor(() -> vm().maskProperty().get().off().size() == 4);
+    for (int h = 1; h <= 4; h++) {
+      assertThat(robot.lookup("#power-3-" + h).queryAs(javafx.scene.control.ToggleButton.class).getText())
+          .isEqualTo("OFF");
+    }
+    robot.clickOn("#all-on");
+    waitFor(() -> vm().maskProperty().get().isEmpty());
+  }
+
+  @Test
+  void ctrlClickPicksSeveralHeadsAndXSwitchesThemOff(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.press(KeyCode.CONTROL).clickOn("#thumb-1-1").clickOn("#thumb-2-2").release(KeyCode.CONTROL);
+    waitFor(() -> vm().selectionProperty().get().size() == 2);
+    robot.type(KeyCode.X);
+    waitFor(() -> vm().maskProperty().get().off().size() == 2);
+    assertThat(vm().maskProperty().get().off()).containsExactlyInAnyOrder(new Head(0, 0), new Head(1, 1));
+  }
+
+  @Test
+  void theSweepRunsInTheBackgroundAndAClickOnItsHeatmapSelectsThatHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.clickOn("#tab-sweep");
+    robot.clickOn("#sweep-run");
+    waitFor(() -> robot.lookup("#sweep-canvas").query().getBoundsInLocal().getHeight() > 50);
+    javafx.scene.Node canvas = robot.lookup("#sweep-canvas").query();
+    javafx.geometry.Bounds b = canvas.localToScreen(canvas.getBoundsInLocal());
+    // layer 3, head 2: the canvas puts 34 px of labels left and 20 px on top; cells are square
+    double cell = (b.getHeight() - 20 - 6) / 3;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 34 + 1.5 * cell, b.getMinY() + 20 + 2.5 * cell)).clickOn();
+    waitFor(() -> new Head(2, 1).equals(vm().selectedProperty().get()));
+  }
+}
