@@ -25,12 +25,21 @@ final class ModelOptions {
     if (gelu != null) {
       io.headscope.model.BertConfig.Gelu.of(gelu);
     }
-    var files = ModelRepository.standard().offline(offline).resolve(model, (stage, f) -> {
-      if (f >= 0 && f < 1) {
-        System.err.println("headscope: " + stage + "...");
+    // The display starts with the first event, so a cached model (no download, no conversion) prints nothing.
+    ProgressDisplay[] display = {null};
+    try {
+      var files = ModelRepository.standard().offline(offline).resolve(model, (stage, f) -> {
+        if (display[0] == null) {
+          display[0] = ProgressDisplay.start("model");
+        }
+        display[0].progress(stage, f);
+      });
+      return BertModel.load(files, gelu);
+    } finally {
+      if (display[0] != null) {
+        display[0].close();
       }
-    });
-    return BertModel.load(files, gelu);
+    }
   }
 
   static void requireText(String text, String option) {
