@@ -71,5 +71,33 @@ final class AblateCommand implements Callable<Integer> {
     System.err.printf(Locale.ROOT, "headscope: removing %s hurts most (%+.4f); %d head(s) help when removed%s%n",
         worst, r.deltaLogprob(worst.layer(), worst.head()), t.helpfulHeads().size(),
         t.helpfulHeads().isEmpty() ? "" : " (best: " + t.helpfulHeads().get(0) + ")");
+    System.err.print(grid(t));
+  }
+
+  /**
+   * The layers x heads table of deltas at a glance (the CSV has every number): one row per layer,
+   * the sum of its heads' deltas, and with --layers the whole layer's own delta.
+   */
+  static String grid(AblationTable t) {
+    AblationResult r = t.result();
+    StringBuilder b = new StringBuilder("headscope: change in log-probability when one head is off "
+        + "(rows: layers, columns: heads; negative = the head helped)\n");
+    b.append(String.format(Locale.ROOT, "%5s", "L\\H"));
+    for (int h = 1; h <= r.heads(); h++) {
+      b.append(String.format(Locale.ROOT, " %7d", h));
+    }
+    b.append(String.format(Locale.ROOT, " | %7s%s%n", "sum", r.hasLayers() ? String.format(Locale.ROOT, " %7s", "layer") : ""));
+    for (int l = 0; l < r.layers(); l++) {
+      b.append(String.format(Locale.ROOT, "%5d", l + 1));
+      for (int h = 0; h < r.heads(); h++) {
+        b.append(String.format(Locale.ROOT, " %+7.3f", r.deltaLogprob(l, h)));
+      }
+      b.append(String.format(Locale.ROOT, " | %+7.3f", t.layerTotals()[l]));
+      if (r.hasLayers()) {
+        b.append(String.format(Locale.ROOT, " %+7.3f", r.layerLogprob()[l] - r.baselineLogprob()));
+      }
+      b.append('\n');
+    }
+    return b.toString();
   }
 }
