@@ -44,7 +44,7 @@ final class AblateCommand implements Callable<Integer> {
   public Integer call() {
     inputs.check();
     HeadMask.Mode m = HeadMask.Mode.parse(mode);
-    InputOptions.checkOutput(out, force);
+    Output.checkWritable(out, force);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert);

@@ -13,11 +13,7 @@ import picocli.CommandLine.Option;
     description = "Every head's attention map and value-vector norms for one input, as JSON "
         + "(attention[layer][head][query][key], valueNorms[layer][head][token]; 0-based).")
 final class AttentionCommand implements Callable<Integer> {
-  @Option(names = "--text", required = true, paramLabel = "TEXT", description = "The sentence (segment a).")
-  String text;
-
-  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b).")
-  String pair;
+  @Mixin TextOptions sentence;
 
   @Option(names = "--out", paramLabel = "FILE", description = "Write the JSON here instead of stdout.")
   Path out;
@@ -29,12 +25,10 @@ final class AttentionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ModelOptions.requireText(text, "--text");
-    if (pair != null) {
-      ModelOptions.requireText(pair, "--pair");
-    }
+    sentence.check();
+    Output.checkWritable(out, force);
     try (BertModel m = model.open()) {
-      AttentionTrace t = m.trace(m.encode(text, pair));
+      AttentionTrace t = m.trace(m.encode(sentence.text, sentence.pair));
       Warnings.truncation(t.encoding());
       Output.write(out, force, o -> JsonExport.attention(t, o));
     }

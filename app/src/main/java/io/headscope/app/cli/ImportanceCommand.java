@@ -42,7 +42,7 @@ final class ImportanceCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     inputs.check();
-    InputOptions.checkOutput(out, force);
+    Output.checkWritable(out, force);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert);

@@ -70,18 +70,4 @@ final class InputOptions {
     }
     return out;
   }
-
-  /**
-   * Refuses an existing output (without --force) before the work, not after it; the file itself is
-   * written atomically at the end.
-   */
-  static void checkOutput(Path out, boolean force) {
-    Path abs = out.toAbsolutePath().normalize();
-    if (Files.exists(abs) && !force) {
-      throw new HeadScopeException(out + " already exists; use --force to overwrite it.");
-    }
-    if (abs.getParent() == null || !Files.isDirectory(abs.getParent())) {
-      throw new HeadScopeException("Cannot write " + out + ": the folder " + abs.getParent() + " does not exist.");
-    }
-  }
 }

@@ -17,11 +17,7 @@ import picocli.CommandLine.Option;
     description = "Masked-LM predictions at every [MASK], optionally with heads switched off "
         + "(then also the intact model's predictions and what changed).")
 final class PredictCommand implements Callable<Integer> {
-  @Option(names = "--text", required = true, paramLabel = "TEXT", description = "A sentence with [MASK].")
-  String text;
-
-  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b).")
-  String pair;
+  @Mixin TextOptions sentence;
 
   @Option(names = "--disable", paramLabel = "HEADS",
       description = "Heads to switch off, 1-based layer-head, comma-separated: 5-4,8-10; 7 or 7-* is all of layer 7.")
@@ -44,10 +40,8 @@ final class PredictCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ModelOptions.requireText(text, "--text");
-    if (pair != null) {
-      ModelOptions.requireText(pair, "--pair");
-    }
+    sentence.check();
+    Output.checkWritable(out, force);
     if (top < 1 || top > 1000) {
       throw new HeadScopeException("--top must be between 1 and 1000, got " + top + ".");
     }
@@ -57,7 +51,7 @@ final class PredictCommand implements Callable<Integer> {
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {
         throw new HeadScopeException(bert.name() + " has no masked-LM head (a bare BertModel): nothing to predict.");
       }
-      Encoding input = bert.encode(text, pair);
+      Encoding input = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(input);
       if (bert.hasMaskedLmHead()
           && java.util.Arrays.stream(input.ids()).noneMatch(id -> id == bert.tokenizer().maskId())
