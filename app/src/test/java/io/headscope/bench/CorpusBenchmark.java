@@ -10,7 +10,9 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -31,8 +33,8 @@ public final class CorpusBenchmark {
     try (BertModel model = BertModel.load(
         ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE))) {
       int n = corpus.inputs().size();
-      System.out.printf(Locale.ROOT, "%s: %d inputs, batch %d, %d cores, median of %d runs%n",
-          name, n, batch, Runtime.getRuntime().availableProcessors(), runs);
+      System.out.printf(Locale.ROOT, "%s: %d inputs, batch %d, %d cores, median of %d runs; load average %.2f%n",
+          name, n, batch, Runtime.getRuntime().availableProcessors(), runs, load());
       CorpusAnalysis analysis = new CorpusAnalysis(model, new HeadClassifier(), batch);
       analysis.run(corpus, CorpusAnalysis.Progress.NONE, () -> false); // warm-up
       List<Double> whole = new ArrayList<>();
@@ -47,9 +49,12 @@ public final class CorpusBenchmark {
         classify.add(parts[1]);
       }
       double w = median(whole);
-      System.out.printf(Locale.ROOT, "classify corpus: %.2f s, %.1f inputs/s%n", w, n / w);
+      System.out.printf(Locale.ROOT, "classify corpus: %.2f s, %.1f inputs/s (runs from %.2f to %.2f s)%n", w, n / w,
+          Collections.min(whole), Collections.max(whole));
       System.out.printf(Locale.ROOT, "  of which forward passes (trace, batched): %.2f s%n", median(forward));
       System.out.printf(Locale.ROOT, "  of which classifier (144 maps per input): %.2f s%n", median(classify));
+      // the machine is shared: a load well above the core count means the figures are slowed by others
+      System.out.printf(Locale.ROOT, "load average at the end: %.2f%n", load());
     }
   }
 
@@ -70,6 +75,11 @@ public final class CorpusBenchmark {
       cls += (t2 - t1) / 1e9;
     }
     return new double[] {fwd, cls};
+  }
+
+  /** The system's one-minute load average (-1 where the platform has none). */
+  static double load() {
+    return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
   }
 
   static double median(List<Double> xs) {

@@ -36,7 +36,7 @@ public final class HeadCsv {
       "majority", "top_types", "top_tokens",
       "entropy", "previous", "next", "self",
       "cls", "sep", "punct", "other", "norm_cls", "norm_sep", "norm_punct", "norm_other",
-      "mean_value_norm", "inputs");
+      "mean_value_norm", "inputs", "vertical_focus");
 
   private static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder()
       .setHeader(HEADER.toArray(String[]::new)).setRecordSeparator("\n").get();
@@ -67,6 +67,7 @@ public final class HeadCsv {
       row.addAll(nums(s.entropy(), s.previous(), s.next(), s.self(), s.cls(), s.sep(), s.punct(), s.other(),
           s.normCls(), s.normSep(), s.normPunct(), s.normOther(), s.meanValueNorm()));
       row.add(h.inputs());
+      row.add(num(h.verticalFocus()));
       p.printRecord(row);
     }
     p.flush();
@@ -91,7 +92,7 @@ public final class HeadCsv {
       String tokens = r.get("top_tokens");
       out.add(new HeadSummary(new Head(Integer.parseInt(r.get("layer")) - 1, Integer.parseInt(r.get("head")) - 1),
           Integer.parseInt(r.get("inputs")), HeadPattern.parse(r.get("category")), d(r, "confidence"),
-          d(r, "vertical"), d(r, "diagonal"), d(r, "block"), d(r, "heterogeneous"), shares,
+          d(r, "vertical"), d(r, "vertical_focus"), d(r, "diagonal"), d(r, "block"), d(r, "heterogeneous"), shares,
           HeadPattern.parse(r.get("majority")),
           tokens.isEmpty() ? List.of() : Arrays.asList(tokens.split(" ")), s));
     }

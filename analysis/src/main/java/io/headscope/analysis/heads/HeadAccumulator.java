@@ -11,7 +11,7 @@ import java.util.Map;
 public final class HeadAccumulator {
   private final Head head;
   private final int[] counts = new int[HeadPattern.values().length];
-  private final double[] scores = new double[4];
+  private final double[] scores = new double[5];
   private final double[] stats = new double[HeadStats.FIELDS];
   private final Map<String, Integer> topTokens = new HashMap<>();
   private int inputs;
@@ -30,6 +30,7 @@ public final class HeadAccumulator {
     scores[1] += s.diagonal();
     scores[2] += s.block();
     scores[3] += s.heterogeneous();
+    scores[4] += s.verticalFocus();
     double[] a = s.stats().toArray();
     for (int i = 0; i < a.length; i++) {
       stats[i] += a[i];
@@ -60,10 +61,11 @@ public final class HeadAccumulator {
     double v = scores[0] / inputs;
     double d = scores[1] / inputs;
     double b = scores[2] / inputs;
-    Thresholds.Decision decision = t.decide(v, d, b);
+    double f = scores[4] / inputs;
+    Thresholds.Decision decision = t.decide(v, f, d, b);
     List<String> top = new ArrayList<>(topTokens.keySet());
     top.sort((x, y) -> topTokens.get(y) - topTokens.get(x) != 0 ? topTokens.get(y) - topTokens.get(x) : x.compareTo(y));
-    return new HeadSummary(head, inputs, decision.category(), decision.confidence(), v, d, b, scores[3] / inputs,
+    return new HeadSummary(head, inputs, decision.category(), decision.confidence(), v, f, d, b, scores[3] / inputs,
         shares, majority, top.subList(0, Math.min(2, top.size())), HeadStats.fromArray(mean));
   }
 }

@@ -60,7 +60,6 @@ public final class HeadClassifier {
     double[] weight = new double[4];
     double[] normShare = new double[4];
     double entropy = 0;
-    double within = 0;
     double smooth = SMOOTH / n;
     for (int i = 0; i < n; i++) {
       float[] row = map[i];
@@ -76,9 +75,6 @@ public final class HeadClassifier {
         double w = a * norms[j];
         rowTypes[t] += w;
         rowNorm += w;
-        if (in.segments[j] == in.segments[i]) {
-          within += a;
-        }
       }
       for (int k = -1; k <= 1; k++) {
         if (i + k >= 0 && i + k < n) {
@@ -115,16 +111,19 @@ public final class HeadClassifier {
         top2 = j;
       }
     }
+    boolean[] top = new boolean[n];
+    top[top1] = true;
     List<String> topColumns = new ArrayList<>(2);
     topColumns.add(in.tokens.get(top1));
     double verticalMass = colMean[top1];
     if (top2 >= 0 && colMean[top2] >= thresholds.secondColumn()) {
+      top[top2] = true;
       topColumns.add(in.tokens.get(top2));
       verticalMass += colMean[top2];
     }
     double vertical = aboveUniform(verticalMass, topColumns.size() / (double) n);
-
-    double diagonal = aboveUniform((offset[0] + offset[1] + offset[2]) / n, in.uniformBand);
+    double focus = verticalFocus(map, top);
+    double diagonal = diagonalBeyondColumns(map, top, in.segments);
     int dominant = 0;
     if (offset[0] > offset[dominant + 1]) {
       dominant = -1;
@@ -132,20 +131,128 @@ public final class HeadClassifier {
     if (offset[2] > offset[dominant + 1]) {
       dominant = 1;
     }
-
-    double block = 0;
-    if (in.pair) {
-      block = aboveUniform(within / n, in.uniformWithin);
-    }
+    double block = in.pair ? blockBeyondDistance(map, top, in.segments) : 0;
     double heterogeneous = 1 - Math.max(vertical, Math.max(diagonal, block));
 
     HeadStats stats = new HeadStats(entropy / n,
         n > 1 ? offset[0] / (n - 1) : 0, n > 1 ? offset[2] / (n - 1) : 0, offset[1] / n,
         weight[0], weight[1], weight[2], weight[3], meanNorm,
         normShare[0], normShare[1], normShare[2], normShare[3]);
-    Thresholds.Decision d = thresholds.decide(vertical, diagonal, block);
-    return new HeadScore(head, d.category(), d.confidence(), vertical, diagonal, block, heterogeneous,
+    Thresholds.Decision d = thresholds.decide(vertical, focus, diagonal, block);
+    return new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block, heterogeneous,
         topColumns, dominant, stats);
+  }
+
+  /**
+   * Of the cells that stand out in their row (at least {@link Thresholds#SALIENT} of the row's
+   * largest weight), the share that lies in the top columns. A column over a diffuse background that
+   * other cells rival scores low even when its mean weight is high: what the eye sees as "not only
+   * the column".
+   */
+  static double verticalFocus(float[][] map, boolean[] top) {
+    int salient = 0;
+    int inTop = 0;
+    for (float[] row : map) {
+      float max = 0;
+      for (float a : row) {
+        max = Math.max(max, a);
+      }
+      double floor = Thresholds.SALIENT * max;
+      for (int j = 0; j < row.length; j++) {
+        if (row[j] >= floor) {
+          salient++;
+          inTop += top[j] ? 1 : 0;
+        }
+      }
+    }
+    return salient == 0 ? 0 : inTop / (double) salient;
+  }
+
+  /**
+   * The band ({@code |i - j| <= 1}) outside the top columns: per row, the band's share of the weight
+   * the top columns leave, averaged over rows and corrected for chance (a row uniform over its own
+   * segment's other columns, so a block map is not diagonal), then multiplied by the mean weight left.
+   * A faint band under a strong column scores low (the eye does not see it); the same band under a
+   * weaker column scores as a diagonal.
+   */
+  static double diagonalBeyondColumns(float[][] map, boolean[] top, long[] segments) {
+    int n = map.length;
+    double share = 0;
+    double chance = 0;
+    double left = 0;
+    int rows = 0;
+    for (int i = 0; i < n; i++) {
+      float[] row = map[i];
+      double rest = 0;
+      double band = 0;
+      int own = 0;
+      int ownBand = 0;
+      for (int j = 0; j < n; j++) {
+        if (top[j]) {
+          continue;
+        }
+        rest += row[j];
+        boolean inBand = Math.abs(i - j) <= 1;
+        if (inBand) {
+          band += row[j];
+        }
+        if (segments[j] == segments[i]) {
+          own++;
+          ownBand += inBand ? 1 : 0;
+        }
+      }
+      left += rest;
+      if (rest > 1e-9) {
+        rows++;
+        share += band / rest;
+        chance += own == 0 ? 1 : ownBand / (double) own;
+      }
+    }
+    if (rows == 0) {
+      return 0;
+    }
+    return aboveUniform(share / rows, chance / rows) * left / n;
+  }
+
+  /**
+   * Attention kept within the query's own segment, beyond what its distances explain. Local heads
+   * also stay mostly within a segment (near tokens usually share it), so each row's weight at each
+   * distance {@code d} is compared with the same weight spread evenly over the (one or two) cells at
+   * that distance, {@code i - d} and {@code i + d}; top columns are left out. 0 is "no more within
+   * the segment than the distances predict", 1 "all of it within, wherever the distances pointed".
+   */
+  static double blockBeyondDistance(float[][] map, boolean[] top, long[] segments) {
+    int n = map.length;
+    double observed = 0;
+    double expected = 0;
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+      float[] row = map[i];
+      for (int d = 1; d < n; d++) {
+        double mass = 0;
+        double within = 0;
+        int cells = 0;
+        int same = 0;
+        for (int side = -1; side <= 1; side += 2) {
+          int j = i + side * d;
+          if (j < 0 || j >= n || top[j]) {
+            continue;
+          }
+          cells++;
+          mass += row[j];
+          if (segments[j] == segments[i]) {
+            same++;
+            within += row[j];
+          }
+        }
+        if (cells > 0) {
+          observed += within;
+          expected += mass * same / cells;
+          total += mass;
+        }
+      }
+    }
+    return total <= 0 ? 0 : aboveUniform(observed / total, expected / total);
   }
 
   /**
@@ -161,14 +268,8 @@ public final class HeadClassifier {
     return Math.max(0, Math.min(1, (mass - u) / (1 - u)));
   }
 
-  /**
-   * What every head of one input shares: token types, segments, and the chance levels: the
-   * within-segment share of a uniform map, and the band share ({@code |i - j| <= 1}) of a map whose
-   * rows are uniform over their own segment (over the whole input for one sentence), so that a block
-   * map does not count as diagonal.
-   */
-  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, double uniformWithin,
-      double uniformBand) {
+  /** What every head of one input shares: its tokens, their types and segments. */
+  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair) {
     static MapInput of(AttentionTrace t) {
       return of(t.tokens(), t.encoding().segments());
     }
@@ -176,26 +277,12 @@ public final class HeadClassifier {
     static MapInput of(List<String> tokens, long[] segments) {
       int n = tokens.size();
       int[] types = new int[n];
-      int second = 0;
+      boolean pair = false;
       for (int j = 0; j < n; j++) {
         types[j] = TokenType.of(tokens.get(j)).ordinal();
-        if (segments[j] != segments[0]) {
-          second++;
-        }
+        pair |= segments[j] != segments[0];
       }
-      boolean pair = second > 0;
-      double first = n - second;
-      double within = n == 0 ? 1 : (first * first + (double) second * second) / ((double) n * n);
-      double band = 0;
-      for (int i = 0; i < n; i++) {
-        double own = segments[i] == segments[0] ? first : second;
-        int cells = 0;
-        for (int j = Math.max(0, i - 1); j <= Math.min(n - 1, i + 1); j++) {
-          cells += segments[j] == segments[i] ? 1 : 0;
-        }
-        band += cells / own;
-      }
-      return new MapInput(tokens, types, segments, pair, within, n == 0 ? 1 : band / n);
+      return new MapInput(tokens, types, segments, pair);
     }
   }
 }

@@ -12,9 +12,10 @@ import java.util.List;
  * @param confidence how far the deciding scores are past their thresholds: 0.5 on the boundary, 1
  *     for a perfect example (see {@link Thresholds#decide})
  * @param vertical the weight on the one or two most-attended columns, above chance
- * @param diagonal the weight on offsets -1, 0 and +1, above chance
+ * @param verticalFocus of the cells that stand out in their row, the share in those columns
+ * @param diagonal the weight on offsets -1, 0 and +1 outside the top columns, above chance
  * @param block pairs only (0 for one sentence): the weight kept within the query's own segment,
- *     above what a uniform map would keep, scaled to [0,1]
+ *     beyond what the distances it attends at would keep, scaled to [0,1]
  * @param heterogeneous {@code 1 - max(vertical, diagonal, block)}: how much no simple pattern explains
  * @param topColumns the one or two most-attended key tokens, most attended first
  * @param dominantOffset the offset in {-1, 0, +1} with the most weight (previous, self, next)
@@ -25,6 +26,7 @@ public record HeadScore(
     HeadPattern category,
     double confidence,
     double vertical,
+    double verticalFocus,
     double diagonal,
     double block,
     double heterogeneous,

@@ -12,6 +12,7 @@ import java.util.Map;
  * @param category the rule of {@link Thresholds} applied to the mean scores
  * @param confidence its confidence on the mean scores
  * @param vertical mean vertical score over the inputs
+ * @param verticalFocus mean vertical focus
  * @param diagonal mean diagonal score
  * @param block mean block score (0 for single sentences)
  * @param heterogeneous mean heterogeneous score
@@ -26,6 +27,7 @@ public record HeadSummary(
     HeadPattern category,
     double confidence,
     double vertical,
+    double verticalFocus,
     double diagonal,
     double block,
     double heterogeneous,

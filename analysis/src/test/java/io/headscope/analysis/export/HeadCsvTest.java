@@ -76,6 +76,7 @@ class HeadCsvTest {
       assertThat(b.topTokens()).isEqualTo(a.topTokens());
       assertThat(b.vertical()).isCloseTo(a.vertical(), within(1e-6));
       assertThat(b.block()).isCloseTo(a.block(), within(1e-6));
+      assertThat(b.verticalFocus()).isCloseTo(a.verticalFocus(), within(1e-6));
       for (HeadPattern p : HeadPattern.values()) {
         assertThat(b.share(p)).isCloseTo(a.share(p), within(1e-6));
       }
@@ -97,7 +98,7 @@ class HeadCsvTest {
     assertThat(lines.get(0)).isEqualTo("layer,head,category,confidence,vertical,diagonal,block,heterogeneous,"
         + "share_vertical,share_diagonal,share_vertical_diagonal,share_block,share_heterogeneous,majority,"
         + "top_types,top_tokens,entropy,previous,next,self,cls,sep,punct,other,norm_cls,norm_sep,norm_punct,"
-        + "norm_other,mean_value_norm,inputs");
+        + "norm_other,mean_value_norm,inputs,vertical_focus");
     assertThat(lines.get(1)).startsWith("1,1,");
     assertThat(lines.get(6)).startsWith("2,3,");
   }

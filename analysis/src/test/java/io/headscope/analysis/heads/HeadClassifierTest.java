@@ -36,7 +36,8 @@ class HeadClassifierTest {
   void shiftedIdentityIsDiagonalWithItsOffset(int shift, int expectedOffset) {
     HeadScore s = score(Maps.shifted(14, shift), Maps.SENTENCE);
     assertThat(s.category()).isEqualTo(HeadPattern.DIAGONAL);
-    assertThat(s.diagonal()).isCloseTo(1.0, within(1e-9));
+    // the band outside the top column: every row's weight but the column's, 1 - 1/14 or 1 - 2/14
+    assertThat(s.diagonal()).isBetween(1 - 2.0 / 14 - 1e-6, 1 - 1.0 / 14 + 1e-6);
     assertThat(s.dominantOffset()).isEqualTo(expectedOffset);
     assertThat(s.vertical()).isLessThan(0.2);
   }
@@ -78,6 +79,53 @@ class HeadClassifierTest {
   @Test
   void aBlockMapHasNoDiagonalScore() {
     assertThat(score(Maps.block(Maps.segments(Maps.PAIR)), Maps.PAIR).diagonal()).isCloseTo(0.0, within(1e-6));
+  }
+
+  @Test
+  void aLocalHeadInAPairIsNotABlock() {
+    // each row spread over i-2..i+2: nearly all within its own segment, but only because it is near
+    int n = Maps.PAIR.size();
+    float[][] a = new float[n][n];
+    for (int i = 0; i < n; i++) {
+      int lo = Math.max(0, i - 2);
+      int hi = Math.min(n - 1, i + 2);
+      for (int j = lo; j <= hi; j++) {
+        a[i][j] = 1f / (hi - lo + 1);
+      }
+    }
+    HeadScore s = score(a, Maps.PAIR);
+    assertThat(s.block()).isLessThan(0.2);
+    assertThat(s.category()).isNotEqualTo(HeadPattern.BLOCK);
+  }
+
+  @Test
+  void aColumnThatOtherCellsRivalHasLowFocus() {
+    // every row: 0.4 on [SEP], the rest on one other word per row (as strong as the column in half the rows)
+    int n = Maps.SENTENCE.size();
+    float[][] a = new float[n][n];
+    for (int i = 0; i < n; i++) {
+      a[i][13] = 0.4f;
+      a[i][(i + 5) % 13] += 0.6f;
+    }
+    HeadScore s = score(a, Maps.SENTENCE);
+    assertThat(s.vertical()).isGreaterThan(Thresholds.DEFAULT.vertical());
+    assertThat(s.verticalFocus()).isCloseTo(0.5, within(0.01));
+    float[][] clean = Maps.vertical(n, 13);
+    assertThat(score(clean, Maps.SENTENCE).verticalFocus()).isCloseTo(1.0, within(1e-9));
+  }
+
+  @Test
+  void aFaintBandUnderADominantColumnIsNotDiagonal() {
+    // 0.95 on [SEP], 0.05 on the previous token: the band is there but nobody sees it
+    int n = Maps.SENTENCE.size();
+    float[][] a = new float[n][n];
+    for (int i = 0; i < n; i++) {
+      a[i][13] += 0.95f;
+      a[i][Math.max(0, i - 1)] += 0.05f;
+    }
+    HeadScore s = score(a, Maps.SENTENCE);
+    assertThat(s.diagonal()).isLessThan(0.06);
+    assertThat(s.category()).isEqualTo(HeadPattern.VERTICAL);
   }
 
   @Test
@@ -170,15 +218,17 @@ class HeadClassifierTest {
 
   @ParameterizedTest
   @CsvSource({
-    "0.9, 0.0, 0.0, VERTICAL",
-    "0.0, 0.9, 0.0, DIAGONAL",
-    "0.45, 0.45, 0.0, VERTICAL_DIAGONAL",
-    "0.1, 0.1, 0.9, BLOCK",
-    "0.2, 0.2, 0.2, HETEROGENEOUS",
-    "0.6, 0.6, 0.6, VERTICAL_DIAGONAL"
+    "0.9, 0.9, 0.0, 0.0, VERTICAL",
+    "0.9, 0.1, 0.0, 0.0, HETEROGENEOUS",
+    "0.0, 0.0, 0.9, 0.0, DIAGONAL",
+    "0.45, 0.1, 0.45, 0.0, VERTICAL_DIAGONAL",
+    "0.1, 0.1, 0.1, 0.9, BLOCK",
+    "0.2, 0.9, 0.2, 0.2, HETEROGENEOUS",
+    "0.6, 0.6, 0.6, 0.6, VERTICAL_DIAGONAL"
   })
-  void theRuleTakesTheFirstCategoryWhoseThresholdsAreMet(double v, double d, double b, HeadPattern expected) {
-    Thresholds.Decision decision = new Thresholds(0.1, 0.5, 0.5, 0.3, 0.3, 0.5).decide(v, d, b);
+  void theRuleTakesTheFirstCategoryWhoseThresholdsAreMet(double v, double f, double d, double b,
+      HeadPattern expected) {
+    Thresholds.Decision decision = new Thresholds(0.1, 0.5, 0.5, 0.5, 0.3, 0.3, 0.5).decide(v, f, d, b);
     assertThat(decision.category()).isEqualTo(expected);
     assertThat(decision.confidence()).isBetween(0.5, 1.0);
   }
@@ -186,8 +236,9 @@ class HeadClassifierTest {
   @Test
   void confidenceIsOneHalfOnABoundary() {
     Thresholds t = Thresholds.DEFAULT;
-    assertThat(t.decide(t.vertical(), 0, 0).confidence()).isCloseTo(0.5, within(1e-9));
-    assertThat(t.decide(0, 0, 0).confidence()).isCloseTo(1.0, within(1e-9));
+    assertThat(t.decide(t.vertical(), 1, 0, 0).confidence()).isCloseTo(0.5, within(1e-9));
+    assertThat(t.decide(1, t.verticalFocus(), 0, 0).confidence()).isCloseTo(0.5, within(1e-9));
+    assertThat(t.decide(0, 0, 0, 0).confidence()).isCloseTo(1.0, within(1e-9));
   }
 
   @Test

@@ -7,30 +7,26 @@ import java.util.Locale;
 
 /**
  * Grid search for {@link Thresholds} that best agree with hand labels. Used on the tuning half only.
+ * {@code secondColumn} is not searched (the other scores are defined relative to the columns it
+ * picks): it stays at the default.
  */
 final class ThresholdSearch {
-  static final double[] SECOND = {0.05, 0.10, 0.15, 0.20, 0.30};
+  static final double[] VERTICAL = {0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45};
+  static final double[] FOCUS = {0.2, 0.3, 0.4, 0.5};
+  static final double[] DIAGONAL = {0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25};
+  static final double[] BLOCK = {0.10, 0.15, 0.20, 0.25, 0.30};
 
   private ThresholdSearch() {}
 
-  /** A labelled map's scores, computed once for each candidate second-column threshold. */
-  record Scored(LabelledMaps.Entry entry, double[] vertical, double diagonal, double block) {
+  /** A labelled map's scores (they do not depend on the thresholds searched). */
+  record Scored(LabelledMaps.Entry entry, double vertical, double focus, double diagonal, double block) {
     static Scored of(LabelledMaps.Entry e, AttentionTrace t, Head h) {
-      double[] v = new double[SECOND.length];
-      HeadScore s = null;
-      for (int i = 0; i < SECOND.length; i++) {
-        s = new HeadClassifier(new Thresholds(SECOND[i], 0.5, 0.5, 0.3, 0.3, 0.5)).classify(t, h);
-        v[i] = s.vertical();
-      }
-      return new Scored(e, v, s.diagonal(), s.block());
+      HeadScore s = new HeadClassifier().classify(t, h);
+      return new Scored(e, s.vertical(), s.verticalFocus(), s.diagonal(), s.block());
     }
 
     HeadPattern decide(Thresholds t) {
-      int i = java.util.Arrays.binarySearch(SECOND, t.secondColumn());
-      if (i < 0) {
-        throw new IllegalArgumentException("second-column threshold not scored: " + t.secondColumn());
-      }
-      return t.decide(vertical[i], diagonal, block).category();
+      return t.decide(vertical, focus, diagonal, block).category();
     }
   }
 
@@ -39,31 +35,30 @@ final class ThresholdSearch {
     return maps.isEmpty() ? 0 : hits / (double) maps.size();
   }
 
-  /** Exhaustive over a 0.05 grid; ties keep the first found (lowest thresholds in loop order). */
+  /** Exhaustive over the grids; ties keep the first found (lowest thresholds in loop order). */
   static Thresholds best(List<Scored> maps) {
-    Thresholds best = null;
+    return tied(maps).get(0);
+  }
+
+  /** Every grid point with the best agreement on {@code maps}, in loop order. */
+  static List<Thresholds> tied(List<Scored> maps) {
+    List<Thresholds> best = new java.util.ArrayList<>();
     double bestScore = -1;
-    double[] grid = new double[18];
-    for (int i = 0; i < grid.length; i++) {
-      grid[i] = Math.round((0.05 + 0.05 * i) * 100) / 100.0;
-    }
-    for (double sc : SECOND) {
-      for (double v : grid) {
-        for (double d : grid) {
-          for (double vv : grid) {
-            if (vv > v) {
-              continue;
-            }
-            for (double vd : grid) {
-              if (vd > d) {
-                continue;
-              }
-              for (double b : grid) {
-                Thresholds t = new Thresholds(sc, v, d, vv, vd, b);
+    double second = Thresholds.DEFAULT.secondColumn();
+    for (double v : VERTICAL) {
+      for (double f : FOCUS) {
+        for (double d : DIAGONAL) {
+          for (double vv : VERTICAL) {
+            for (double vd : DIAGONAL) {
+              for (double b : BLOCK) {
+                Thresholds t = new Thresholds(second, v, f, d, vv, vd, b);
                 double a = agreement(maps, t);
                 if (a > bestScore + 1e-12) {
                   bestScore = a;
-                  best = t;
+                  best.clear();
+                }
+                if (a > bestScore - 1e-12) {
+                  best.add(t);
                 }
               }
             }
@@ -74,23 +69,27 @@ final class ThresholdSearch {
     return best;
   }
 
+  /** Rows: hand label; columns: classifier; then each row's count and recall. */
   static String confusion(List<Scored> maps, Thresholds t) {
     HeadPattern[] p = HeadPattern.values();
     int[][] m = new int[p.length][p.length];
     for (Scored s : maps) {
       m[s.entry().label().ordinal()][s.decide(t).ordinal()]++;
     }
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%18s", ""));
-    for (HeadPattern c : p) {
-      out.append(String.format(Locale.ROOT, "%8.8s", c.label()));
+    String[] shortNames = {"vert", "diag", "vert+diag", "block", "hetero"};
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-18s", "label \\ classifier"));
+    for (String c : shortNames) {
+      out.append(String.format(Locale.ROOT, "%10s", c));
     }
-    out.append('\n');
+    out.append(String.format(Locale.ROOT, "%8s%8s%n", "n", "recall"));
     for (HeadPattern r : p) {
-      out.append(String.format(Locale.ROOT, "%18s", r.label()));
+      out.append(String.format(Locale.ROOT, "%-18s", r.label()));
+      int n = 0;
       for (HeadPattern c : p) {
-        out.append(String.format(Locale.ROOT, "%8d", m[r.ordinal()][c.ordinal()]));
+        out.append(String.format(Locale.ROOT, "%10d", m[r.ordinal()][c.ordinal()]));
+        n += m[r.ordinal()][c.ordinal()];
       }
-      out.append('\n');
+      out.append(String.format(Locale.ROOT, "%8d%8.2f%n", n, n == 0 ? 0 : m[r.ordinal()][r.ordinal()] / (double) n));
     }
     return out.toString();
   }

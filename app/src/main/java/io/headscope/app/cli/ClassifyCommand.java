@@ -9,6 +9,8 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -57,11 +59,14 @@ final class ClassifyCommand implements Callable<Integer> {
       CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
           r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
       HeadCsv.write(output.out, output.force, r.perHead());
-      StringBuilder shares = new StringBuilder();
+      List<String> shares = new ArrayList<>();
       for (HeadPattern p : HeadPattern.values()) {
-        shares.append(String.format(Locale.ROOT, " %s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
+        shares.add(String.format(Locale.ROOT, "%s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
       }
-      System.err.printf(Locale.ROOT, "headscope: %d inputs x %d heads:%s%n", r.inputs(), r.perHead().size(), shares);
+      // the model-wide share of maps per category: Kovaleva et al.'s stacked bar, in one line
+      System.err.printf(Locale.ROOT, "headscope: %d maps (%d input%s x %d heads) by category: %s%n",
+          r.inputs() * r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", r.perHead().size(),
+          String.join(", ", shares));
       System.err.println("headscope: wrote " + output.out);
     }
     return 0;

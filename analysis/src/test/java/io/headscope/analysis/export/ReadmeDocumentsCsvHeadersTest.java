@@ -1,0 +1,46 @@
+package io.headscope.analysis.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The README documents the CSV headers exactly as the writers produce them, column by column. */
+class ReadmeDocumentsCsvHeadersTest {
+  private static String readme;
+
+  @BeforeAll
+  static void readReadme() throws IOException {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !(Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("analysis")))) {
+      dir = dir.getParent();
+    }
+    assertThat(dir).as("the project root above " + Path.of("").toAbsolutePath()).isNotNull();
+    readme = Files.readString(dir.resolve("README.md"));
+  }
+
+  @Test
+  void classifyHeaderLineIsTheWritersFirstLine() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    HeadCsv.write(List.of(), out);
+    String header = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(readme).contains("\n    " + header + "\n");
+    for (String column : HeadCsv.HEADER) {
+      assertThat(readme).as("a row for " + column).containsPattern("\\n\\| [^\\n]*`" + column + "`[^\\n]* \\| ");
+    }
+  }
+
+  @Test
+  void tokenTypesHeaderLineIsTheWritersFirstLine() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    TokenTypeCsv.write(List.of(), 0, out);
+    String header = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(readme).contains("\n    " + header + "\n");
+  }
+}
