@@ -21,16 +21,7 @@ final class CorpusOptions {
 
   /** Fails before any model work if the result could not be written. */
   void checkOut() {
-    Path abs = out.toAbsolutePath().normalize();
-    if (Files.isDirectory(abs)) {
-      throw new HeadScopeException(out + " is a folder; give a file name.");
-    }
-    if (Files.exists(abs) && !force) {
-      throw new HeadScopeException(out + " already exists; use --force to overwrite it.");
-    }
-    if (abs.getParent() == null || !Files.isDirectory(abs.getParent())) {
-      throw new HeadScopeException("Cannot write " + out + ": the folder " + abs.getParent() + " does not exist.");
-    }
+    Output.checkWritable(out, force);
     if (batch < 1 || batch > 512) {
       throw new HeadScopeException("--batch must be between 1 and 512, got " + batch + ".");
     }
