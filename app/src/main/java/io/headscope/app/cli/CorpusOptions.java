@@ -3,7 +3,6 @@ package io.headscope.app.cli;
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.model.HeadScopeException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
