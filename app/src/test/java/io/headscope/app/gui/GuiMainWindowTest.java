@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.render.CategoryColors;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
@@ -18,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
+import javafx.scene.control.ToggleButton;
 import javafx.scene.input.KeyCode;
+import javafx.scene.layout.Region;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -121,6 +126,31 @@ class GuiMainWindowTest {
     java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
     assertThat(png.getWidth()).isGreaterThan(100);
     assertThat(png.getHeight()).isGreaterThan(100);
+  }
+
+  @Test
+  void thumbnailsAreFramedInTheirCategorysColourAndTheLegendHidesACategory(FxRobot robot) throws Exception {
+    waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
+    for (HeadScore s : vm().scoresProperty()) {
+      Region frame = robot.lookup("#frame-" + s.head()).queryAs(Region.class);
+      assertThat(frame.getBorder().getStrokes().get(0).getTopStroke()).as("frame of %s", s.head())
+          .isEqualTo(CategoryColors.fx(s.category()));
+    }
+    HeadPattern hidden = vm().score(new Head(0, 0)).category();
+    long inIt = vm().scoresProperty().stream().filter(s -> s.category() == hidden).count();
+    ToggleButton item = robot.lookup("#legend-" + hidden.columnName()).queryAs(ToggleButton.class);
+    assertThat(item.getText()).isEqualTo(hidden.label() + " " + inIt);
+
+    robot.clickOn(item);
+    waitFor(() -> !vm().shownCategoriesProperty().get().contains(hidden));
+    assertThat(item.isSelected()).isFalse();
+    for (HeadScore s : vm().scoresProperty()) {
+      assertThat(robot.lookup("#thumb-" + s.head()).query().getOpacity()).as("%s", s.head())
+          .isEqualTo(s.category() == hidden ? 0.15 : 1.0);
+    }
+    robot.clickOn("#legend-all");
+    waitFor(() -> vm().shownCategoriesProperty().get().size() == HeadPattern.values().length);
+    assertThat(robot.lookup("#thumb-1-1").query().getOpacity()).isEqualTo(1.0);
   }
 
   @Test

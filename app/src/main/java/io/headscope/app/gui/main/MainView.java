@@ -1,6 +1,7 @@
 package io.headscope.app.gui.main;
 
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.grid.ModelGridView;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
@@ -282,15 +283,8 @@ public final class MainView extends BorderPane {
     title.setStyle("-fx-font-weight: bold;");
     Label hint = new Label("click = view · × = switch off · Ctrl-click = pick several, X = switch them · L# = layer");
     hint.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
-    VBox box = new VBox(1, title, hint, legend);
+    VBox box = new VBox(2, title, hint, new CategoryLegend(vm));
     return box;
-  }
-
-  /** Filled by the category legend once the classifier is available. */
-  private final HBox legend = new HBox(6);
-
-  public HBox legend() {
-    return legend;
   }
 
   private Node statusBar() {
