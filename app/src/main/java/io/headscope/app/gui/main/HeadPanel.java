@@ -1,24 +1,32 @@
 package io.headscope.app.gui.main;
 
+import io.headscope.app.gui.facts.HeadFactsView;
+import io.headscope.app.gui.facts.HeadFactsViewModel;
 import io.headscope.model.Head;
 import javafx.geometry.Insets;
+import javafx.geometry.Pos;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 
-/** The selected head's facts: its name, its switch, and (when the classifier is available) its category and statistics. */
-public final class HeadPanel extends VBox {
+/** The selected head: its name and switch, then its facts (category, scores, statistics, token types). */
+public final class HeadPanel extends ScrollPane {
   private final MainViewModel vm;
   private final Label title = new Label();
   private final Button power = new Button();
-  private final VBox details = new VBox(2);
+  private final HeadFactsViewModel factsVm;
+  private final HeadFactsView facts;
 
   HeadPanel(MainViewModel vm) {
     this.vm = vm;
+    this.factsVm = new HeadFactsViewModel(vm);
+    this.facts = new HeadFactsView(factsVm);
     setId("head-panel");
-    setSpacing(4);
-    setPadding(new Insets(6));
+    setFitToWidth(true);
     title.setStyle("-fx-font-weight: bold;");
+    title.setId("panel-title");
     power.setId("head-power");
     power.setOnAction(e -> {
       Head h = vm.selectedProperty().get();
@@ -26,15 +34,22 @@ public final class HeadPanel extends VBox {
         vm.toggleHead(h);
       }
     });
-    getChildren().addAll(title, power, details);
+    HBox top = new HBox(8, title, power);
+    top.setAlignment(Pos.CENTER_LEFT);
+    VBox box = new VBox(4, top, facts);
+    box.setPadding(new Insets(6));
+    setContent(box);
     vm.selectedProperty().addListener((o, a, b) -> refresh());
     vm.maskProperty().addListener((o, a, b) -> refresh());
     refresh();
   }
 
-  /** Where the analysis panels (category, scores, statistics, token types) go. */
-  public VBox details() {
-    return details;
+  public HeadFactsViewModel factsViewModel() {
+    return factsVm;
+  }
+
+  public HeadFactsView facts() {
+    return facts;
   }
 
   private void refresh() {
