@@ -11,7 +11,7 @@ import javafx.scene.shape.Rectangle;
 
 /** A number in [0,1] as a short horizontal bar with its value: the panels' one visual unit. */
 final class Bars {
-  static final double WIDTH = 70;
+  static final double WIDTH = 56;
 
   private Bars() {}
 
@@ -32,12 +32,14 @@ final class Bars {
   static Label name(String text) {
     Label l = new Label(text);
     l.setStyle("-fx-font-size: 11px;");
+    l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     return l;
   }
 
   static Label heading(String text) {
     Label l = new Label(text);
     l.setStyle("-fx-font-size: 11px; -fx-font-weight: bold; -fx-text-fill: #333;");
+    l.setWrapText(true);
     return l;
   }
 }
