@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.FxWorker;
@@ -42,6 +43,7 @@ class GuiMainWindowTest {
   MainView view;
   Path exportTarget;
   Path folderAnswer;
+  Path fileAnswer;
 
   @BeforeAll
   static void writeModel() {
@@ -64,7 +66,7 @@ class GuiMainWindowTest {
 
       @Override
       public Path openFile(String title) {
-        return null;
+        return fileAnswer;
       }
     });
     stage.show();
@@ -151,6 +153,29 @@ class GuiMainWindowTest {
     robot.clickOn("#legend-all");
     waitFor(() -> vm().shownCategoriesProperty().get().size() == HeadPattern.values().length);
     assertThat(robot.lookup("#thumb-1-1").query().getOpacity()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aCorpusRunShowsTheSharesAndItsCsvReadsBackWithOneRowPerHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    fileAnswer = Files.writeString(dir.resolve("ui-corpus.txt"), "the cat sat .\nthe dog ran .\ta big house .\n");
+    robot.clickOn("#tab-corpus");
+    robot.clickOn("#corpus-open");
+    robot.clickOn("#corpus-run");
+    waitFor(() -> robot.lookup("#corpus-grid").query().getBoundsInLocal().getHeight() > 50);
+    assertThat(robot.lookup("#corpus-status").queryAs(Label.class).getText()).contains("2 inputs");
+    assertThat(robot.lookup("#corpus-shares").query().isVisible()).isTrue();
+
+    exportTarget = dir.resolve("ui-classify.csv");
+    robot.clickOn("#corpus-export");
+    waitFor(() -> Files.exists(exportTarget));
+    try (var in = Files.newBufferedReader(exportTarget)) {
+      var rows = HeadCsv.read(in, exportTarget.toString());
+      assertThat(rows).hasSize(12);
+      assertThat(rows.get(11).head()).isEqualTo(new Head(2, 3));
+      assertThat(rows).allSatisfy(r -> assertThat(r.inputs()).isEqualTo(2));
+    }
+    assertThat(Files.readAllLines(exportTarget).get(0)).isEqualTo(String.join(",", HeadCsv.HEADER));
   }
 
   @Test
