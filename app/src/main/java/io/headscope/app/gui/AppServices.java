@@ -63,6 +63,7 @@ final class AppServices {
 
     Button sweepCsv = new Button("Export CSV…");
     sweepCsv.setId("sweep-export");
+    sweepCsv.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     sweepCsv.disableProperty().bind(sweepVm.resultProperty().isNull());
     sweepCsv.setOnAction(e -> exportAblation(view, sweepVm));
     sweepView.addToolbarButton(sweepCsv);

@@ -67,11 +67,18 @@ public final class CorpusView extends VBox {
     bar.setPrefWidth(120);
     bar.progressProperty().bind(vm.progressProperty());
     bar.visibleProperty().bind(vm.runningProperty());
-    HBox controls = new HBox(6, new Label("Corpus"), source, open, run, cancel, bar);
+    bar.managedProperty().bind(bar.visibleProperty());
+    for (javafx.scene.control.Control c : new javafx.scene.control.Control[] {open, run, cancel}) {
+      c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    }
+    Label label = new Label("Corpus");
+    label.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    HBox controls = new HBox(6, label, source, open, run, cancel, bar);
     controls.setAlignment(Pos.CENTER_LEFT);
     Label status = new Label();
     status.setId("corpus-status");
     status.setWrapText(true);
+    status.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
     status.textProperty().bind(vm.statusProperty());
 
     Button csv = new Button("Export CSV…");
@@ -82,7 +89,7 @@ public final class CorpusView extends VBox {
     HBox exports = new HBox(6, csv, png);
     hover.setStyle("-fx-font-size: 11px; -fx-text-fill: #333;");
     hover.setWrapText(true);
-    results = new VBox(4, heading("Each head's most frequent category (colour) and its share of inputs (%)"),
+    results = new VBox(4, heading("Each head's most frequent category (colours as in the chart below) and its share of inputs (%)"),
         grid, hover, heading("Share of all maps (inputs × heads) in each category"), shares,
         heading("Token types per layer over the corpus"), layers, exports);
     results.setPadding(new Insets(2));

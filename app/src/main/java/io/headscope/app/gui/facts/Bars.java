@@ -11,14 +11,14 @@ import javafx.scene.shape.Rectangle;
 
 /** A number in [0,1] as a short horizontal bar with its value: the panels' one visual unit. */
 final class Bars {
-  static final double WIDTH = 56;
+  static final double WIDTH = 50;
 
   private Bars() {}
 
   static Node bar(double value, Color color) {
     double v = Double.isFinite(value) ? Math.max(0, Math.min(1, value)) : 0;
-    Rectangle track = new Rectangle(WIDTH, 9, Color.web("#eeeeee"));
-    Rectangle fill = new Rectangle(Math.max(0.5, v * WIDTH), 9, color);
+    Rectangle track = new Rectangle(WIDTH, 8, Color.web("#eeeeee"));
+    Rectangle fill = new Rectangle(Math.max(0.5, v * WIDTH), 8, color);
     StackPane s = new StackPane(track, fill);
     StackPane.setAlignment(fill, Pos.CENTER_LEFT);
     Label num = new Label(String.format(Locale.ROOT, "%.2f", value));

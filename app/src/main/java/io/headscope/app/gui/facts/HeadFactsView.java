@@ -21,7 +21,8 @@ import javafx.scene.shape.Rectangle;
 
 /**
  * The selected head's panels: category and pattern scores, entropy and offset attention, the token
- * types it attends to (weights beside norm-weighted), and the input's token types per layer.
+ * types it attends to (weights beside norm-weighted); and, placed by the panel, the input's token types
+ * per layer.
  */
 public final class HeadFactsView extends VBox {
   private final HeadFactsViewModel vm;
@@ -30,35 +31,35 @@ public final class HeadFactsView extends VBox {
   private final Label looks = new Label();
   private final GridPane numbers = new GridPane();
   private final GridPane types = new GridPane();
-  private final TokenTypeChart chart = new TokenTypeChart(120);
+  private final TokenTypeChart chart = new TokenTypeChart(125);
 
   public HeadFactsView(HeadFactsViewModel vm) {
     this.vm = vm;
     setId("head-facts");
-    setSpacing(4);
+    setSpacing(2);
     category.setId("facts-category");
     category.setStyle("-fx-font-weight: bold;");
     looks.setId("facts-looks");
     looks.setWrapText(true);
     looks.setStyle("-fx-font-size: 11px;");
     numbers.setHgap(6);
-    numbers.setVgap(1);
+    numbers.setVgap(0);
     numbers.setId("facts-numbers");
     types.setHgap(6);
-    types.setVgap(1);
+    types.setVgap(0);
     types.setId("facts-types");
     chart.setId("facts-layer-chart");
     HBox cat = new HBox(5, swatch, category);
     cat.setAlignment(Pos.CENTER_LEFT);
     getChildren().addAll(cat, looks, numbers, Bars.heading("Token types this head attends to: weight | norm-weighted"),
-        types, Bars.heading("Token types per layer (this input)"), chart);
+        types);
     vm.scoreProperty().addListener((o, a, b) -> refresh());
     vm.selectedOffProperty().addListener((o, a, b) -> refresh());
     vm.layersProperty().addListener((ListChangeListener<LayerTokenTypes>) c -> refresh());
     refresh();
   }
 
-  /** The per-layer chart (for PNG export). */
+  /** The input's token types per layer, the selected head's layer highlighted (shown in its own tab). */
   public TokenTypeChart layerChart() {
     return chart;
   }
@@ -79,7 +80,8 @@ public final class HeadFactsView extends VBox {
         s.confidence(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
     HeadStats st = s.stats();
-    looks.setText("Looks most at " + String.join(", ", s.topColumns()) + "  ·  strongest offset: "
+    // in a pair the two most-attended columns are often both [SEP]: name the token once
+    looks.setText("Looks most at " + String.join(", ", s.topColumns().stream().distinct().toList()) + "  ·  strongest offset: "
         + HeadFactsViewModel.offsetName(s.dominantOffset()));
 
     numbers.add(Bars.heading("Pattern scores"), 0, 0, 2, 1);

@@ -99,7 +99,7 @@ public final class TokenTypeChart extends VBox {
       x += 13 + 6.5 * TokenTypeColors.label(t).length() + 10;
     }
     g.setFill(Color.web("#555"));
-    g.fillText("each layer: weights | norm-weighted", x + 4, 9);
+    g.fillText("bars: weights | norms", x + 4, 9);
     if (layers.isEmpty()) {
       return;
     }

@@ -9,7 +9,6 @@ import java.util.Map;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
-import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.FlowPane;
@@ -29,9 +28,6 @@ public final class CategoryLegend extends FlowPane {
     this.vm = vm;
     setId("category-legend");
     setAlignment(Pos.CENTER_LEFT);
-    Label title = new Label("Categories:");
-    title.setStyle("-fx-font-size: 11px;");
-    getChildren().add(title);
     for (HeadPattern p : HeadPattern.values()) {
       ToggleButton b = new ToggleButton();
       b.setId("legend-" + p.columnName());

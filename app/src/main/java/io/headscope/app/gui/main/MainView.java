@@ -71,9 +71,9 @@ public final class MainView extends BorderPane {
     SplitPane right = new SplitPane();
     right.setOrientation(Orientation.VERTICAL);
     SplitPane lower = new SplitPane(headPanel, new PredictionsView(vm));
-    lower.setDividerPositions(0.6);
+    lower.setDividerPositions(0.58);
     right.getItems().addAll(headView, lower);
-    right.setDividerPositions(0.56);
+    right.setDividerPositions(0.6);
 
     VBox gridBox = new VBox(4, gridHeader(), grid);
     VBox.setVgrow(grid, Priority.ALWAYS);

@@ -48,10 +48,15 @@ public final class SweepView extends VBox {
     ProgressBar bar = new ProgressBar();
     bar.progressProperty().bind(vm.progressProperty());
     bar.visibleProperty().bind(vm.runningProperty());
+    bar.managedProperty().bind(bar.visibleProperty());
+    run.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    cancel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     ChoiceBox<SweepViewModel.Metric> metric = new ChoiceBox<>();
     metric.getItems().setAll(SweepViewModel.Metric.values());
     metric.valueProperty().bindBidirectional(vm.metricProperty());
-    HBox bar1 = new HBox(6, run, cancel, bar, new Label("Show"), metric);
+    Label show = new Label("Show");
+    show.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    HBox bar1 = new HBox(6, run, cancel, bar, show, metric);
     toolbar = bar1;
     bar1.setAlignment(Pos.CENTER_LEFT);
     Label status = new Label();
