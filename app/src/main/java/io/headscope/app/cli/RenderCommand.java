@@ -1,5 +1,7 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.head.HeadMatrix;
 import io.headscope.app.gui.render.Java2DRenderer;
@@ -19,8 +21,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "render", mixinStandardHelpOptions = true,
-    description = "The app's pictures without a window: grid.png (every head) and head-L-H.png for each "
-        + "--head, drawn with Java2D (works headless).")
+    description = "The app's pictures without a window: grid.png (every head, framed in its Kovaleva category's "
+        + "colour, with the legend) and head-L-H.png for each --head, drawn with Java2D (works headless).")
 final class RenderCommand implements Callable<Integer> {
   @Option(names = "--text", required = true, paramLabel = "TEXT", description = "The sentence (segment a).")
   String text;
@@ -80,7 +82,9 @@ final class RenderCommand implements Callable<Integer> {
       }
       Files.createDirectories(out);
       int thumb = Math.max(24, Math.min(96, 1152 / h));
-      Exports.png(Java2DRenderer.grid(t, mask, thumb, null), files.get(0));
+      List<HeadScore> scores = new HeadClassifier().classifyAll(t);
+      Exports.png(Java2DRenderer.grid(t, mask, thumb, hd -> scores.get(hd.layer() * h + hd.head()).category()),
+          files.get(0));
       int k = 1;
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,

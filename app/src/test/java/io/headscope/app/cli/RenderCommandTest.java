@@ -2,6 +2,9 @@ package io.headscope.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.app.gui.render.CategoryColors;
 import io.headscope.app.gui.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
@@ -49,6 +52,28 @@ class RenderCommandTest {
       // the centre of cell (row 2, col 1) of the map: label margin 100, 10 px per cell
       int rgb = head.getRGB(100 + 1 * 10 + 5, 100 + 2 * 10 + 5) & 0xFFFFFF;
       assertThat(rgb).isEqualTo(Palette.argb(a[2][1], max) & 0xFFFFFF);
+    }
+  }
+
+  @Test
+  void theGridFramesEachHeadInItsCategorysColourWithALegendUnderneath() throws Exception {
+    Path out = dir.resolve("frames");
+    assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the cat sat on the mat .",
+        "--out", out.toString())).isZero();
+    BufferedImage grid = ImageIO.read(out.resolve("grid.png").toFile());
+    try (BertModel m = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny))) {
+      AttentionTrace t = m.trace(m.encode("the cat sat on the mat .", null));
+      var scores = new HeadClassifier().classifyAll(t);
+      // 2 heads a layer: 96 px thumbnails in 110 px cells, 34 px of layer labels, 20 px of head labels
+      for (var s : scores) {
+        int x = 34 + s.head().head() * 110 + 1;
+        int y = 20 + s.head().layer() * 122 + 1;
+        assertThat(grid.getRGB(x, y) & 0xFFFFFF).as("frame of %s", s.head())
+            .isEqualTo(CategoryColors.rgb(s.category()));
+      }
+      // the legend's first swatch (vertical) sits under the last layer
+      assertThat(grid.getRGB(12, grid.getHeight() - 26 + 4 + 8) & 0xFFFFFF)
+          .isEqualTo(CategoryColors.rgb(HeadPattern.VERTICAL));
     }
   }
 

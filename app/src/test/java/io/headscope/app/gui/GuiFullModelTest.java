@@ -2,14 +2,19 @@ package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.export.HeadCsv;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.head.HeadMatrix;
+import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.embed.swing.SwingFXUtils;
@@ -18,6 +23,7 @@ import javafx.scene.Node;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
@@ -30,13 +36,32 @@ import org.testfx.util.WaitForAsyncUtils;
  */
 @ExtendWith(ApplicationExtension.class)
 class GuiFullModelTest {
+  @TempDir static Path dir;
   MainView view;
   Stage stage;
+  Path exportTarget;
+  Path corpusFile;
 
   @Start
   void start(Stage stage) {
     this.stage = stage;
     view = HeadScopeApp.create(stage, new FxWorker(), ModelRepository.standard());
+    view.setFileAsker(new FileAsker() {
+      @Override
+      public Path save(String title, String extension, String suggestedName) {
+        return exportTarget;
+      }
+
+      @Override
+      public Path openFolder(String title) {
+        return null;
+      }
+
+      @Override
+      public Path openFile(String title) {
+        return corpusFile;
+      }
+    });
     view.viewModel().textAProperty().set(HeadScopeApp.FIRST_SENTENCE);
     stage.show();
     view.viewModel().loadModel(ModelRepository.DEFAULT_MODEL);
@@ -80,6 +105,18 @@ class GuiFullModelTest {
     assertThat(vm().predictionsProperty().get(0).before().get(0).token()).isEqualTo("floor");
     shot("02-loaded");
 
+    exportTarget = dir.resolve("classify.csv");
+    robot.clickOn("Export").clickOn("Head classification CSV (this sentence)…");
+    waitFor(() -> Files.exists(exportTarget));
+    List<String> lines = Files.readAllLines(exportTarget);
+    assertThat(lines.get(0)).isEqualTo(String.join(",", HeadCsv.HEADER));
+    try (var in = Files.newBufferedReader(exportTarget)) {
+      var rows = HeadCsv.read(in, "classify.csv");
+      assertThat(rows).hasSize(144);
+      assertThat(rows.get(143).head()).isEqualTo(new Head(11, 11));
+      assertThat(rows.get(0).category()).isEqualTo(vm().score(new Head(0, 0)).category());
+    }
+
     robot.clickOn("#thumb-8-10");
     idle();
     Node heat = robot.lookup("#head-heatmap").query();
@@ -122,6 +159,20 @@ class GuiFullModelTest {
     WaitForAsyncUtils.waitFor(300, TimeUnit.SECONDS, () -> robot.lookup("#sweep-canvas").query().getBoundsInLocal().getHeight() > 50);
     idle();
     shot("08b-sweep-done");
+    exportTarget = dir.resolve("ablation.csv");
+    robot.clickOn("#sweep-export");
+    waitFor(() -> Files.exists(exportTarget));
+    List<String> ablation = Files.readAllLines(exportTarget);
+    assertThat(ablation.get(0)).isEqualTo(String.join(",", AblationCsv.ABLATION_HEADER));
+    assertThat(ablation).hasSize(1 + 144 + 12);
+    robot.clickOn("#tab-corpus");
+    corpusFile = Files.writeString(dir.resolve("corpus.txt"), "The cat sat on the mat.\n"
+        + "She went to the store, and he stayed home.\tIt was raining.\n"
+        + "Birds sing in the morning.\nThe committee approved the plan after a long debate.\n");
+    robot.clickOn("#corpus-open").clickOn("#corpus-run");
+    waitFor(() -> robot.lookup("#corpus-grid").query().getBoundsInLocal().getHeight() > 50);
+    idle();
+    shot("10-corpus");
     robot.clickOn("#tab-grid");
     StringBuilder longText = new StringBuilder();
     while (longText.length() < 2400) {

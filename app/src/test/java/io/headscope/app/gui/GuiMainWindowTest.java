@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.analysis.export.HeadCsv;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.render.CategoryColors;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
@@ -18,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
+import javafx.scene.control.ToggleButton;
 import javafx.scene.input.KeyCode;
+import javafx.scene.layout.Region;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,6 +43,7 @@ class GuiMainWindowTest {
   MainView view;
   Path exportTarget;
   Path folderAnswer;
+  Path fileAnswer;
 
   @BeforeAll
   static void writeModel() {
@@ -59,7 +66,7 @@ class GuiMainWindowTest {
 
       @Override
       public Path openFile(String title) {
-        return null;
+        return fileAnswer;
       }
     });
     stage.show();
@@ -121,6 +128,54 @@ class GuiMainWindowTest {
     java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
     assertThat(png.getWidth()).isGreaterThan(100);
     assertThat(png.getHeight()).isGreaterThan(100);
+  }
+
+  @Test
+  void thumbnailsAreFramedInTheirCategorysColourAndTheLegendHidesACategory(FxRobot robot) throws Exception {
+    waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
+    for (HeadScore s : vm().scoresProperty()) {
+      Region frame = robot.lookup("#frame-" + s.head()).queryAs(Region.class);
+      assertThat(frame.getBorder().getStrokes().get(0).getTopStroke()).as("frame of %s", s.head())
+          .isEqualTo(CategoryColors.fx(s.category()));
+    }
+    HeadPattern hidden = vm().score(new Head(0, 0)).category();
+    long inIt = vm().scoresProperty().stream().filter(s -> s.category() == hidden).count();
+    ToggleButton item = robot.lookup("#legend-" + hidden.columnName()).queryAs(ToggleButton.class);
+    assertThat(item.getText()).isEqualTo(hidden.label() + " " + inIt);
+
+    robot.clickOn(item);
+    waitFor(() -> !vm().shownCategoriesProperty().get().contains(hidden));
+    assertThat(item.isSelected()).isFalse();
+    for (HeadScore s : vm().scoresProperty()) {
+      assertThat(robot.lookup("#thumb-" + s.head()).query().getOpacity()).as("%s", s.head())
+          .isEqualTo(s.category() == hidden ? 0.15 : 1.0);
+    }
+    robot.clickOn("#legend-all");
+    waitFor(() -> vm().shownCategoriesProperty().get().size() == HeadPattern.values().length);
+    assertThat(robot.lookup("#thumb-1-1").query().getOpacity()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aCorpusRunShowsTheSharesAndItsCsvReadsBackWithOneRowPerHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    fileAnswer = Files.writeString(dir.resolve("ui-corpus.txt"), "the cat sat .\nthe dog ran .\ta big house .\n");
+    robot.clickOn("#tab-corpus");
+    robot.clickOn("#corpus-open");
+    robot.clickOn("#corpus-run");
+    waitFor(() -> robot.lookup("#corpus-grid").query().getBoundsInLocal().getHeight() > 50);
+    assertThat(robot.lookup("#corpus-status").queryAs(Label.class).getText()).contains("2 inputs");
+    assertThat(robot.lookup("#corpus-shares").query().isVisible()).isTrue();
+
+    exportTarget = dir.resolve("ui-classify.csv");
+    robot.clickOn("#corpus-export");
+    waitFor(() -> Files.exists(exportTarget));
+    try (var in = Files.newBufferedReader(exportTarget)) {
+      var rows = HeadCsv.read(in, exportTarget.toString());
+      assertThat(rows).hasSize(12);
+      assertThat(rows.get(11).head()).isEqualTo(new Head(2, 3));
+      assertThat(rows).allSatisfy(r -> assertThat(r.inputs()).isEqualTo(2));
+    }
+    assertThat(Files.readAllLines(exportTarget).get(0)).isEqualTo(String.join(",", HeadCsv.HEADER));
   }
 
   @Test

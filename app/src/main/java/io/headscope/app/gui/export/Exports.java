@@ -1,12 +1,20 @@
 package io.headscope.app.gui.export;
 
+import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.AblationTable;
+import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.export.JsonExport;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.analysis.heads.HeadSummary;
+import io.headscope.analysis.heads.Thresholds;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.store.SafeFiles;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import javax.imageio.ImageIO;
 
 /**
@@ -21,6 +29,31 @@ public final class Exports {
       throw new HeadScopeException("Nothing to export yet: type a sentence first.");
     }
     SafeFiles.writeAtomically(file, true, out -> JsonExport.attention(t, out));
+  }
+
+  /** The {@code classify} CSV, through the same writer as the CLI command (one row per head). */
+  public static void classificationCsv(List<HeadSummary> heads, Path file) {
+    HeadCsv.write(file, true, heads);
+  }
+
+  /**
+   * The current input's classification as {@code classify --text} writes it: each head's score on the
+   * one input summarised as the corpus run summarises it (shares of 0 or 1).
+   */
+  public static List<HeadSummary> oneInput(List<HeadScore> scores, Thresholds thresholds) {
+    if (scores.isEmpty()) {
+      throw new HeadScopeException("Nothing to export yet: type a sentence first.");
+    }
+    return scores.stream().map(s -> HeadSummary.of(s, thresholds)).toList();
+  }
+
+  /** The {@code ablate} CSV of a sweep, through the same table and writer as the CLI command. */
+  public static void ablationCsv(AblationResult r, Path file) {
+    if (r == null) {
+      throw new HeadScopeException("Run the ablation sweep first.");
+    }
+    AblationTable table = AblationTable.of(r);
+    SafeFiles.writeAtomically(file, true, out -> AblationCsv.ablation(table, out));
   }
 
   public static void png(BufferedImage image, Path file) {

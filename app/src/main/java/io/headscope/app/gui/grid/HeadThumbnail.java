@@ -1,5 +1,7 @@
 package io.headscope.app.gui.grid;
 
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.app.gui.render.CategoryColors;
 import io.headscope.model.Head;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -27,7 +29,11 @@ final class HeadThumbnail extends VBox {
   private final Label name;
   private final Line crossA = new Line();
   private final Line crossB = new Line();
-  private Color category = Color.web("#b0b0b0");
+  private static final Color UNKNOWN = Color.web("#b0b0b0");
+  private static final String HINT = "Click to view, Ctrl-click to pick several, X to switch picked heads off.";
+  private final Tooltip tip = new Tooltip();
+  private Color category = UNKNOWN;
+  private HeadPattern pattern;
   private boolean selected;
   private boolean picked;
 
@@ -47,6 +53,7 @@ final class HeadThumbnail extends VBox {
     frame = new StackPane(image, crossA, crossB, power);
     StackPane.setAlignment(power, Pos.TOP_RIGHT);
     frame.setPadding(new Insets(1));
+    frame.setId("frame-" + head);
     name = new Label(head.toString());
     name.setStyle("-fx-font-size: 9px;");
     power.setId("power-" + head);
@@ -57,8 +64,8 @@ final class HeadThumbnail extends VBox {
     setSpacing(0);
     getChildren().addAll(frame, name);
     setOff(false);
-    Tooltip.install(frame, new Tooltip("Head " + head + " (layer " + (head.layer() + 1) + ", head "
-        + (head.head() + 1) + "). Click to view, Ctrl-click to pick several, X to switch picked heads off."));
+    Tooltip.install(frame, tip);
+    setCategory(null, null);
     updateBorder();
   }
 
@@ -85,9 +92,18 @@ final class HeadThumbnail extends VBox {
     name.setStyle("-fx-font-size: 9px;" + (off ? "-fx-text-fill: #d62728; -fx-font-weight: bold;" : ""));
   }
 
-  void setCategory(Color c, String tip) {
-    category = c;
+  /** Frames the map in the category's colour; null while the category is not known yet. */
+  void setCategory(HeadPattern p, String description) {
+    pattern = p;
+    category = p == null ? UNKNOWN : CategoryColors.fx(p);
+    tip.setText("Head " + head + " (layer " + (head.layer() + 1) + ", head " + (head.head() + 1) + ")"
+        + (description == null ? "" : ": " + description) + ".\n" + HINT);
     updateBorder();
+  }
+
+  /** The category the frame shows (for tests and the legend), or null. */
+  HeadPattern category() {
+    return pattern;
   }
 
   void setSelected(boolean s) {
@@ -102,7 +118,7 @@ final class HeadThumbnail extends VBox {
 
   private void updateBorder() {
     frame.setBorder(new Border(new BorderStroke(category, BorderStrokeStyle.SOLID, CornerRadii.EMPTY,
-        new BorderWidths(2.5))));
+        new BorderWidths(3))));
     String bg = selected ? "-fx-background-color: #1f1f1f;" : picked ? "-fx-background-color: #ff9f1c;" : "";
     setStyle(bg + "-fx-background-radius: 3; -fx-padding: 1 2 0 2;");
     name.setTextFill(selected ? Color.WHITE : Color.BLACK);

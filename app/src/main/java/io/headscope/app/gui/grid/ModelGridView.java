@@ -1,5 +1,6 @@
 package io.headscope.app.gui.grid;
 
+import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.render.FxImages;
 import io.headscope.app.gui.render.Palette;
@@ -9,7 +10,7 @@ import io.headscope.model.HeadMask;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.Locale;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
@@ -19,7 +20,6 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCode;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.VBox;
-import javafx.scene.paint.Color;
 
 /**
  * The model view: layers as rows, heads as columns, one thumbnail per head. Click selects a head,
@@ -36,19 +36,8 @@ public final class ModelGridView extends VBox {
   private final GridPane grid = new GridPane();
   private final ScrollPane scroll = new ScrollPane(grid);
   private final Map<Head, HeadThumbnail> thumbs = new HashMap<>();
-  private Predicate<Head> visible = h -> true;
-  private CategoryPainter painter = (h, t) -> { };
-
-  /** Colours a thumbnail's frame by its category (set once the classification is known). */
-  @FunctionalInterface
-  public interface CategoryPainter {
-    void paint(Head h, Thumb thumb);
-  }
-
-  /** What a painter may change on a thumbnail. */
-  public interface Thumb {
-    void frame(Color c, String tooltip);
-  }
+  /** Thumbnails of categories hidden by the legend's filter fade to this opacity (still clickable, in place). */
+  static final double HIDDEN_OPACITY = 0.15;
 
   public ModelGridView(MainViewModel vm) {
     this.vm = vm;
@@ -67,6 +56,8 @@ public final class ModelGridView extends VBox {
     vm.maskProperty().addListener((o, a, b) -> refreshSwitches());
     vm.selectedProperty().addListener((o, a, b) -> refreshSelection());
     vm.selectionProperty().addListener((o, a, b) -> refreshSelection());
+    vm.scoresProperty().addListener((javafx.collections.ListChangeListener<HeadScore>) c -> refreshCategories());
+    vm.shownCategoriesProperty().addListener((o, a, b) -> refreshCategories());
     scroll.viewportBoundsProperty().addListener((o, a, b) -> resize());
     setOnKeyPressed(e -> {
       if (e.getCode() == KeyCode.X || e.getCode() == KeyCode.DELETE) {
@@ -80,22 +71,17 @@ public final class ModelGridView extends VBox {
     rebuild();
   }
 
-  /** Shows only the heads passing the filter (category filter); others are hidden but keep their place. */
-  public void setFilter(Predicate<Head> filter) {
-    visible = filter;
-    thumbs.forEach((h, t) -> t.setVisible(visible.test(h)));
-  }
-
-  public void setCategoryPainter(CategoryPainter p) {
-    painter = p;
-    repaintCategories();
-  }
-
-  public void repaintCategories() {
-    thumbs.forEach((h, t) -> painter.paint(h, (c, tip) -> {
-      t.setCategory(c, tip);
-      Tooltip.install(t, new Tooltip(tip));
-    }));
+  /**
+   * Frames each thumbnail in its Kovaleva category's colour and fades the categories the legend hides.
+   * Before the first classification (or while a new input runs) frames stay grey.
+   */
+  private void refreshCategories() {
+    thumbs.forEach((h, t) -> {
+      HeadScore s = vm.score(h);
+      t.setCategory(s == null ? null : s.category(), s == null ? null : String.format(Locale.ROOT,
+          "%s (confidence %.2f)", s.category().label(), s.confidence()));
+      t.setOpacity(vm.isShown(h) ? 1 : HIDDEN_OPACITY);
+    });
   }
 
   /** The node a PNG export of the grid snapshots. */
@@ -159,8 +145,7 @@ public final class ModelGridView extends VBox {
     refreshImages();
     refreshSwitches();
     refreshSelection();
-    repaintCategories();
-    setFilter(visible);
+    refreshCategories();
   }
 
   /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */

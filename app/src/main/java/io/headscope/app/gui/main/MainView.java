@@ -1,6 +1,7 @@
 package io.headscope.app.gui.main;
 
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.grid.ModelGridView;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
@@ -70,9 +71,9 @@ public final class MainView extends BorderPane {
     SplitPane right = new SplitPane();
     right.setOrientation(Orientation.VERTICAL);
     SplitPane lower = new SplitPane(headPanel, new PredictionsView(vm));
-    lower.setDividerPositions(0.45);
+    lower.setDividerPositions(0.58);
     right.getItems().addAll(headView, lower);
-    right.setDividerPositions(0.66);
+    right.setDividerPositions(0.6);
 
     VBox gridBox = new VBox(4, gridHeader(), grid);
     VBox.setVgrow(grid, Priority.ALWAYS);
@@ -282,15 +283,8 @@ public final class MainView extends BorderPane {
     title.setStyle("-fx-font-weight: bold;");
     Label hint = new Label("click = view · × = switch off · Ctrl-click = pick several, X = switch them · L# = layer");
     hint.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
-    VBox box = new VBox(1, title, hint, legend);
+    VBox box = new VBox(2, title, hint, new CategoryLegend(vm));
     return box;
-  }
-
-  /** Filled by the category legend once the classifier is available. */
-  private final HBox legend = new HBox(6);
-
-  public HBox legend() {
-    return legend;
   }
 
   private Node statusBar() {

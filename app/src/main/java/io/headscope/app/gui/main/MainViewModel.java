@@ -195,6 +195,11 @@ public final class MainViewModel {
     return s == null || shownCategories.get().contains(s.category());
   }
 
+  /** The classifier's thresholds (the CSV export summarises the current input with them). */
+  public io.headscope.analysis.heads.Thresholds thresholds() {
+    return classifier.thresholds();
+  }
+
   public Worker worker() {
     return worker;
   }

@@ -1,5 +1,6 @@
 package io.headscope.app.gui.render;
 
+import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.head.HeadMatrix;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
@@ -26,16 +27,18 @@ public final class Java2DRenderer {
 
   /**
    * The layers x heads grid, each map scaled without smoothing; switched-off heads greyed and crossed;
-   * {@code frame} gives each head's frame colour (its category), or null for grey.
+   * {@code category} gives each head's Kovaleva category, drawn as its frame colour with a legend
+   * underneath (as in the window), or is null for grey frames and no legend.
    */
-  public static BufferedImage grid(AttentionTrace t, HeadMask mask, int thumb, Function<Head, Color> frame) {
+  public static BufferedImage grid(AttentionTrace t, HeadMask mask, int thumb, Function<Head, HeadPattern> category) {
     int layers = t.layers();
     int heads = t.heads();
     int cell = thumb + 14;
     int left = 34;
     int top = 20;
-    BufferedImage img = new BufferedImage(left + heads * cell + 6, top + layers * (cell + 12) + 6,
-        BufferedImage.TYPE_INT_RGB);
+    int legend = category == null ? 0 : LEGEND_HEIGHT;
+    BufferedImage img = new BufferedImage(Math.max(left + heads * cell + 6, category == null ? 0 : LEGEND_WIDTH),
+        top + layers * (cell + 12) + 6 + legend, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = start(img);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
     for (int h = 0; h < heads; h++) {
@@ -49,8 +52,8 @@ public final class Java2DRenderer {
       for (int h = 0; h < heads; h++) {
         Head head = new Head(l, h);
         int x = left + h * cell;
-        Color c = frame == null ? null : frame.apply(head);
-        g.setColor(c == null ? new Color(0xB0B0B0) : c);
+        HeadPattern p = category == null ? null : category.apply(head);
+        g.setColor(p == null ? new Color(0xB0B0B0) : CategoryColors.awt(p));
         g.fillRect(x, y, thumb + 6, thumb + 6);
         float[][] m = t.map(head);
         int[] px = Palette.pixels(m, FxMax.max(m));
@@ -66,8 +69,32 @@ public final class Java2DRenderer {
         g.drawString(head + (off ? " off" : ""), x + 2, y + thumb + 18);
       }
     }
+    if (category != null) {
+      drawLegend(g, t, category, img.getHeight() - legend + 4);
+    }
     g.dispose();
     return img;
+  }
+
+  private static final int LEGEND_HEIGHT = 26;
+  private static final int LEGEND_WIDTH = 640;
+
+  /** The five categories in their colours, each with its number of heads, on one line. */
+  private static void drawLegend(Graphics2D g, AttentionTrace t, Function<Head, HeadPattern> category, int y) {
+    int[] counts = new int[HeadPattern.values().length];
+    for (Head h : Head.all(t.layers(), t.heads())) {
+      counts[category.apply(h).ordinal()]++;
+    }
+    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    int x = 8;
+    for (HeadPattern p : HeadPattern.values()) {
+      g.setColor(CategoryColors.awt(p));
+      g.fillRect(x, y + 2, 14, 14);
+      g.setColor(Color.BLACK);
+      String s = p.label() + " " + counts[p.ordinal()];
+      g.drawString(s, x + 19, y + 14);
+      x += 19 + g.getFontMetrics().stringWidth(s) + 16;
+    }
   }
 
   /** The head view: the map with query tokens down the left, key tokens along the top, and a colour scale. */

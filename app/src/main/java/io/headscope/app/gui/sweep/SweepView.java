@@ -30,6 +30,7 @@ public final class SweepView extends VBox {
   private final Canvas canvas = new Canvas(400, 400);
   private final Label hover = new Label(" ");
   private double cell = 30;
+  private final HBox toolbar;
 
   public SweepView(SweepViewModel vm) {
     this.vm = vm;
@@ -47,10 +48,16 @@ public final class SweepView extends VBox {
     ProgressBar bar = new ProgressBar();
     bar.progressProperty().bind(vm.progressProperty());
     bar.visibleProperty().bind(vm.runningProperty());
+    bar.managedProperty().bind(bar.visibleProperty());
+    run.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    cancel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     ChoiceBox<SweepViewModel.Metric> metric = new ChoiceBox<>();
     metric.getItems().setAll(SweepViewModel.Metric.values());
     metric.valueProperty().bindBidirectional(vm.metricProperty());
-    HBox bar1 = new HBox(6, run, cancel, bar, new Label("Show"), metric);
+    Label show = new Label("Show");
+    show.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    HBox bar1 = new HBox(6, run, cancel, bar, show, metric);
+    toolbar = bar1;
     bar1.setAlignment(Pos.CENTER_LEFT);
     Label status = new Label();
     status.setWrapText(true);
@@ -164,6 +171,11 @@ public final class SweepView extends VBox {
     if (r.hasLayers()) {
       g.fillText("layer", LEFT + r.heads() * cell + GAP + cell / 2, TOP / 2);
     }
+  }
+
+  /** Adds a button at the end of the toolbar (exports, wired by the app). */
+  public void addToolbarButton(Button b) {
+    toolbar.getChildren().add(b);
   }
 
   /** The node a PNG export snapshots. */

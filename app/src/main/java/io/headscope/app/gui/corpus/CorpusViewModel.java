@@ -1,0 +1,166 @@
+package io.headscope.app.gui.corpus;
+
+import io.headscope.analysis.corpus.Corpus;
+import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadSummary;
+import io.headscope.app.gui.exec.Worker;
+import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadScopeException;
+import java.nio.file.Path;
+import java.util.Locale;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+
+/**
+ * The corpus screen: reads a corpus and classifies every head on every input through the analysis
+ * module's {@link CorpusAnalysis} on the worker, with progress and cancel; the result feeds the share
+ * grid, the category chart and the classification CSV (the CLI {@code classify} writer).
+ */
+public final class CorpusViewModel {
+  private final MainViewModel main;
+  private final Worker worker;
+  private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CorpusSource.SHIPPED.get(0));
+  private final ReadOnlyObjectWrapper<CorpusResult> result = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
+  private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper();
+  private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
+      "Pick a shipped corpus or open a file (one input per line, a TAB between the sentences of a pair), then Run.");
+  private Worker.Job job;
+
+  public CorpusViewModel(MainViewModel main) {
+    this.main = main;
+    this.worker = main.worker();
+    main.modelProperty().addListener((o, a, b) -> {
+      cancel();
+      result.set(null);
+    });
+  }
+
+  /** The corpus the next run reads. */
+  public ObjectProperty<CorpusSource> sourceProperty() {
+    return source;
+  }
+
+  public ReadOnlyObjectProperty<CorpusResult> resultProperty() {
+    return result.getReadOnlyProperty();
+  }
+
+  public ReadOnlyBooleanProperty runningProperty() {
+    return running.getReadOnlyProperty();
+  }
+
+  public ReadOnlyDoubleProperty progressProperty() {
+    return progress.getReadOnlyProperty();
+  }
+
+  public ReadOnlyStringProperty statusProperty() {
+    return status.getReadOnlyProperty();
+  }
+
+  /** Reads the chosen corpus and classifies it; the previous result stays until the new one is done. */
+  public void run() {
+    BertModel m = main.modelProperty().get();
+    if (m == null || running.get()) {
+      return;
+    }
+    CorpusSource src = source.get();
+    int heads = m.config().numHiddenLayers() * m.config().numAttentionHeads();
+    running.set(true);
+    progress.set(-1);
+    status.set("Reading " + src.label() + "…");
+    job = worker.submit(p -> {
+      Corpus c = src.read();
+      return new CorpusAnalysis(m).run(c, (done, total) -> p.update(
+          "Classifying " + heads + " heads on " + done + " of " + total + " inputs…", done / (double) total),
+          p::isCancelled);
+    }, new Worker.Listener<CorpusResult>() {
+      @Override
+      public void progress(String message, double fraction) {
+        if (running.get()) {
+          status.set(message);
+          progress.set(fraction);
+        }
+      }
+
+      @Override
+      public void done(CorpusResult r) {
+        running.set(false);
+        progress.set(1);
+        result.set(r);
+        status.set(summary(r, src));
+      }
+
+      @Override
+      public void failed(Throwable e) {
+        running.set(false);
+        progress.set(0);
+        status.set("The corpus run failed: " + MainViewModel.message(e));
+        main.fail(e);
+      }
+
+      @Override
+      public void cancelled() {
+        running.set(false);
+        progress.set(0);
+        status.set("Cancelled; nothing changed.");
+      }
+    });
+  }
+
+  public void cancel() {
+    if (job != null && running.get()) {
+      job.cancel();
+    }
+  }
+
+  /** Writes the {@code classify} CSV of the last run (the same writer and columns as the CLI). */
+  public void exportCsv(Path file) {
+    CorpusResult r = result.get();
+    if (r == null) {
+      throw new HeadScopeException("Run a corpus first: the CSV holds each head's category shares over it.");
+    }
+    Exports.classificationCsv(r.perHead(), file);
+  }
+
+  /** Clicking a head's cell shows that head in the main view. */
+  public void select(Head h) {
+    main.select(h);
+  }
+
+  /** One line for the pointer: the head's shares over the corpus. */
+  public String describe(Head h) {
+    CorpusResult r = result.get();
+    if (r == null) {
+      return "";
+    }
+    HeadSummary s = r.head(h);
+    StringBuilder b = new StringBuilder("head " + h + ":");
+    for (HeadPattern p : HeadPattern.values()) {
+      if (s.share(p) > 0) {
+        b.append(String.format(Locale.ROOT, " %s %.0f%%", p.label(), 100 * s.share(p)));
+      }
+    }
+    return b.append(" of ").append(s.inputs()).append(" inputs; looks most at ")
+        .append(String.join(", ", s.topTokens())).toString();
+  }
+
+  private static String summary(CorpusResult r, CorpusSource src) {
+    int skipped = r.corpus().problems().size();
+    return String.format(Locale.ROOT, "%s: %d inputs × %d heads classified%s. Cell colour: each head's most "
+        + "frequent category; number: its share of inputs. Click a cell to view the head.",
+        src.label(), r.inputs(), r.perHead().size(), skipped == 0 ? "" : "; " + skipped + " lines skipped");
+  }
+}

@@ -1,0 +1,93 @@
+package io.headscope.app.gui.corpus;
+
+import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.heads.HeadSummary;
+import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.model.Head;
+import java.util.Locale;
+import java.util.function.Consumer;
+import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+
+/**
+ * Layers x heads, each cell in the colour of the head's most frequent category over the corpus,
+ * paler the smaller that category's share, with the share written in it when there is room.
+ */
+final class ShareGrid extends Canvas {
+  static final double LEFT = 30;
+  static final double TOP = 18;
+  private CorpusResult result;
+  private double cell = 28;
+
+  ShareGrid(Consumer<Head> onClick, Consumer<Head> onHover) {
+    setId("corpus-grid");
+    setOnMouseClicked(e -> {
+      Head h = headAt(e.getX(), e.getY());
+      if (h != null) {
+        onClick.accept(h);
+      }
+    });
+    setOnMouseMoved(e -> onHover.accept(headAt(e.getX(), e.getY())));
+    setOnMouseExited(e -> onHover.accept(null));
+  }
+
+  void show(CorpusResult r, double maxWidth, double maxHeight) {
+    result = r;
+    if (r != null) {
+      cell = Math.max(12, Math.min(36, Math.min((maxWidth - LEFT - 8) / r.heads(), (maxHeight - TOP - 8) / r.layers())));
+    }
+    redraw();
+  }
+
+  Head headAt(double x, double y) {
+    if (result == null || x < LEFT || y < TOP) {
+      return null;
+    }
+    int l = (int) ((y - TOP) / cell);
+    int h = (int) ((x - LEFT) / cell);
+    return l < result.layers() && h < result.heads() ? new Head(l, h) : null;
+  }
+
+  private void redraw() {
+    GraphicsContext g = getGraphicsContext2D();
+    if (result == null) {
+      setWidth(1);
+      setHeight(1);
+      g.clearRect(0, 0, 1, 1);
+      return;
+    }
+    setWidth(LEFT + result.heads() * cell + 4);
+    setHeight(TOP + result.layers() * cell + 4);
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, getWidth(), getHeight());
+    g.setTextAlign(TextAlignment.CENTER);
+    g.setTextBaseline(VPos.CENTER);
+    g.setFont(Font.font(10));
+    g.setFill(Color.web("#444"));
+    for (int h = 0; h < result.heads(); h++) {
+      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
+    }
+    for (int l = 0; l < result.layers(); l++) {
+      g.setFill(Color.web("#444"));
+      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
+    }
+    g.setFont(Font.font(Math.min(10, cell * 0.36)));
+    for (HeadSummary s : result.perHead()) {
+      double share = s.share(s.majority());
+      // pale at chance (a fifth), full colour when every input agrees
+      Color c = Color.WHITE.interpolate(CategoryColors.fx(s.majority()), 0.25 + 0.75 * share);
+      double x = LEFT + s.head().head() * cell;
+      double y = TOP + s.head().layer() * cell;
+      g.setFill(c);
+      g.fillRect(x, y, cell - 1, cell - 1);
+      if (cell >= 22) {
+        g.setFill(c.getBrightness() < 0.75 && share > 0.6 ? Color.WHITE : Color.BLACK);
+        g.fillText(String.format(Locale.ROOT, "%.0f", 100 * share), x + cell / 2, y + cell / 2);
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package io.headscope.app.gui.facts;
+
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.analysis.heads.HeadStats;
+import io.headscope.analysis.heads.LayerTokenTypes;
+import io.headscope.analysis.heads.TokenType;
+import io.headscope.app.gui.grid.CategoryLegend;
+import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.render.TokenTypeColors;
+import java.util.Locale;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Pos;
+import javafx.scene.control.Label;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+import javafx.scene.shape.Rectangle;
+
+/**
+ * The selected head's panels: category and pattern scores, entropy and offset attention, the token
+ * types it attends to (weights beside norm-weighted); and, placed by the panel, the input's token types
+ * per layer.
+ */
+public final class HeadFactsView extends VBox {
+  private final HeadFactsViewModel vm;
+  private final Label category = new Label();
+  private final Rectangle swatch = new Rectangle(12, 12);
+  private final Label looks = new Label();
+  private final GridPane numbers = new GridPane();
+  private final GridPane types = new GridPane();
+  private final TokenTypeChart chart = new TokenTypeChart(125);
+
+  public HeadFactsView(HeadFactsViewModel vm) {
+    this.vm = vm;
+    setId("head-facts");
+    setSpacing(2);
+    category.setId("facts-category");
+    category.setStyle("-fx-font-weight: bold;");
+    looks.setId("facts-looks");
+    looks.setWrapText(true);
+    looks.setStyle("-fx-font-size: 11px;");
+    numbers.setHgap(6);
+    numbers.setVgap(0);
+    numbers.setId("facts-numbers");
+    types.setHgap(6);
+    types.setVgap(0);
+    types.setId("facts-types");
+    chart.setId("facts-layer-chart");
+    HBox cat = new HBox(5, swatch, category);
+    cat.setAlignment(Pos.CENTER_LEFT);
+    getChildren().addAll(cat, looks, numbers, Bars.heading("Token types this head attends to: weight | norm-weighted"),
+        types);
+    vm.scoreProperty().addListener((o, a, b) -> refresh());
+    vm.selectedOffProperty().addListener((o, a, b) -> refresh());
+    vm.layersProperty().addListener((ListChangeListener<LayerTokenTypes>) c -> refresh());
+    refresh();
+  }
+
+  /** The input's token types per layer, the selected head's layer highlighted (shown in its own tab). */
+  public TokenTypeChart layerChart() {
+    return chart;
+  }
+
+  private void refresh() {
+    chart.show(vm.layersProperty(), vm.selectedLayer());
+    HeadScore s = vm.scoreProperty().get();
+    numbers.getChildren().clear();
+    types.getChildren().clear();
+    if (s == null) {
+      swatch.setFill(Color.TRANSPARENT);
+      category.setText("No category yet: type a sentence and pick a head.");
+      looks.setText("");
+      return;
+    }
+    swatch.setFill(CategoryColors.fx(s.category()));
+    category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f%s", s.category().label(),
+        s.confidence(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
+    Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
+    HeadStats st = s.stats();
+    // in a pair the two most-attended columns are often both [SEP]: name the token once
+    looks.setText("Looks most at " + String.join(", ", s.topColumns().stream().distinct().toList()) + "  ·  strongest offset: "
+        + HeadFactsViewModel.offsetName(s.dominantOffset()));
+
+    numbers.add(Bars.heading("Pattern scores"), 0, 0, 2, 1);
+    row(numbers, 0, 1, "vertical", s.vertical(), CategoryColors.fx(HeadPattern.VERTICAL));
+    row(numbers, 0, 2, "diagonal", s.diagonal(), CategoryColors.fx(HeadPattern.DIAGONAL));
+    row(numbers, 0, 3, "block", s.block(), CategoryColors.fx(HeadPattern.BLOCK));
+    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), CategoryColors.fx(HeadPattern.HETEROGENEOUS));
+    numbers.add(Bars.heading("Attention to"), 2, 0, 2, 1);
+    Color grey = Color.web("#6b8fb5");
+    row(numbers, 2, 1, "previous", st.previous(), grey);
+    row(numbers, 2, 2, "self", st.self(), grey);
+    row(numbers, 2, 3, "next", st.next(), grey);
+    Label ent = Bars.name(String.format(Locale.ROOT, "%.2f nats", st.entropy()));
+    ent.setId("facts-entropy");
+    numbers.add(Bars.name("entropy"), 2, 4);
+    numbers.add(ent, 3, 4);
+
+    double[] w = st.weightShares();
+    double[] n = st.normShares();
+    for (TokenType t : TokenType.values()) {
+      Label name = Bars.name(TokenTypeColors.label(t));
+      types.add(name, 0, t.ordinal());
+      types.add(Bars.bar(w[t.ordinal()], TokenTypeColors.fx(t)), 1, t.ordinal());
+      types.add(Bars.bar(n[t.ordinal()], TokenTypeColors.fx(t)), 2, t.ordinal());
+    }
+  }
+
+  private static void row(GridPane g, int col, int r, String name, double v, Color c) {
+    g.add(Bars.name(name), col, r);
+    g.add(Bars.bar(v, c), col + 1, r);
+  }
+}

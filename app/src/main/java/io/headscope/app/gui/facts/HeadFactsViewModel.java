@@ -1,0 +1,76 @@
+package io.headscope.app.gui.facts;
+
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.analysis.heads.LayerTokenTypes;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.Head;
+import java.util.List;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyListProperty;
+import javafx.beans.property.ReadOnlyListWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ListChangeListener;
+
+/**
+ * The selected head's facts: its Kovaleva score and statistics, and the input's token-type attention
+ * per layer. Everything comes from the analysis module's records (the main view model classifies
+ * every head once per input); this only picks the selected head and groups per layer.
+ */
+public final class HeadFactsViewModel {
+  private final MainViewModel main;
+  private final ReadOnlyObjectWrapper<HeadScore> score = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyListWrapper<LayerTokenTypes> layers =
+      new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final ReadOnlyBooleanWrapper selectedOff = new ReadOnlyBooleanWrapper();
+
+  public HeadFactsViewModel(MainViewModel main) {
+    this.main = main;
+    main.selectedProperty().addListener((o, a, b) -> update());
+    main.maskProperty().addListener((o, a, b) -> update());
+    main.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> {
+      layers.setAll(main.scoresProperty().isEmpty() ? List.of() : LayerTokenTypes.of(main.scoresProperty()));
+      update();
+    });
+    update();
+  }
+
+  /** The selected head's score on the intact map, or null (no head or no input yet). */
+  public ReadOnlyObjectProperty<HeadScore> scoreProperty() {
+    return score.getReadOnlyProperty();
+  }
+
+  /** Token-type shares per layer (weights and norm-weighted), mean over the layer's heads. */
+  public ReadOnlyListProperty<LayerTokenTypes> layersProperty() {
+    return layers.getReadOnlyProperty();
+  }
+
+  /** The selected head's layer (0-based), -1 when none; the layer chart highlights it. */
+  public int selectedLayer() {
+    Head h = main.selectedProperty().get();
+    return h == null ? -1 : h.layer();
+  }
+
+  /** Whether the selected head is switched off (its scores still describe the intact map). */
+  public ReadOnlyBooleanProperty selectedOffProperty() {
+    return selectedOff.getReadOnlyProperty();
+  }
+
+  /** The words for {@link HeadScore#dominantOffset()}. */
+  public static String offsetName(int offset) {
+    return switch (offset) {
+      case -1 -> "previous token";
+      case 0 -> "itself";
+      case 1 -> "next token";
+      default -> "offset " + offset;
+    };
+  }
+
+  private void update() {
+    Head h = main.selectedProperty().get();
+    selectedOff.set(h != null && main.maskProperty().get().isOff(h));
+    score.set(h == null ? null : main.score(h));
+  }
+}

@@ -1,0 +1,83 @@
+package io.headscope.app.gui.grid;
+
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.render.CategoryColors;
+import java.util.EnumMap;
+import java.util.Map;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.FlowPane;
+import javafx.scene.paint.Color;
+import javafx.scene.shape.Rectangle;
+
+/**
+ * The five Kovaleva categories in their frame colours, with how many heads fall in each on this
+ * input. Each is also the grid's filter: click to hide or show that category's heads.
+ */
+public final class CategoryLegend extends FlowPane {
+  private final MainViewModel vm;
+  private final Map<HeadPattern, ToggleButton> items = new EnumMap<>(HeadPattern.class);
+
+  public CategoryLegend(MainViewModel vm) {
+    super(6, 2);
+    this.vm = vm;
+    setId("category-legend");
+    setAlignment(Pos.CENTER_LEFT);
+    for (HeadPattern p : HeadPattern.values()) {
+      ToggleButton b = new ToggleButton();
+      b.setId("legend-" + p.columnName());
+      b.setFocusTraversable(false);
+      b.setTooltip(new Tooltip(describe(p) + "\nClick to hide or show these heads in the grid."));
+      b.setOnAction(e -> vm.toggleCategory(p));
+      items.put(p, b);
+      getChildren().add(b);
+    }
+    Button all = new Button("show all");
+    all.setId("legend-all");
+    all.setFocusTraversable(false);
+    all.setStyle("-fx-font-size: 10px; -fx-padding: 1 4 1 4;");
+    all.setOnAction(e -> vm.showAllCategories());
+    all.visibleProperty().bind(vm.shownCategoriesProperty().map(s -> s.size() < HeadPattern.values().length));
+    getChildren().add(all);
+    vm.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> refresh());
+    vm.shownCategoriesProperty().addListener((o, a, b) -> refresh());
+    refresh();
+  }
+
+  /** One line per category for a person (the definitions are Kovaleva et al.'s; METHODS.md). */
+  public static String describe(HeadPattern p) {
+    return switch (p) {
+      case VERTICAL -> "vertical: nearly every token looks at the same one or two tokens ([CLS], [SEP], punctuation).";
+      case DIAGONAL -> "diagonal: each token looks at itself or a neighbour (previous, next).";
+      case VERTICAL_DIAGONAL -> "vertical+diagonal: both at once.";
+      case BLOCK -> "block: in a pair, tokens look within their own sentence.";
+      case HETEROGENEOUS -> "heterogeneous: no simple pattern; the only kind that can carry rich structure.";
+    };
+  }
+
+  private void refresh() {
+    Map<HeadPattern, Integer> counts = new EnumMap<>(HeadPattern.class);
+    for (HeadScore s : vm.scoresProperty()) {
+      counts.merge(s.category(), 1, Integer::sum);
+    }
+    for (HeadPattern p : HeadPattern.values()) {
+      ToggleButton b = items.get(p);
+      boolean shown = vm.shownCategoriesProperty().get().contains(p);
+      b.setSelected(shown);
+      Rectangle swatch = new Rectangle(12, 12);
+      Color c = CategoryColors.fx(p);
+      swatch.setFill(shown ? c : Color.TRANSPARENT);
+      swatch.setStroke(c);
+      swatch.setStrokeWidth(2);
+      b.setGraphic(swatch);
+      b.setText(p.label() + (vm.scoresProperty().isEmpty() ? "" : " " + counts.getOrDefault(p, 0)));
+      b.setStyle("-fx-font-size: 11px; -fx-padding: 1 5 1 3;"
+          + (shown ? "" : "-fx-text-fill: #999;"));
+    }
+  }
+}
