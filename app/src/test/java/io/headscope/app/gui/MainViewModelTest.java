@@ -10,6 +10,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.FakeHub;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
 import java.util.Set;
@@ -132,5 +133,24 @@ class MainViewModelTest {
     assertThat(vm.traceProperty().get()).isNull();
     assertThat(vm.predictionsProperty()).isEmpty();
     assertThat(vm.statusProperty().get()).contains("Type a sentence");
+  }
+
+  @Test
+  void aHubModelIsDownloadedWithProgressAndAFailedOneKeepsTheLoadedModel() {
+    try (FakeHub hub = FakeHub.start().serve("test-org/tiny", "main", tiny)) {
+      ModelRepository repo = new ModelRepository(dir.resolve("hub-cache"), hub.url(), false);
+      MainViewModel vm = new MainViewModel(new DirectWorker(), repo);
+      vm.textAProperty().set("the cat sat on the [MASK] .");
+      vm.loadModel("hf:test-org/tiny");
+      assertThat(vm.errorProperty().get()).isNull();
+      assertThat(vm.modelNameProperty().get()).isEqualTo("hf:test-org/tiny");
+      assertThat(vm.traceProperty().get().attention()).hasDimensions(2, 3);
+      assertThat(hub.requests()).isNotEmpty();
+
+      vm.loadModel("hf:test-org/missing");
+      assertThat(vm.errorProperty().get()).contains("test-org/missing");
+      assertThat(vm.modelNameProperty().get()).isEqualTo("hf:test-org/tiny");
+      assertThat(vm.traceProperty().get()).isNotNull();
+    }
   }
 }

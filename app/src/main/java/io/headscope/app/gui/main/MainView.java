@@ -24,6 +24,7 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
+import javafx.scene.control.TextInputDialog;
 import javafx.scene.control.MenuBar;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.ProgressBar;
@@ -163,7 +164,18 @@ public final class MainView extends BorderPane {
         vm.loadModel(p.toString());
       }
     });
-    model.getItems().addAll(new SeparatorMenuItem(), folder);
+    MenuItem hub = new MenuItem("Hugging Face Hub model…");
+    hub.setId("open-hub");
+    hub.setOnAction(e -> {
+      TextInputDialog ask = new TextInputDialog("textattack/bert-base-uncased-MRPC");
+      ask.setTitle("Hugging Face Hub model");
+      ask.setHeaderText("A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
+          + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.");
+      ask.setContentText("Model id:");
+      ask.showAndWait().map(String::strip).filter(id -> !id.isEmpty())
+          .ifPresent(id -> vm.loadModel(id.startsWith("hf:") ? id : "hf:" + id));
+    });
+    model.getItems().addAll(new SeparatorMenuItem(), folder, hub);
 
     MenuItem json = new MenuItem("Attention JSON…");
     json.setId("export-json");
