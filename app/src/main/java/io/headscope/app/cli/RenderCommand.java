@@ -24,11 +24,7 @@ import picocli.CommandLine.Option;
     description = "The app's pictures without a window: grid.png (every head, framed in its Kovaleva category's "
         + "colour, with the legend) and head-L-H.png for each --head, drawn with Java2D (works headless).")
 final class RenderCommand implements Callable<Integer> {
-  @Option(names = "--text", required = true, paramLabel = "TEXT", description = "The sentence (segment a).")
-  String text;
-
-  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b).")
-  String pair;
+  @Mixin TextOptions sentence;
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for the PNGs (created if missing).")
   Path out;
@@ -53,10 +49,7 @@ final class RenderCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ModelOptions.requireText(text, "--text");
-    if (pair != null) {
-      ModelOptions.requireText(pair, "--pair");
-    }
+    sentence.check();
     if (cell < 1 || cell > 64) {
       throw new HeadScopeException("--cell must be between 1 and 64 pixels.");
     }
@@ -68,7 +61,7 @@ final class RenderCommand implements Callable<Integer> {
       int h = m.config().numAttentionHeads();
       Set<Head> large = Head.parseList(heads, layers, h);
       HeadMask mask = HeadMask.of(Head.parseList(disable, layers, h), HeadMask.Mode.ZERO);
-      AttentionTrace t = m.trace(m.encode(text, pair));
+      AttentionTrace t = m.trace(m.encode(sentence.text, sentence.pair));
       Warnings.truncation(t.encoding());
       List<Path> files = new ArrayList<>();
       files.add(out.resolve("grid.png"));
