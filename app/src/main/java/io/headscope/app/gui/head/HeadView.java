@@ -33,6 +33,8 @@ public final class HeadView extends VBox {
   private final ScrollPane heatScroll = new ScrollPane(heatmap);
   private final TabPane tabs = new TabPane();
   private boolean fitted;
+  /** Cells of this many pixels carry legible token labels (a 7-point font). */
+  private static final double READABLE_CELL = 8;
 
   public HeadView(HeadViewModel vm) {
     this.vm = vm;
@@ -121,15 +123,28 @@ public final class HeadView extends VBox {
     redraw();
   }
 
-  /** Zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
+  /** The Fit button: zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
   public void fit() {
+    fit(false);
+  }
+
+  /**
+   * @param readable on a new input: rather than shrink the cells below the size at which token labels
+   *     are drawn, keep that size when the map's width allows it and let the rows scroll (a 36-token
+   *     pair reads better as a labelled map that scrolls a little than as an unlabelled thumbnail)
+   */
+  private void fit(boolean readable) {
     HeadMatrix m = vm.matrixProperty().get();
     double w = heatScroll.getViewportBounds().getWidth();
     double h = heatScroll.getViewportBounds().getHeight();
     if (m == null || w <= 0 || h <= 0) {
       return;
     }
-    double cell = Math.min((w - HeatmapPane.LABEL - 6) / m.cols(), (h - HeatmapPane.LABEL - 6) / m.rows());
+    double byWidth = (w - HeatmapPane.LABEL - 6) / m.cols();
+    double cell = Math.min(byWidth, (h - HeatmapPane.LABEL - 6) / m.rows());
+    if (readable && cell < READABLE_CELL && byWidth >= READABLE_CELL) {
+      cell = READABLE_CELL;
+    }
     fitted = true;
     zoom.setValue(Math.max(0.5, Math.min(40, cell)));
     redraw();
@@ -138,7 +153,7 @@ public final class HeadView extends VBox {
   private void redraw() {
     HeadMatrix m = vm.matrixProperty().get();
     if (!fitted && m != null && heatScroll.getViewportBounds().getWidth() > 0) {
-      fit();
+      fit(true);
       return;
     }
     // a Canvas larger than about 8k pixels cannot be drawn: cap the zoom for long inputs

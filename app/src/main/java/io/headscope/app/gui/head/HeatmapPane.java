@@ -16,6 +16,8 @@ import javafx.scene.text.TextAlignment;
  */
 final class HeatmapPane extends Canvas {
   static final double LABEL = 90;
+  /** The smallest cell, in pixels, at which the token labels are drawn. */
+  static final double LABELLED_CELL = 6;
   private HeadMatrix matrix;
   private WritableImage image;
   private double cell = 16;
@@ -86,7 +88,7 @@ final class HeatmapPane extends Canvas {
       g.strokeRect(LABEL, LABEL + hoverRow * cell, matrix.cols() * cell, cell);
       g.strokeRect(LABEL + hoverCol * cell, LABEL, cell, matrix.rows() * cell);
     }
-    if (cell < 6) {
+    if (cell < LABELLED_CELL) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
       g.setTextAlign(TextAlignment.LEFT);
