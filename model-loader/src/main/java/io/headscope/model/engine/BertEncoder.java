@@ -82,7 +82,7 @@ public final class BertEncoder {
     int dh = c.headSize();
     String at = "blocks." + l + ".attn.";
 
-    NDArray qkv = Linear.linear(x, p.qkvWeight(), p.qkvBias()).singletonOrThrow() // (B, T, 3d)
+    NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
         .reshape(b, t, 3, h, dh)
         .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
     NDArray q = hooks.at(at + "hook_q", qkv.get(0)); // (B, H, T, dh)
@@ -94,12 +94,31 @@ public final class BertEncoder {
     NDArray z = hooks.at(at + "hook_z", pattern.matMul(v)); // (B, H, T, dh)
 
     NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) h * dh); // (B, T, d)
-    return Linear.linear(merged, p.outWeight(), p.outBias()).singletonOrThrow(); // (B, T, d)
+    return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 
   private NDArray ffn(BertWeights.Layer p, NDArray x) {
-    NDArray hidden = gelu(Linear.linear(x, p.ffnInWeight(), p.ffnInBias()).singletonOrThrow()); // (B, T, 4d)
-    return Linear.linear(hidden, p.ffnOutWeight(), p.ffnOutBias()).singletonOrThrow(); // (B, T, d)
+    NDArray hidden = gelu(dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, 4d)
+    return dense(hidden, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
+  }
+
+  /**
+   * {@code x W^T + b} for x (..., in) and W (out, in), computed as {@code (W x^T)^T + b}: with the
+   * weight as the left operand, libtorch's GEMM streams it instead of packing it on every call,
+   * which measured 10-20% faster per forward pass at 16 to 128 tokens on the 2-core benchmark
+   * machine (the same products summed in another order: results agree to float rounding).
+   */
+  private static NDArray dense(NDArray x, NDArray weight, NDArray bias) {
+    Shape s = x.getShape();
+    long in = s.get(s.dimension() - 1);
+    NDArray flat = x.reshape(-1, in); // (N, in)
+    NDArray y = weight.matMul(flat.transpose()); // (out, N)
+    // DJL attaches a result to its first operand's manager, here the weights': move it to the call's
+    y.attach(x.getManager());
+    NDArray out = y.transpose().add(bias); // (N, out), contiguous
+    long[] dims = s.getShape();
+    dims[dims.length - 1] = weight.getShape().get(0);
+    return out.reshape(new Shape(dims));
   }
 
   /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
