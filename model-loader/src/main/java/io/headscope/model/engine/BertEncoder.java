@@ -102,6 +102,9 @@ public final class BertEncoder {
     return dense(hidden, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
   }
 
+  /** Up to this many token rows the weight-left order wins (measured: 23% at 16 rows, 8% at 128, 3% at 256). */
+  private static final long WEIGHT_LEFT_MAX_ROWS = 256;
+
   /**
    * {@code x W^T + b} for x (..., in) and W (out, in), computed as {@code (W x^T)^T + b}: with the
    * weight as the left operand, libtorch's GEMM streams it instead of packing it on every call,
@@ -111,6 +114,9 @@ public final class BertEncoder {
   private static NDArray dense(NDArray x, NDArray weight, NDArray bias) {
     Shape s = x.getShape();
     long in = s.get(s.dimension() - 1);
+    if (s.size() / in > WEIGHT_LEFT_MAX_ROWS) {
+      return Linear.linear(x, weight, bias).singletonOrThrow(); // batches: packing pays off again
+    }
     NDArray flat = x.reshape(-1, in); // (N, in)
     NDArray y = weight.matMul(flat.transpose()); // (out, N)
     // DJL attaches a result to its first operand's manager, here the weights': move it to the call's
