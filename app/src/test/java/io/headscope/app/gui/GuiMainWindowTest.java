@@ -128,6 +128,17 @@ class GuiMainWindowTest {
     java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
     assertThat(png.getWidth()).isGreaterThan(100);
     assertThat(png.getHeight()).isGreaterThan(100);
+    // the legend is drawn above the grid: all five category colours in the top rows (a row of four
+    // thumbnails' frames could show at most four)
+    java.util.Set<Integer> top = new java.util.HashSet<>();
+    for (int y = 0; y < 24; y++) {
+      for (int x = 0; x < png.getWidth(); x++) {
+        top.add(png.getRGB(x, y) & 0xFFFFFF);
+      }
+    }
+    for (HeadPattern p : HeadPattern.values()) {
+      assertThat(top).as("%s's legend colour in the top rows of grid.png", p).contains(CategoryColors.rgb(p));
+    }
   }
 
   @Test

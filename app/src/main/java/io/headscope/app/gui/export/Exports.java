@@ -63,4 +63,18 @@ public final class Exports {
       }
     });
   }
+
+  /** One picture above the other on white, left-aligned (the legend over the grid). */
+  public static BufferedImage stacked(BufferedImage top, BufferedImage bottom) {
+    int gap = 6;
+    BufferedImage out = new BufferedImage(Math.max(top.getWidth(), bottom.getWidth()),
+        top.getHeight() + gap + bottom.getHeight(), BufferedImage.TYPE_INT_RGB);
+    java.awt.Graphics2D g = out.createGraphics();
+    g.setColor(java.awt.Color.WHITE);
+    g.fillRect(0, 0, out.getWidth(), out.getHeight());
+    g.drawImage(top, 0, 0, null);
+    g.drawImage(bottom, 0, top.getHeight() + gap, null);
+    g.dispose();
+    return out;
+  }
 }

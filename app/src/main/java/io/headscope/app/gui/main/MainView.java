@@ -55,6 +55,7 @@ public final class MainView extends BorderPane {
   private final HeadPanel headPanel;
   private FileAsker files;
   private final Menu analysisMenu = new Menu("Analysis");
+  private final CategoryLegend legend;
   private final TabPane leftTabs = new TabPane();
   private final Menu exportMenu = new Menu("Export");
 
@@ -63,6 +64,7 @@ public final class MainView extends BorderPane {
     this.files = files;
     this.headVm = new HeadViewModel(vm.traceProperty(), vm.selectedProperty());
     this.grid = new ModelGridView(vm);
+    this.legend = new CategoryLegend(vm);
     this.headView = new HeadView(headVm);
     this.headPanel = new HeadPanel(vm);
 
@@ -182,7 +184,9 @@ public final class MainView extends BorderPane {
     json.setOnAction(e -> export("Attention JSON", "json", "attention.json",
         p -> Exports.attentionJson(vm.traceProperty().get(), p)));
     MenuItem gridPng = new MenuItem("Grid as PNG…");
-    gridPng.setOnAction(e -> exportPng("grid.png", grid::gridNode));
+    // the legend goes above the grid in the picture too: the frame colours mean nothing without it
+    gridPng.setOnAction(e -> export("PNG", "png", "grid.png", p -> Exports.png(
+        Exports.stacked(snapshot(legend), snapshot(grid.gridNode())), p)));
     MenuItem headPng = new MenuItem("Head view as PNG…");
     headPng.setOnAction(e -> exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode()));
     exportMenu.getItems().addAll(json, gridPng, headPng);
@@ -213,11 +217,12 @@ public final class MainView extends BorderPane {
 
   /** Snapshots a node into a PNG (through javafx-swing's SwingFXUtils and ImageIO). */
   public void exportPng(String name, Supplier<Node> node) {
-    export("PNG", "png", name, p -> {
-      SnapshotParameters params = new SnapshotParameters();
-      WritableImage img = node.get().snapshot(params, null);
-      Exports.png(SwingFXUtils.fromFXImage(img, null), p);
-    });
+    export("PNG", "png", name, p -> Exports.png(snapshot(node.get()), p));
+  }
+
+  private static java.awt.image.BufferedImage snapshot(Node node) {
+    WritableImage img = node.snapshot(new SnapshotParameters(), null);
+    return SwingFXUtils.fromFXImage(img, null);
   }
 
   private Node inputs() {
@@ -295,7 +300,7 @@ public final class MainView extends BorderPane {
     title.setStyle("-fx-font-weight: bold;");
     Label hint = new Label("click = view · × = switch off · Ctrl-click = pick several, X = switch them · L# = layer");
     hint.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
-    VBox box = new VBox(2, title, hint, new CategoryLegend(vm));
+    VBox box = new VBox(2, title, hint, legend);
     return box;
   }
 
