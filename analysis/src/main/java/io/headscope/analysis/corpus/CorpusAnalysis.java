@@ -43,14 +43,29 @@ public final class CorpusAnalysis {
   private final BertModel model;
   private final HeadClassifier classifier;
   private final int batchSize;
+  private final boolean truncateLong;
 
   public CorpusAnalysis(BertModel model, HeadClassifier classifier, int batchSize) {
+    this(model, classifier, batchSize, false);
+  }
+
+  private CorpusAnalysis(BertModel model, HeadClassifier classifier, int batchSize, boolean truncateLong) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size " + batchSize);
     }
     this.model = model;
     this.classifier = classifier;
     this.batchSize = batchSize;
+    this.truncateLong = truncateLong;
+  }
+
+  /**
+   * The same analysis, but an input longer than the model is cut to its maximum positions (as
+   * {@code attention} and {@code predict} do) instead of skipped: for one typed input, where the
+   * caller warns, rather than a corpus, whose statistics should not mix cut and whole inputs.
+   */
+  public CorpusAnalysis truncatingLongInputs() {
+    return new CorpusAnalysis(model, classifier, batchSize, true);
   }
 
   public CorpusAnalysis(BertModel model) {
@@ -72,7 +87,7 @@ public final class CorpusAnalysis {
     List<CorpusProblem> tooLong = new ArrayList<>();
     for (CorpusInput in : corpus.inputs()) {
       Encoding e = model.encode(in.a(), in.b());
-      if (e.wasTruncated()) {
+      if (e.wasTruncated() && !truncateLong) {
         tooLong.add(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
             + e.droppedWordpieces() + " wordpieces too many); skipped"));
       } else {

@@ -54,8 +54,13 @@ final class ClassifyCommand implements Callable<Integer> {
     Corpus inputs = corpus != null ? CorpusOptions.read(corpus) : Corpus.of(text, pair);
     try (BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("classify")) {
-      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), output.batch)
-          .run(inputs, progress, () -> false);
+      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), output.batch);
+      if (text != null) {
+        // one typed input is cut to the model's length with a warning, as attention and predict do
+        Warnings.truncation(bert.encode(text, pair));
+        analysis = analysis.truncatingLongInputs();
+      }
+      CorpusResult r = analysis.run(inputs, progress, () -> false);
       CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
           r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
       HeadCsv.write(output.out, output.force, r.perHead());

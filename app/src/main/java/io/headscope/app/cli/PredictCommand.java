@@ -56,7 +56,10 @@ final class PredictCommand implements Callable<Integer> {
       if (bert.hasMaskedLmHead()
           && java.util.Arrays.stream(input.ids()).noneMatch(id -> id == bert.tokenizer().maskId())
           && !bert.hasClassifier()) {
-        throw new HeadScopeException("The text has no [MASK] to predict: put [MASK] where a word should be guessed.");
+        throw new HeadScopeException(input.wasTruncated() && (sentence.text + " " + sentence.pair).contains("[MASK]")
+            ? "Every [MASK] lies beyond the model's " + input.length() + " positions and was cut off: "
+                + "shorten the text or move the [MASK] nearer the start."
+            : "The text has no [MASK] to predict: put [MASK] where a word should be guessed.");
       }
       AttentionTrace intact = bert.trace(input, HeadMask.NONE, top);
       AttentionTrace ablated = off.isEmpty() ? intact : bert.trace(input, HeadMask.of(off, m), top);

@@ -52,6 +52,25 @@ class CorpusCommandsTest {
   }
 
   @Test
+  void classifyOneOverLongInputIsCutWithAWarningNotRefused() throws IOException {
+    // a corpus line this long is skipped (see below); one typed input is cut, as attention and predict do
+    Path out = work.resolve("heads.csv");
+    CliHarness.Result r = CliHarness.run("classify", "--model", model, "--text",
+        "the cat sat on the mat . ".repeat(20), "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).contains("warning").contains("wordpieces were dropped");
+    assertThat(csv(out)).hasSize(1 + 3 * 4);
+  }
+
+  @Test
+  void predictSaysWhenTheMaskWasCutOff() {
+    CliHarness.Result r = CliHarness.run("predict", "--model", model, "--text",
+        "the cat sat on the mat . ".repeat(20) + "the [MASK] ran .");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).last().asString().contains("[MASK] lies beyond the model's").contains("cut off");
+  }
+
+  @Test
   void classifyCorpusReportsSkippedLinesAndCountsTheRest() throws IOException {
     String tooLong = "the cat sat on the mat . ".repeat(20);
     Path in = corpus("the cat sat.", "", "a dog ran.\tthe cat sat.", tooLong, "one\ttwo\tthree", "the end.");
