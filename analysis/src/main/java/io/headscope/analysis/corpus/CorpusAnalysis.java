@@ -84,9 +84,17 @@ public final class CorpusAnalysis {
     int heads = model.config().numAttentionHeads();
     List<Encoded> encoded = new ArrayList<>();
     List<CorpusInput> kept = new ArrayList<>();
-    List<CorpusProblem> tooLong = new ArrayList<>();
+    List<CorpusProblem> tooLong = new ArrayList<>(); // and, after the loop, the unusable lines
+    List<CorpusProblem> skipped = new ArrayList<>();
     for (CorpusInput in : corpus.inputs()) {
-      Encoding e = model.encode(in.a(), in.b());
+      Encoding e;
+      try {
+        e = model.encode(in.a(), in.b());
+      } catch (HeadScopeException unusable) {
+        // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
+        skipped.add(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
+        continue;
+      }
       if (e.wasTruncated() && !truncateLong) {
         tooLong.add(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
             + e.droppedWordpieces() + " wordpieces too many); skipped"));
@@ -95,10 +103,11 @@ public final class CorpusAnalysis {
         kept.add(in);
       }
     }
+    tooLong.addAll(skipped);
     if (encoded.isEmpty()) {
-      throw new HeadScopeException("No input of " + corpus.name() + " fits the model"
-          + (tooLong.isEmpty() ? "." : ": every line is longer than its " + model.config().maxPositionEmbeddings()
-              + " positions."));
+      throw new HeadScopeException("No input of " + corpus.name() + " can be analysed"
+          + (tooLong.isEmpty() ? "." : ": " + tooLong.get(0)
+              + (tooLong.size() > 1 ? " (and " + (tooLong.size() - 1) + " more lines)." : "")));
     }
     encoded.sort(Comparator.comparingInt(x -> x.encoding().length()));
 

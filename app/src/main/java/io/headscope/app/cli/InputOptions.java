@@ -41,6 +41,9 @@ final class InputOptions {
       }
       ModelOptions.requireText(pair, "--pair");
     }
+    if (corpus != null && Files.isDirectory(corpus)) {
+      throw new HeadScopeException(corpus + " is a folder; give a corpus file (one input per line).");
+    }
     if (corpus != null && !Files.isRegularFile(corpus)) {
       throw new HeadScopeException("The corpus file " + corpus + " does not exist.");
     }

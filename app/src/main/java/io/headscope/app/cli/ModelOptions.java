@@ -23,7 +23,11 @@ final class ModelOptions {
 
   BertModel open() {
     if (gelu != null) {
-      io.headscope.model.BertConfig.Gelu.of(gelu);
+      try {
+        io.headscope.model.BertConfig.Gelu.of(gelu);
+      } catch (HeadScopeException e) {
+        throw new HeadScopeException("--gelu \"" + gelu + "\" is unknown: use gelu (erf) or gelu_new (tanh).", e);
+      }
     }
     // The display starts with the first event, so a cached model (no download, no conversion) prints nothing.
     ProgressDisplay[] display = {null};

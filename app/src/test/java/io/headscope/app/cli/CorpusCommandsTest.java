@@ -63,6 +63,33 @@ class CorpusCommandsTest {
   }
 
   @Test
+  void aLineWithNothingLeftAfterTextCleaningIsSkippedAndReportedNotFatal() throws IOException {
+    // not blank to String.isBlank, but empty once BERT drops zero-width and control characters
+    Path in = corpus("the cat sat.", "\u200b", "a dog\u0001", "\u0002\u0003", "the end.");
+    Path out = work.resolve("heads.csv");
+    CliHarness.Result r = CliHarness.run("classify", "--model", model, "--corpus", in.toString(),
+        "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).contains("line 2").contains("line 4");
+    assertThat(csv(out).get(1).split(",", -1)[HeadCsv.HEADER.indexOf("inputs")]).isEqualTo("3");
+  }
+
+  @Test
+  void aCorpusFolderIsNamedAsAFolder() {
+    CliHarness.Result r = CliHarness.run("ablate", "--model", model, "--corpus", work.toString(), "--out",
+        work.resolve("a.csv").toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).last().asString().contains("is a folder");
+  }
+
+  @Test
+  void anUnknownGeluNamesTheOption() {
+    CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cat", "--gelu", "relu");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).last().asString().contains("--gelu").doesNotContain("config.json");
+  }
+
+  @Test
   void predictSaysWhenTheMaskWasCutOff() {
     CliHarness.Result r = CliHarness.run("predict", "--model", model, "--text",
         "the cat sat on the mat . ".repeat(20) + "the [MASK] ran .");

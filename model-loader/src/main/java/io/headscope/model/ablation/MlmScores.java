@@ -50,7 +50,12 @@ final class MlmScores {
     int b = (int) logq.getShape().get(0) / m;
     float[] lp = targetLogProbs(logq, targets).toFloatArray();
     long[] top = logq.argMax(-1).toLongArray();
-    float[] kl = logp.exp().mul(logp.sub(logq.reshape(b, m, vocab))).sum(new int[] {-1}).toFloatArray(); // (B, M)
+    // every operand first in these products belongs to logq's (per-step) manager: DJL puts a result on
+    // its first operand's manager, and logp lives for the whole input, so logp.exp()... would pile up
+    // (B + 1) * M * V floats per step until the input is done
+    NDArray p = logp.exp(); // (M, V)
+    p.attach(logq.getManager());
+    float[] kl = logq.reshape(b, m, vocab).neg().add(logp).mul(p).sum(new int[] {-1}).toFloatArray(); // (B, M)
     double[][] out = new double[b][3];
     for (int r = 0; r < b; r++) {
       for (int i = 0; i < m; i++) {
