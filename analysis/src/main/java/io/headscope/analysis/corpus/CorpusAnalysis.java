@@ -115,19 +115,20 @@ public final class CorpusAnalysis {
     List<HeadAccumulator> acc = all.stream().map(HeadAccumulator::new).toList();
     int total = encoded.size();
     progress.update(0, total);
-    for (int start = 0; start < total; start += batchSize) {
+    for (int start = 0; start < total; ) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("cancelled after " + start + " of " + total + " inputs");
       }
-      List<Encoding> batch = encoded.subList(start, Math.min(total, start + batchSize)).stream()
-          .map(Encoded::encoding).toList();
+      int end = batchEnd(encoded, start);
+      List<Encoding> batch = encoded.subList(start, end).stream().map(Encoded::encoding).toList();
       for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
         List<HeadScore> scores = classifier.classifyAll(t);
         for (int i = 0; i < scores.size(); i++) {
           acc.get(i).add(scores.get(i));
         }
       }
-      progress.update(Math.min(total, start + batchSize), total);
+      start = end;
+      progress.update(start, total);
     }
     return summarise(model.name(), corpus.withProblems(kept, tooLong), layers, heads, acc, classifier);
   }
@@ -142,6 +143,26 @@ public final class CorpusAnalysis {
     }
     List<HeadStats> stats = perHead.stream().map(HeadSummary::stats).toList();
     return new CorpusResult(modelName, corpus, layers, heads, perHead, model, LayerTokenTypes.of(stats, heads));
+  }
+
+  /**
+   * A batch's maps take inputs x heads x layers x T^2 floats, natively and again as Java arrays, so the
+   * batch is cut at a budget of attention cells as well as at the batch size: 16 inputs of 128 tokens
+   * fit; inputs of 400 tokens go in batches of 1-2 instead of needing many gigabytes.
+   */
+  static final long CELL_BUDGET = 16L * 128 * 128;
+
+  /** The end (exclusive) of the batch starting at {@code start}; inputs are sorted by length. */
+  private int batchEnd(List<Encoded> encoded, int start) {
+    int end = start + 1; // at least one input, however long
+    while (end < encoded.size() && end - start < batchSize) {
+      long width = encoded.get(end).encoding().length(); // the longest so far, as they are sorted
+      if ((end - start + 1) * width * width > CELL_BUDGET) {
+        break;
+      }
+      end++;
+    }
+    return end;
   }
 
   private record Encoded(CorpusInput input, Encoding encoding) {}
