@@ -133,7 +133,19 @@ public final class BertModel implements AutoCloseable {
         HeadMasking.attach(hooks, new float[][][] {m}, mask.mode(), batch.real, scope);
       }
       NDArray x = encoder.embed(batch.ids, batch.segments, hooks);
-      x = encoder.encode(x, encoder.scoreMask(batch.real), 0, hooks); // (B, T, d)
+      NDArray scoreMask = encoder.scoreMask(batch.real);
+      for (int l = 0; l < c.numHiddenLayers(); l++) {
+        // each layer in its own scope that keeps only its output and the captured pattern and norms:
+        // all layers' intermediates at once cost about 1 GB at 512 tokens
+        try (NDManager layerScope = scope.newSubManager()) {
+          x.tempAttach(layerScope); // back to scope when the layer's scope closes
+          NDArray next = encoder.layer(l, x, scoreMask, hooks); // (B, T, d); x is every op's first operand
+          for (NDArray kept : new NDArray[] {next, patterns[l], norms[l]}) {
+            kept.attach(scope);
+          }
+          x = next;
+        }
+      }
       return Readout.traces(this, batch, inputs, mask, patterns, norms, x, topK);
     }
   }
