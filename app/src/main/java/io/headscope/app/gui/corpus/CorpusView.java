@@ -1,8 +1,10 @@
 package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.facts.TokenTypeChart;
 import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.render.CategoryColors;
 import io.headscope.model.Head;
 import java.nio.file.Path;
 import javafx.geometry.Insets;
@@ -16,6 +18,7 @@ import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
+import javafx.scene.shape.Rectangle;
 
 /**
  * The corpus screen: choose a corpus, run it (progress, Cancel), then each head's category shares as
@@ -89,8 +92,8 @@ public final class CorpusView extends VBox {
     HBox exports = new HBox(6, csv, png);
     hover.setStyle("-fx-font-size: 11px; -fx-text-fill: #333;");
     hover.setWrapText(true);
-    results = new VBox(4, heading("Each head's most frequent category (colours as in the chart below) and its share of inputs (%)"),
-        grid, hover, heading("Share of all maps (inputs × heads) in each category"), shares,
+    results = new VBox(4, heading("Each head's most frequent category and its share of inputs (%)"),
+        colourKey(), grid, hover, heading("Share of all maps (inputs × heads) in each category"), shares,
         heading("Token types per layer over the corpus"), layers, exports);
     results.setPadding(new Insets(2));
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
@@ -131,5 +134,17 @@ public final class CorpusView extends VBox {
   /** For tests: the head under a point of the share grid. */
   Head headAt(double x, double y) {
     return grid.headAt(x, y);
+  }
+
+  /** The category colours of the share grid, in one line (the same colours as the main grid's frames). */
+  private static HBox colourKey() {
+    HBox key = new HBox(10);
+    key.setId("corpus-colour-key");
+    for (HeadPattern p : HeadPattern.values()) {
+      Label l = new Label(p.label(), new Rectangle(11, 11, CategoryColors.fx(p)));
+      l.setStyle("-fx-font-size: 11px;");
+      key.getChildren().add(l);
+    }
+    return key;
   }
 }
