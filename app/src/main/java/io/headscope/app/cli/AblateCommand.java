@@ -8,7 +8,6 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.tokenizer.Encoding;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -32,11 +31,7 @@ final class AblateCommand implements Callable<Integer> {
   @Option(names = "--layers", description = "Also switch off each whole layer (rows with head *).")
   boolean layers;
 
-  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
-  Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
+  @Mixin CsvOutput output;
 
   @Mixin ModelOptions model;
 
@@ -44,7 +39,7 @@ final class AblateCommand implements Callable<Integer> {
   public Integer call() {
     inputs.check();
     HeadMask.Mode m = HeadMask.Mode.parse(mode);
-    Output.checkWritable(out, force);
+    output.check();
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert);
@@ -56,7 +51,7 @@ final class AblateCommand implements Callable<Integer> {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
       AblationTable table = AblationTable.of(r);
-      Output.write(out, force, o -> AblationCsv.ablation(table, o));
+      output.write(o -> AblationCsv.ablation(table, o));
       summary(table);
     }
     return 0;

@@ -3,7 +3,6 @@ package io.headscope.app.cli;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,22 +14,18 @@ import picocli.CommandLine.Option;
 final class AttentionCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
-  @Option(names = "--out", paramLabel = "FILE", description = "Write the JSON here instead of stdout.")
-  Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
+  @Mixin JsonOutput output;
 
   @Mixin ModelOptions model;
 
   @Override
   public Integer call() {
     sentence.check();
-    Output.checkWritable(out, force);
+    output.check();
     try (BertModel m = model.open()) {
       AttentionTrace t = m.trace(m.encode(sentence.text, sentence.pair));
       Warnings.truncation(t.encoding());
-      Output.write(out, force, o -> JsonExport.attention(t, o));
+      output.write(o -> JsonExport.attention(t, o));
     }
     return 0;
   }

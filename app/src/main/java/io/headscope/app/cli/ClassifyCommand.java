@@ -32,7 +32,9 @@ final class ClassifyCommand implements Callable<Integer> {
   @Option(names = "--pair", paramLabel = "TEXT", description = "With --text: a second sentence (segment b).")
   String pair;
 
-  @Mixin CorpusOptions output;
+  @Mixin CsvOutput output;
+
+  @Mixin CorpusOptions batching;
 
   @Mixin ModelOptions model;
 
@@ -50,11 +52,12 @@ final class ClassifyCommand implements Callable<Integer> {
         ModelOptions.requireText(pair, "--pair");
       }
     }
-    output.checkOut();
+    output.check();
+    batching.checkBatch();
     Corpus inputs = corpus != null ? CorpusOptions.read(corpus) : Corpus.of(text, pair);
     try (BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("classify")) {
-      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), output.batch);
+      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
       if (text != null) {
         // one typed input is cut to the model's length with a warning, as attention and predict do
         Warnings.truncation(bert.encode(text, pair));

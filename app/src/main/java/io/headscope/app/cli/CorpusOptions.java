@@ -6,21 +6,14 @@ import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** The options of the corpus commands: the output file (checked before any model work) and batching. */
+/** The batching option of the corpus commands, and how they read a corpus file. */
 final class CorpusOptions {
-  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
-  Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
-
   @Option(names = "--batch", defaultValue = "16", paramLabel = "N",
       description = "Inputs per forward pass (default 16).")
   int batch;
 
-  /** Fails before any model work if the result could not be written. */
-  void checkOut() {
-    Output.checkWritable(out, force);
+  /** Fails before any model work on an impossible batch size. */
+  void checkBatch() {
     if (batch < 1 || batch > 512) {
       throw new HeadScopeException("--batch must be between 1 and 512, got " + batch + ".");
     }

@@ -9,7 +9,6 @@ import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.ablation.HeadImportance;
 import io.headscope.model.ablation.ImportanceResult;
 import io.headscope.model.tokenizer.Encoding;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -31,18 +30,14 @@ final class ImportanceCommand implements Callable<Integer> {
   @Option(names = "--no-sweep", description = "Skip the comparison sweep (much faster; the last column stays empty).")
   boolean noSweep;
 
-  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
-  Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
+  @Mixin CsvOutput output;
 
   @Mixin ModelOptions model;
 
   @Override
   public Integer call() {
     inputs.check();
-    Output.checkWritable(out, force);
+    output.check();
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert);
@@ -60,7 +55,7 @@ final class ImportanceCommand implements Callable<Integer> {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
       ImportanceTable table = ImportanceTable.of(imp, sweep);
-      Output.write(out, force, o -> AblationCsv.importance(table, o));
+      output.write(o -> AblationCsv.importance(table, o));
       System.err.printf(Locale.ROOT, "headscope: %d input(s), mean masked-LM loss %.4f nats%n", imp.inputs(), imp.meanLoss());
       if (sweep != null) {
         System.err.printf(Locale.ROOT,

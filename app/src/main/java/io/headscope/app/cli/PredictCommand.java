@@ -30,18 +30,14 @@ final class PredictCommand implements Callable<Integer> {
   @Option(names = "--top", defaultValue = "5", paramLabel = "K", description = "How many tokens to list (default 5).")
   int top;
 
-  @Option(names = "--out", paramLabel = "FILE", description = "Write the JSON here instead of stdout.")
-  java.nio.file.Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
+  @Mixin JsonOutput output;
 
   @Mixin ModelOptions model;
 
   @Override
   public Integer call() {
     sentence.check();
-    Output.checkWritable(out, force);
+    output.check();
     if (top < 1 || top > 1000) {
       throw new HeadScopeException("--top must be between 1 and 1000, got " + top + ".");
     }
@@ -63,7 +59,7 @@ final class PredictCommand implements Callable<Integer> {
       }
       AttentionTrace intact = bert.trace(input, HeadMask.NONE, top);
       AttentionTrace ablated = off.isEmpty() ? intact : bert.trace(input, HeadMask.of(off, m), top);
-      Output.write(out, force, o -> JsonExport.predictions(intact, ablated, bert.classLabels(), o));
+      output.write(o -> JsonExport.predictions(intact, ablated, bert.classLabels(), o));
     }
     return 0;
   }

@@ -20,17 +20,20 @@ final class TokenTypesCommand implements Callable<Integer> {
       description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
   Path corpus;
 
-  @Mixin CorpusOptions output;
+  @Mixin CsvOutput output;
+
+  @Mixin CorpusOptions batching;
 
   @Mixin ModelOptions model;
 
   @Override
   public Integer call() {
-    output.checkOut();
+    output.check();
+    batching.checkBatch();
     Corpus inputs = CorpusOptions.read(corpus);
     try (BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
-      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), output.batch)
+      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch)
           .run(inputs, progress, () -> false);
       CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
           r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));

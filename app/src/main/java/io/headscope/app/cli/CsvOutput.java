@@ -1,0 +1,23 @@
+package io.headscope.app.cli;
+
+import io.headscope.model.store.SafeFiles;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The CSV file a table command writes: atomically, and never over an existing file without --force. */
+final class CsvOutput {
+  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
+  Path out;
+
+  @Option(names = "--force", description = "Overwrite an existing --out file.")
+  boolean force;
+
+  /** Fails before any model work if the result could not be written. */
+  void check() {
+    Output.checkWritable(out, force);
+  }
+
+  void write(SafeFiles.Content content) {
+    Output.write(out, force, content);
+  }
+}
