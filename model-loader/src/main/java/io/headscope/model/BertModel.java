@@ -133,19 +133,9 @@ public final class BertModel implements AutoCloseable {
         HeadMasking.attach(hooks, new float[][][] {m}, mask.mode(), batch.real, scope);
       }
       NDArray x = encoder.embed(batch.ids, batch.segments, hooks);
-      NDArray scoreMask = encoder.scoreMask(batch.real);
-      for (int l = 0; l < c.numHiddenLayers(); l++) {
-        // each layer in its own scope that keeps only its output and the captured pattern and norms:
-        // all layers' intermediates at once cost about 1 GB at 512 tokens
-        try (NDManager layerScope = scope.newSubManager()) {
-          x.tempAttach(layerScope); // back to scope when the layer's scope closes
-          NDArray next = encoder.layer(l, x, scoreMask, hooks); // (B, T, d); x is every op's first operand
-          for (NDArray kept : new NDArray[] {next, patterns[l], norms[l]}) {
-            kept.attach(scope);
-          }
-          x = next;
-        }
-      }
+      // keeping only each layer's output and its captured pattern and norms
+      x = encoder.encodeLayerByLayer(x, encoder.scoreMask(batch.real), 0, hooks,
+          l -> new NDArray[] {patterns[l], norms[l]}); // (B, T, d)
       return Readout.traces(this, batch, inputs, mask, patterns, norms, x, topK);
     }
   }

@@ -119,7 +119,7 @@ public final class AblationSweep {
           NDArray real = step.ones(new Shape(variants, t), DataType.INT64);
           Hooks hooks = Hooks.none();
           HeadMasking.attach(hooks, m, o.mode(), real, step);
-          NDArray out = encodeLayerByLayer(enc, xs, enc.scoreMask(real), l, hooks, step); // (V, T, d)
+          NDArray out = enc.encodeLayerByLayer(xs, enc.scoreMask(real), l, hooks, k -> new NDArray[0]); // (V, T, d)
           double[][] r = MlmScores.measure(MlmScores.logProbs(enc, out, probe.positions()), logp, targets);
           for (int h = 0; h < heads; h++) {
             lp[l][h] = r[h][0];
@@ -137,23 +137,5 @@ public final class AblationSweep {
       }
     }
     return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl);
-  }
-
-  /**
-   * The layers {@code from} to the last on a batch of variants, each layer in its own scope that keeps
-   * only the layer's output: all layers' intermediates at once (12 variants x T^2 scores, 4d-wide FFN
-   * states, per layer) took about 3 GB at 128 tokens and would not fit at 512.
-   */
-  private static NDArray encodeLayerByLayer(BertEncoder enc, NDArray x, NDArray scoreMask, int from, Hooks hooks,
-      NDManager step) {
-    for (int l = from; l < enc.config().numHiddenLayers(); l++) {
-      try (NDManager layerScope = step.newSubManager()) {
-        x.tempAttach(layerScope); // back to step when the layer's scope closes
-        NDArray next = enc.layer(l, x, scoreMask, hooks); // intermediates land on layerScope (x is first)
-        next.attach(step);
-        x = next;
-      }
-    }
-    return x;
   }
 }
