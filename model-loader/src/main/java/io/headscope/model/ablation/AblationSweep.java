@@ -1,18 +1,18 @@
 package io.headscope.model.ablation;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
-import io.headscope.model.engine.BertEncoder;
-import io.headscope.model.engine.HeadMasking;
-import io.headscope.model.engine.Hooks;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -72,7 +72,6 @@ public final class AblationSweep {
 
   private AblationResult one(MlmProbe probe, Options o, int index, int count, ProgressListener progress,
       BooleanSupplier cancelled) {
-    BertEncoder enc = model.engine();
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int variants = heads + (o.layers() ? 1 : 0);
@@ -82,60 +81,92 @@ public final class AblationSweep {
     double[] llp = o.layers() ? new double[layers] : null;
     double[] lacc = o.layers() ? new double[layers] : null;
     double[] lkl = o.layers() ? new double[layers] : null;
-    double[] base;
-    try (NDManager scope = model.manager().newSubManager()) {
-      BertModel.Batch batch = BertModel.Batch.of(scope, List.of(probe.input()));
-      int t = batch.width();
-      NDArray scoreMask = enc.scoreMask(batch.real());
-      NDArray[] below = new NDArray[layers]; // below[l]: the intact input to layer l, (1, T, d)
-      NDArray x = enc.embed(batch.ids(), batch.segments(), Hooks.none());
-      for (int l = 0; l < layers; l++) {
-        below[l] = x;
-        x = enc.layer(l, x, scoreMask, Hooks.none());
-      }
-      NDArray logp = MlmScores.logProbs(enc, x, probe.positions()); // (M, V)
-      long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? logp.argMax(-1).toLongArray() : probe.originals();
-      base = MlmScores.measure(logp, logp, targets)[0];
 
-      for (int l = 0; l < layers; l++) {
-        if (cancelled.getAsBoolean()) {
-          throw new CancellationException("ablation sweep cancelled");
-        }
-        float[][][] m = new float[variants][layers][heads];
-        for (float[][] variant : m) {
-          for (float[] row : variant) {
-            Arrays.fill(row, 1f);
-          }
-        }
-        for (int h = 0; h < heads; h++) {
-          m[h][l][h] = 0f; // variant h: head h of layer l off
-        }
-        if (o.layers()) {
-          Arrays.fill(m[heads][l], 0f); // the last variant: the whole layer off
-        }
-        try (NDManager step = scope.newSubManager()) {
-          NDArray xs = below[l].repeat(0, variants); // (V, T, d)
-          xs.attach(step);
-          NDArray real = step.ones(new Shape(variants, t), DataType.INT64);
-          Hooks hooks = Hooks.none();
-          HeadMasking.attach(hooks, m, o.mode(), real, step);
-          NDArray out = enc.encodeLayerByLayer(xs, enc.scoreMask(real), l, hooks, k -> new NDArray[0]); // (V, T, d)
-          double[][] r = MlmScores.measure(MlmScores.logProbs(enc, out, probe.positions()), logp, targets);
-          for (int h = 0; h < heads; h++) {
-            lp[l][h] = r[h][0];
-            acc[l][h] = r[h][1];
-            kl[l][h] = r[h][2];
-          }
-          if (o.layers()) {
-            llp[l] = r[heads][0];
-            lacc[l] = r[heads][1];
-            lkl[l] = r[heads][2];
-          }
-        }
-        progress.progress("Input " + (index + 1) + " of " + count,
-            (index * layers + l + 1) / (double) (count * layers));
+    // the intact pass, keeping every layer's input and the distributions at the measured positions
+    RunResult intact = model.run(RunRequest.of(probe.input())
+        .capture(Capture.points(HookPoint.Kind.RESID_PRE))
+        .read(Readouts.none().withLogProbs(probe.positions())));
+    float[][] logp = intact.logProbs()[0]; // [position][vocab]
+    long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
+    double[] base = intactScores(logp, targets);
+    Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(probe.positions(), targets, logp));
+    List<Encoding> batch = Collections.nCopies(variants, probe.input());
+
+    for (int l = 0; l < layers; l++) {
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("ablation sweep cancelled");
       }
+      float[][][] m = new float[variants][layers][heads];
+      for (float[][] variant : m) {
+        for (float[] row : variant) {
+          Arrays.fill(row, 1f);
+        }
+      }
+      for (int h = 0; h < heads; h++) {
+        m[h][l][h] = 0f; // variant h: head h of layer l off
+      }
+      if (o.layers()) {
+        Arrays.fill(m[heads][l], 0f); // the last variant: the whole layer off
+      }
+      // switching off a head of layer l cannot change the layers below it: start every variant at l
+      RunResult.TargetScores[] r = model.run(RunRequest.of(batch)
+          .startingAt(l, intact.cache().get(HookPoint.residPre(l)).repeatRows(variants))
+          .intervene(new Intervention.HeadMasks(m, o.mode()))
+          .read(compare)).comparison();
+      for (int h = 0; h < heads; h++) {
+        double[] s = means(r[h], targets);
+        lp[l][h] = s[0];
+        acc[l][h] = s[1];
+        kl[l][h] = s[2];
+      }
+      if (o.layers()) {
+        double[] s = means(r[heads], targets);
+        llp[l] = s[0];
+        lacc[l] = s[1];
+        lkl[l] = s[2];
+      }
+      progress.progress("Input " + (index + 1) + " of " + count,
+          (index * layers + l + 1) / (double) (count * layers));
     }
     return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl);
+  }
+
+  /** {@code {mean logprob of the targets, top-1 accuracy, mean KL(intact || variant)}} over the positions. */
+  private static double[] means(RunResult.TargetScores r, long[] targets) {
+    int m = targets.length;
+    double[] out = new double[3];
+    for (int i = 0; i < m; i++) {
+      out[0] += r.targetLogProbs()[i] / m;
+      out[1] += (r.top()[i] == targets[i] ? 1.0 : 0.0) / m;
+      out[2] += Math.max(0, r.kl()[i]) / m;
+    }
+    return out;
+  }
+
+  /** The intact model's own scores: the targets' mean log-probability and its top-1 accuracy. */
+  private static double[] intactScores(float[][] logp, long[] targets) {
+    int m = targets.length;
+    long[] top = argMax(logp);
+    double[] out = new double[2];
+    for (int i = 0; i < m; i++) {
+      out[0] += logp[i][(int) targets[i]] / m;
+      out[1] += (top[i] == targets[i] ? 1.0 : 0.0) / m;
+    }
+    return out;
+  }
+
+  /** The most probable token at each position (the first of equals, as torch's argmax). */
+  static long[] argMax(float[][] logp) {
+    long[] out = new long[logp.length];
+    for (int i = 0; i < logp.length; i++) {
+      int best = 0;
+      for (int v = 1; v < logp[i].length; v++) {
+        if (logp[i][v] > logp[i][best]) {
+          best = v;
+        }
+      }
+      out[i] = best;
+    }
+    return out;
   }
 }

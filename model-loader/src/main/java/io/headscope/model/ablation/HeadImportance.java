@@ -1,12 +1,8 @@
 package io.headscope.model.ablation;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
-import ai.djl.training.GradientCollector;
 import io.headscope.model.BertModel;
-import io.headscope.model.engine.BertEncoder;
-import io.headscope.model.engine.Hooks;
+import io.headscope.model.engine.GradientRequest;
+import io.headscope.model.engine.GradientResult;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
@@ -18,10 +14,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A mask variable {@code m} (L, H), all ones, multiplies every head's attention probabilities
  * (zero-mode semantics, as Michel's {@code head_mask}); one backward pass of the masked-LM loss at
- * the {@link MlmProbe} positions gives {@code dLoss/dm_h} for every head at once. The loss is the
- * cross-entropy against the same targets the sweep uses, so {@code -dLoss/dm_h} is the first-order
- * estimate of the sweep's log-probability change. Only {@code m} requires a gradient: the weights
- * never do, so no gradient buffers are made for them.
+ * the {@link MlmProbe} positions gives {@code dLoss/dm_h} for every head at once
+ * ({@link BertModel#gradient}). The loss is the cross-entropy against the same targets the sweep
+ * uses, so {@code -dLoss/dm_h} is the first-order estimate of the sweep's log-probability change.
  */
 public final class HeadImportance {
   private final BertModel model;
@@ -63,37 +58,9 @@ public final class HeadImportance {
   public record Gradient(double[][] dLossDm, double loss) {}
 
   public Gradient gradient(MlmProbe probe) {
-    BertEncoder enc = model.engine();
-    int layers = model.config().numHiddenLayers();
-    int heads = model.config().numAttentionHeads();
-    try (NDManager scope = model.manager().newSubManager();
-        GradientCollector collector = scope.getEngine().newGradientCollector()) {
-      NDArray m = scope.ones(new Shape(layers, heads));
-      m.setRequiresGradient(true);
-      Hooks hooks = Hooks.none();
-      for (int l = 0; l < layers; l++) {
-        NDArray row = m.get(l).reshape(1, heads, 1, 1); // (1, H, 1, 1)
-        hooks.intervene(Hooks.pattern(l), a -> a.mul(row));
-      }
-      BertModel.Batch batch = BertModel.Batch.of(scope, List.of(probe.input()));
-      NDArray x = enc.embed(batch.ids(), batch.segments(), hooks);
-      x = enc.encode(x, enc.scoreMask(batch.real()), 0, hooks); // (1, T, d)
-      NDArray logq = MlmScores.logProbs(enc, x, probe.positions()); // (M, V)
-      // at m = 1 this pass is the intact model, so its own top tokens are the [MASK] targets
-      long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? logq.argMax(-1).toLongArray() : probe.originals();
-      NDArray loss = MlmScores.targetLogProbs(logq, targets).mean().neg();
-      collector.backward(loss);
-      float[] flat;
-      try (NDArray grad = m.getGradient()) {
-        flat = grad.toFloatArray();
-      }
-      double[][] out = new double[layers][heads];
-      for (int l = 0; l < layers; l++) {
-        for (int h = 0; h < heads; h++) {
-          out[l][h] = flat[l * heads + h];
-        }
-      }
-      return new Gradient(out, loss.getFloat());
-    }
+    // at m = 1 the pass is the intact model, so its own top tokens are the [MASK] targets
+    long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? null : probe.originals();
+    GradientResult g = model.gradient(GradientRequest.headMask(probe.input(), probe.positions(), targets));
+    return new Gradient(g.headMask(), g.loss());
   }
 }

@@ -8,45 +8,36 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import io.headscope.model.BertConfig;
 import io.headscope.model.HeadScopeException;
-import java.util.function.IntFunction;
 
 /**
  * BERT's forward pass, written as the equations with DJL NDArray operations.
  *
  * <p>BERT is post-LayerNorm: {@code resid = ln1(x + attn(x)); x = ln2(resid + ffn(resid))}. Every
- * intermediate the analyses need passes through a named point of {@link Hooks}. All arrays created
- * here belong to the caller's {@code scope} manager; the weights belong to {@link BertWeights}.
+ * intermediate passes through its {@link HookPoint} ({@link Hooks#at}). All arrays created here belong
+ * to the caller's {@code scope} manager; the weights belong to {@link BertWeights}.
  *
  * <p>Shapes: B batch, T tokens, H heads, d hidden size, dh = d / H.
  */
-public final class BertEncoder {
+final class BertEncoder {
   /** Added to the scores of padding keys: exp(-10000) is 0 in float32, as in Google's BERT. */
   private static final float PADDING_SCORE = -10000f;
 
   private final BertWeights w;
   private final BertConfig c;
 
-  public BertEncoder(BertWeights weights) {
+  BertEncoder(BertWeights weights) {
     this.w = weights;
     this.c = weights.config;
   }
 
-  public BertConfig config() {
-    return c;
-  }
-
-  public BertWeights weights() {
-    return w;
-  }
-
   /** The additive padding mask for the scores, (B, 1, 1, T), from the real-token mask (B, T). */
-  public NDArray scoreMask(NDArray realTokens) {
+  NDArray scoreMask(NDArray realTokens) {
     return realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false)
         .sub(1f).mul(-PADDING_SCORE).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
   }
 
   /** Word + position + token-type embeddings, then LayerNorm: (B, T) ids to (B, T, d). */
-  public NDArray embed(NDArray ids, NDArray segments, Hooks hooks) {
+  NDArray embed(NDArray ids, NDArray segments, Hooks hooks) {
     long t = ids.getShape().get(1);
     // DJL attaches an op's result to its first operand's manager: gather into the call's scope, or
     // every array downstream would belong to the weights and outlive the call.
@@ -55,47 +46,44 @@ public final class BertEncoder {
     NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids))
         .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions)))
         .add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments))); // (B, T, d)
-    return hooks.at("hook_embed", layerNorm(x, w.embLnWeight, w.embLnBias));
+    return hooks.at(HookPoint.embed(), layerNorm(x, w.embLnWeight, w.embLnBias));
   }
 
-  /** Runs layers {@code from} (inclusive) to the last on {@code x} (B, T, d). */
-  public NDArray encode(NDArray x, NDArray scoreMask, int from, Hooks hooks) {
-    for (int l = from; l < c.numHiddenLayers(); l++) {
+  /** Runs layers {@code from} (inclusive) to {@code to} (exclusive) on {@code x} (B, T, d), for gradients. */
+  NDArray encode(NDArray x, NDArray scoreMask, int from, int to, Hooks hooks) {
+    for (int l = from; l < to; l++) {
       x = layer(l, x, scoreMask, hooks);
     }
     return x;
   }
 
   /**
-   * Runs layers {@code from} to the last like {@link #encode}, but each in its own scope that keeps
-   * only the layer's output and the arrays {@code kept} names for that layer (what an observer
-   * captured): holding every layer's intermediates until the call ends cost about 1 GB for one
-   * 512-token input and 3 GB for a 128-token ablation batch. Not for gradients, which need them all.
+   * Runs layers {@code from} to {@code to} like {@link #encode}, but each in its own scope that keeps
+   * only the layer's output: holding every layer's intermediates until the call ends cost about 1 GB
+   * for one 512-token input and 3 GB for a 128-token ablation batch. Whatever a hook keeps is copied
+   * out to Java while the layer runs. Not for gradients, which need every intermediate.
    */
-  public NDArray encodeLayerByLayer(NDArray x, NDArray scoreMask, int from, Hooks hooks,
-      IntFunction<NDArray[]> kept) {
+  NDArray encodeLayerByLayer(NDArray x, NDArray scoreMask, int from, int to, Hooks hooks) {
     NDManager outer = x.getManager();
-    for (int l = from; l < c.numHiddenLayers(); l++) {
+    for (int l = from; l < to; l++) {
       try (NDManager layerScope = outer.newSubManager()) {
         x.tempAttach(layerScope); // back to outer when the layer's scope closes
         NDArray next = layer(l, x, scoreMask, hooks); // x is every op's first operand: results land on layerScope
         next.attach(outer);
-        for (NDArray k : kept.apply(l)) {
-          k.attach(outer);
-        }
         x = next;
       }
     }
     return x;
   }
 
-  /** One encoder layer. */
-  public NDArray layer(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
+  /** One encoder layer, post-LayerNorm: {@code resid = ln1(x + attn(x)); out = ln2(resid + ffn(resid))}. */
+  NDArray layer(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
-    NDArray attnOut = hooks.at("blocks." + l + ".hook_attn_out", attention(l, p, x, scoreMask, hooks));
-    NDArray resid = hooks.at("blocks." + l + ".hook_resid_mid", layerNorm(x.add(attnOut), p.ln1Weight(), p.ln1Bias()));
-    NDArray out = layerNorm(resid.add(ffn(p, resid)), p.ln2Weight(), p.ln2Bias());
-    return hooks.at(Hooks.residPost(l), out);
+    x = hooks.at(HookPoint.Kind.RESID_PRE, l, x);
+    NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l, attention(l, p, x, scoreMask, hooks));
+    NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, layerNorm(x.add(attnOut), p.ln1Weight(), p.ln1Bias()));
+    NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, resid, hooks));
+    return hooks.at(HookPoint.Kind.RESID_POST, l, layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()));
   }
 
   private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
@@ -104,26 +92,33 @@ public final class BertEncoder {
     long t = s.get(1);
     int h = c.numAttentionHeads();
     int dh = c.headSize();
-    String at = "blocks." + l + ".attn.";
 
     NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
         .reshape(b, t, 3, h, dh)
         .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
-    NDArray q = hooks.at(at + "hook_q", qkv.get(0)); // (B, H, T, dh)
-    NDArray k = hooks.at(at + "hook_k", qkv.get(1)); // (B, H, T, dh)
-    NDArray v = hooks.at(at + "hook_v", qkv.get(2)); // (B, H, T, dh)
+    NDArray q = hooks.at(HookPoint.Kind.ATTN_Q, l, qkv.get(0)); // (B, H, T, dh)
+    NDArray k = hooks.at(HookPoint.Kind.ATTN_K, l, qkv.get(1)); // (B, H, T, dh)
+    NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv.get(2)); // (B, H, T, dh)
 
-    NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask); // (B, H, T, T)
-    NDArray pattern = hooks.at(at + "hook_pattern", scores.softmax(-1)); // (B, H, T, T)
-    NDArray z = hooks.at(at + "hook_z", pattern.matMul(v)); // (B, H, T, dh)
+    NDArray scores = hooks.at(HookPoint.Kind.ATTN_SCORES, l,
+        q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask)); // (B, H, T, T)
+    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, T, T)
+    NDArray z = hooks.at(HookPoint.Kind.ATTN_Z, l, pattern.matMul(v)); // (B, H, T, dh)
 
+    HookPoint resultPoint = HookPoint.of(HookPoint.Kind.ATTN_RESULT, l);
+    if (hooks.isActive(resultPoint)) {
+      // each head's own output z^h W_O^h, summed afterwards: only when someone looks at it
+      NDArray result = hooks.at(resultPoint, w.transformedValues(l, z).transpose(0, 2, 1, 3)); // (B, T, H, d)
+      return result.sum(new int[] {2}).add(p.outBias()); // (B, T, d)
+    }
     NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) h * dh); // (B, T, d)
     return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 
-  private NDArray ffn(BertWeights.Layer p, NDArray x) {
-    NDArray hidden = gelu(dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, 4d)
-    return dense(hidden, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
+  private NDArray ffn(int l, BertWeights.Layer p, NDArray x, Hooks hooks) {
+    NDArray pre = hooks.at(HookPoint.Kind.MLP_PRE, l, dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, f)
+    NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, gelu(pre)); // (B, T, f)
+    return dense(post, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
   }
 
   /** Up to this many token rows the weight-left order wins (measured: 23% at 16 rows, 8% at 128, 3% at 256). */
@@ -152,7 +147,7 @@ public final class BertEncoder {
   }
 
   /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
-  public NDArray mlmLogits(NDArray hidden) {
+  NDArray mlmLogits(NDArray hidden) {
     if (!w.hasMaskedLmHead()) {
       // a bare BertModel or a classifier: say so instead of failing inside a product with null weights
       throw new HeadScopeException("This model has no masked-LM head (it is a bare BertModel or a classifier), "
@@ -164,7 +159,7 @@ public final class BertEncoder {
   }
 
   /** Sequence-classification logits from the pooled {@code [CLS]} state, (B, T, d) to (B, labels). */
-  public NDArray classifierLogits(NDArray sequenceOutput) {
+  NDArray classifierLogits(NDArray sequenceOutput) {
     if (!w.hasClassifier()) {
       throw new HeadScopeException("This model has no sequence-classification head, so it gives no class "
           + "probabilities.");

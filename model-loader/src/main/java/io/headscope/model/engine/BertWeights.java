@@ -19,10 +19,10 @@ import java.util.Map;
  * {@code BertForMaskedLM} adds; a missing name or a wrong shape fails at load time, naming the tensor.
  * Linear weights stay in PyTorch's (out, in) layout: {@code torch.linear} takes them as they are.
  */
-public final class BertWeights implements AutoCloseable {
+final class BertWeights implements AutoCloseable {
 
   /** One encoder layer. Q, K and V are fused into one (3d, d) projection: one GEMM instead of three. */
-  public record Layer(
+  record Layer(
       NDArray qkvWeight, NDArray qkvBias,
       NDArray outWeight, NDArray outBias,
       NDArray ln1Weight, NDArray ln1Bias,
@@ -121,12 +121,12 @@ public final class BertWeights implements AutoCloseable {
    * The head-wise transformed values {@code f^h(x_j) = v^h_j W_O^h} (Kobayashi et al.), from the
    * values v (B, H, T, dh) of layer {@code l}: (B, H, T, d). The output bias is not included.
    */
-  public NDArray transformedValues(int l, NDArray v) {
+  NDArray transformedValues(int l, NDArray v) {
     return v.matMul(outWeightByHead[l]); // (B, H, T, dh) x (H, dh, d) = (B, H, T, d)
   }
 
   /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
-  public static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
+  static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
     NDManager manager = parent.newSubManager();
     try {
       Map<String, NDArray> arrays = new HashMap<>();
@@ -174,23 +174,23 @@ public final class BertWeights implements AutoCloseable {
     return kept;
   }
 
-  public BertConfig config() {
+  BertConfig config() {
     return config;
   }
 
-  public Layer layer(int l) {
+  Layer layer(int l) {
     return layers[l];
   }
 
-  public boolean hasMaskedLmHead() {
+  boolean hasMaskedLmHead() {
     return mlmDenseWeight != null;
   }
 
-  public boolean hasClassifier() {
+  boolean hasClassifier() {
     return classifierWeight != null;
   }
 
-  public int classifierLabels() {
+  int classifierLabels() {
     return classifierWeight == null ? 0 : (int) classifierWeight.getShape().get(0);
   }
 

@@ -1,34 +1,29 @@
 package io.headscope.model.engine;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
 import io.headscope.model.HeadMask;
+import java.util.function.UnaryOperator;
 
 /**
- * Switches heads off inside the attention, as interventions on {@code blocks.l.attn.hook_pattern}
- * (after the pattern has been captured), never by editing the output after the projection.
- *
- * <p>With multipliers {@code m} (1 keeps a head, 0 switches it off):
- * zero mode gives {@code A' = m A}; uniform mode gives {@code A' = m A + (1 - m) U} where
- * {@code U} spreads each row evenly over the real tokens.
+ * {@link Intervention.HeadMasks} in tensors: one intervention per layer that has a head changed, on
+ * {@code blocks.l.attn.hook_pattern}, never by editing the output after the projection.
  */
-public final class HeadMasking {
+final class HeadMasking {
   private HeadMasking() {}
 
-  /**
-   * Attaches one intervention per layer that has a head switched off.
-   *
-   * @param multipliers {@code [batch or 1][layer][head]}: one mask for the whole batch, or one per input
-   * @param realTokens (B, T) 1 for real tokens, 0 for padding (used by uniform mode)
-   */
-  public static void attach(Hooks hooks, float[][][] multipliers, HeadMask.Mode mode,
-      NDArray realTokens, NDManager scope) {
+  static void attach(Hooks hooks, Intervention.HeadMasks masks, Batch batch) {
+    float[][][] multipliers = masks.multipliers();
     int layers = multipliers[0].length;
     int heads = multipliers[0][0].length;
     int rows = multipliers.length;
+    if (rows != 1 && rows != batch.size()) {
+      throw new IllegalArgumentException(rows + " mask rows for a batch of " + batch.size());
+    }
     NDArray uniform = null;
-    if (mode == HeadMask.Mode.UNIFORM) {
-      NDArray real = realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false); // (B, T)
+    if (masks.mode() == HeadMask.Mode.UNIFORM) {
+      NDArray real = batch.real().toType(DataType.FLOAT32, false); // (B, T)
       uniform = real.div(real.sum(new int[] {1}, true)).expandDims(1).expandDims(1); // (B, 1, 1, T)
     }
     for (int l = 0; l < layers; l++) {
@@ -40,21 +35,19 @@ public final class HeadMasking {
           any |= multipliers[b][l][h] != 1f;
         }
       }
-      if (!any) {
-        continue;
+      if (any) {
+        NDArray m = batch.real().getManager().create(flat, new Shape(rows, heads, 1, 1)); // (B|1, H, 1, 1)
+        hooks.intervene(HookPoint.pattern(l), pattern(m, uniform));
       }
-      NDArray m = scope.create(flat, new ai.djl.ndarray.types.Shape(rows, heads, 1, 1)); // (B|1, H, 1, 1)
-      hooks.intervene(Hooks.pattern(l), pattern(m, uniform));
     }
   }
 
   /** The intervention itself, for one layer's multipliers {@code m} (B|1, H, 1, 1). */
-  public static java.util.function.UnaryOperator<NDArray> pattern(NDArray m, NDArray uniform) {
+  static UnaryOperator<NDArray> pattern(NDArray m, NDArray uniform) {
     if (uniform == null) {
       return a -> a.mul(m);
     }
-    NDArray keep = m;
     NDArray replace = m.neg().add(1f).mul(uniform); // (B, H, 1, T)
-    return a -> a.mul(keep).add(replace);
+    return a -> a.mul(m).add(replace);
   }
 }

@@ -3,15 +3,11 @@ package io.headscope.model.ablation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import ai.djl.ndarray.BaseNDManager;
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.training.GradientCollector;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
-import io.headscope.model.engine.BertEncoder;
-import io.headscope.model.engine.HeadMasking;
-import io.headscope.model.engine.Hooks;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
@@ -75,40 +71,25 @@ class HeadImportanceTest {
   }
 
   @Test
-  void noArrayOutlivesTheCallAndTheCollectorIsClosed() {
-    BaseNDManager root = (BaseNDManager) model.manager();
+  void noArrayOutlivesTheCall() {
     HeadImportance hi = new HeadImportance(model);
     MlmProbe probe = MlmProbe.of(model, model.encode("the cat sat on the mat .", null), 0);
     hi.gradient(probe); // warm-up: anything created once and kept would show here
-    int before = root.getManagedArrays().size();
+    long before = model.liveNativeArrays();
     for (int i = 0; i < 5; i++) {
       hi.gradient(probe);
     }
-    assertThat(root.getManagedArrays()).hasSize(before);
+    assertThat(model.liveNativeArrays()).isEqualTo(before);
     // the plain forward pass too (its embedding lookups once left the whole pass in the weights' manager)
-    assertThat(count(() -> model.trace(probe.input()))).isZero();
-    for (NDArray w : root.getManagedArrays()) {
-      assertThat(w.hasGradient()).as("weights never get a gradient").isFalse();
-    }
-    // DJL allows one collector at a time: opening another one proves the last was closed
-    try (GradientCollector again = model.manager().getEngine().newGradientCollector()) {
-      assertThat(again).isNotNull();
-    }
-  }
-
-  private int count(Runnable r) {
-    int b = ((BaseNDManager) model.manager()).getManagedArrays().size();
-    r.run();
-    return ((BaseNDManager) model.manager()).getManagedArrays().size() - b;
+    model.trace(probe.input());
+    assertThat(model.liveNativeArrays()).isEqualTo(before);
   }
 
   private long[] targets(MlmProbe probe) {
     if (probe.kind() == MlmProbe.Kind.SAMPLED) {
       return probe.originals();
     }
-    try (NDManager scope = model.manager().newSubManager()) {
-      return MlmScores.logProbs(model.engine(), forward(scope, probe, null), probe.positions()).argMax(-1).toLongArray();
-    }
+    return AblationSweep.argMax(logProbs(probe, null));
   }
 
   /** The masked-LM loss with head (l, h)'s multiplier at {@code 1 - eps}, by a plain forward pass. */
@@ -120,24 +101,20 @@ class HeadImportanceTest {
     if (l >= 0) {
       m[l][h] = (float) (1 - eps);
     }
-    try (NDManager scope = model.manager().newSubManager()) {
-      NDArray x = forward(scope, probe, m);
-      NDArray lp = MlmScores.targetLogProbs(MlmScores.logProbs(model.engine(), x, probe.positions()), targets);
-      double sum = 0;
-      for (float v : lp.toFloatArray()) {
-        sum -= v;
-      }
-      return sum / targets.length;
+    float[][] lp = logProbs(probe, m);
+    double sum = 0;
+    for (int i = 0; i < targets.length; i++) {
+      sum -= lp[i][(int) targets[i]];
     }
+    return sum / targets.length;
   }
 
-  private NDArray forward(NDManager scope, MlmProbe probe, float[][] multipliers) {
-    BertModel.Batch batch = BertModel.Batch.of(scope, List.of(probe.input()));
-    Hooks hooks = Hooks.none();
+  /** Log-probabilities at the probe's positions, {@code [position][vocab]}, with these head multipliers. */
+  private float[][] logProbs(MlmProbe probe, float[][] multipliers) {
+    RunRequest r = RunRequest.of(probe.input()).read(Readouts.none().withLogProbs(probe.positions()));
     if (multipliers != null) {
-      HeadMasking.attach(hooks, new float[][][] {multipliers}, HeadMask.Mode.ZERO, batch.real(), scope);
+      r = r.intervene(new Intervention.HeadMasks(new float[][][] {multipliers}, HeadMask.Mode.ZERO));
     }
-    BertEncoder enc = model.engine();
-    return enc.encode(enc.embed(batch.ids(), batch.segments(), hooks), enc.scoreMask(batch.real()), 0, hooks);
+    return model.run(r).logProbs()[0];
   }
 }

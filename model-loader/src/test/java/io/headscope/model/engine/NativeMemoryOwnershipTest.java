@@ -2,17 +2,13 @@ package io.headscope.model.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.djl.ndarray.BaseNDManager;
-import ai.djl.ndarray.NDManager;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
-import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,24 +26,13 @@ class NativeMemoryOwnershipTest {
       Encoding one = model.encode("the [MASK] sat on the mat.", null);
       Encoding two = model.encode("hello world", "the dog ran.");
       model.trace(one); // first call may create lazily cached engine state
-      long before = arrays(model.manager());
+      long before = model.liveNativeArrays();
       for (int i = 0; i < 200; i++) {
         model.trace(one);
         model.trace(List.of(one, two), HeadMask.of(Set.of(new Head(0, i % 4)), HeadMask.Mode.UNIFORM), 3);
         model.trace(two, HeadMask.of(Set.of(new Head(1, 1)), HeadMask.Mode.ZERO), 3);
       }
-      assertThat(arrays(model.manager())).isEqualTo(before);
+      assertThat(model.liveNativeArrays()).isEqualTo(before);
     }
-  }
-
-  /** Native resources attached to a manager and all its sub-managers. */
-  static long arrays(NDManager manager) throws ReflectiveOperationException {
-    Field f = BaseNDManager.class.getDeclaredField("resources");
-    f.setAccessible(true);
-    long n = 0;
-    for (Object r : ((Map<?, ?>) f.get(manager)).values()) {
-      n += r instanceof NDManager sub ? 1 + arrays(sub) : 1;
-    }
-    return n;
   }
 }

@@ -121,19 +121,11 @@ class TinyModelEngineTest {
     int head = 3;
     int dh = tiny.config().headSize();
     Encoding input = model.encode("hello world, the dog ran.", null);
-    float[][][] z = new float[1][][];
-    float[][][] v = new float[1][][];
-    try (var scope = model.manager().newSubManager()) {
-      BertModel.Batch batch = BertModel.Batch.of(scope, List.of(input));
-      Hooks hooks = Hooks.none()
-          .observe(p -> p.equals("blocks.2.attn.hook_v"), (p, a) -> v[0] = rows(a.get(0, head).toFloatArray(), dh));
-      HeadMasking.attach(hooks, new float[][][] {
-          HeadMask.of(Set.of(new Head(layer, head)), HeadMask.Mode.UNIFORM).multipliers(3, 4)},
-          HeadMask.Mode.UNIFORM, batch.real(), scope);
-      hooks.observe(p -> p.equals("blocks.2.attn.hook_z"), (p, a) -> z[0] = rows(a.get(0, head).toFloatArray(), dh));
-      var enc = model.engine();
-      enc.encode(enc.embed(batch.ids(), batch.segments(), hooks), enc.scoreMask(batch.real()), 0, hooks);
-    }
+    RunResult r = model.run(RunRequest.of(input)
+        .intervene(Intervention.heads(HeadMask.of(Set.of(new Head(layer, head)), HeadMask.Mode.UNIFORM), tiny.config()))
+        .capture(Capture.points(HookPoint.Kind.ATTN_V, HookPoint.Kind.ATTN_Z).atLayers(layer)));
+    float[][][] v = {r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_V, layer)).matrix(input.length(), dh, 0, head)};
+    float[][][] z = {r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Z, layer)).matrix(input.length(), dh, 0, head)};
     int n = input.length();
     for (int k = 0; k < dh; k++) {
       double mean = 0;

@@ -73,11 +73,9 @@ class CheckpointVarietyTest {
       AttentionTrace t = m.trace(m.encode("the [MASK] sat", null));
       assertThat(t.predictions()).isEmpty();
       Maps.assertRowsAreDistributions(t, 1e-5);
-      assertThatThrownBy(() -> {
-        try (var scope = m.manager().newSubManager()) {
-          m.engine().mlmLogits(scope.zeros(new ai.djl.ndarray.types.Shape(1, m.config().hiddenSize())));
-        }
-      }).isInstanceOf(HeadScopeException.class).hasMessageContaining("no masked-LM head");
+      assertThatThrownBy(() -> m.run(io.headscope.model.engine.RunRequest.of(m.encode("the [MASK] sat", null))
+          .read(io.headscope.model.engine.Readouts.none().withLogProbs(new int[] {2}))))
+          .isInstanceOf(HeadScopeException.class).hasMessageContaining("no masked-LM head");
     }
   }
 

@@ -1,0 +1,102 @@
+package io.headscope.model.engine;
+
+import ai.djl.ndarray.NDArray;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Attaches a run's {@link Capture}s to its hooks and copies what they keep into an
+ * {@link ActivationCache} at once, while the layer's scope is still open: nothing native outlives the
+ * layer that computed it.
+ */
+final class CaptureSink {
+  private final ActivationCache cache = new ActivationCache();
+  private final BertWeights weights;
+
+  CaptureSink(BertWeights weights) {
+    this.weights = weights;
+  }
+
+  ActivationCache cache() {
+    return cache;
+  }
+
+  void attach(Hooks hooks, List<Capture> captures, int from, int to) {
+    int layers = weights.config.numHiddenLayers();
+    List<HookPoint> points = new ArrayList<>();
+    points.add(HookPoint.embed());
+    for (int l = from; l < to; l++) {
+      for (HookPoint.Kind k : HookPoint.Kind.values()) {
+        if (k.perLayer()) {
+          points.add(HookPoint.of(k, l));
+        }
+      }
+    }
+    if (to == layers) {
+      points.add(HookPoint.fin());
+    }
+    for (Capture c : captures) {
+      for (HookPoint p : points) {
+        if (c.keeps(p)) {
+          if (c.stage() == Capture.Stage.BEFORE_INTERVENTIONS) {
+            hooks.observeBefore(p, a -> cache.put(p, c.stage(), copy(a)));
+          } else {
+            hooks.observeAfter(p, a -> cache.put(p, c.stage(), copy(a)));
+          }
+        }
+      }
+      for (int l = from; l < to; l++) {
+        if (c.inLayer(l)) {
+          for (Capture.Derived d : c.derived()) {
+            attachDerived(hooks, d, l);
+          }
+        }
+      }
+    }
+  }
+
+  private void attachDerived(Hooks hooks, Capture.Derived d, int l) {
+    switch (d) {
+      case VALUE_NORMS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_V, l),
+          v -> cache.putDerived(d, l, copy(valueNorms(l, v))));
+      case LAYER_NORM_MAP -> {
+        NDArray[] values = new NDArray[1];
+        hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_V, l), v -> values[0] = v);
+        // the pattern as it acts on the values: after the head masks
+        hooks.observeAfter(HookPoint.pattern(l), a -> cache.putDerived(d, l, copy(layerNormMap(l, a, values[0]))));
+      }
+    }
+  }
+
+  /**
+   * {@code ||f^h(x_j)||} for every head and token from the values v (B, H, T, dh):
+   * {@code sqrt(v G_h v^T)} with {@code G_h = W_O^h W_O^h^T} (see {@link BertWeights}).
+   */
+  private NDArray valueNorms(int layer, NDArray v) {
+    NDArray gram = weights.layer(layer).valueGram(); // (H, dh, dh)
+    return v.matMul(gram).mul(v).sum(new int[] {-1}).maximum(0f).sqrt(); // (B, H, T)
+  }
+
+  /**
+   * Kobayashi et al.'s layer-level norm map {@code N_ij = || sum_h A^h_ij f^h(x_j) ||}, (B, Ti, Tj).
+   * With the per-token Gram matrix {@code G_j[h,h'] = <f^h(x_j), f^h'(x_j)>} this is
+   * {@code sqrt(a^T G_j a)} with {@code a = A_{.,i,j}}, so the (T, T, d) tensor is never built.
+   */
+  private NDArray layerNormMap(int layer, NDArray pattern, NDArray v) {
+    NDArray f = weights.transformedValues(layer, v); // (B, H, T, d)
+    NDArray fj = f.transpose(0, 2, 1, 3); // (B, T, H, d)
+    NDArray gram = fj.matMul(fj.transpose(0, 1, 3, 2)); // (B, Tj, H, H)
+    NDArray a = pattern.transpose(0, 3, 2, 1); // (B, Tj, Ti, H)
+    return a.matMul(gram).mul(a).sum(new int[] {-1}).maximum(0f).sqrt() // (B, Tj, Ti)
+        .transpose(0, 2, 1); // (B, Ti, Tj)
+  }
+
+  static Activation copy(NDArray a) {
+    long[] s = a.getShape().getShape();
+    int[] shape = new int[s.length];
+    for (int i = 0; i < s.length; i++) {
+      shape[i] = Math.toIntExact(s[i]);
+    }
+    return new Activation(a.toFloatArray(), shape);
+  }
+}

@@ -1,0 +1,271 @@
+package io.headscope.model.engine;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import io.headscope.model.BertConfig;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.List;
+
+/**
+ * The one entry point into the forward pass: {@link #run} (TransformerLens's {@code run_with_hooks}
+ * and {@code run_with_cache} in one call) and {@link #gradient}. The only class whose callers see the
+ * tensors' results, and they see them as Java arrays.
+ *
+ * <p>Memory has one owner: {@link #manager} holds the weights for the engine's life; every call runs
+ * in a sub-manager that is closed before the call returns, each layer of a forward pass in a
+ * sub-manager of its own. Safe to call from one thread at a time.
+ */
+public final class Engine implements AutoCloseable {
+  private static final String ENGINE = "PyTorch";
+
+  private final NDManager manager;
+  private final BertWeights weights;
+  private final BertEncoder encoder;
+
+  private Engine(NDManager manager, BertWeights weights) {
+    this.manager = manager;
+    this.weights = weights;
+    this.encoder = new BertEncoder(weights);
+  }
+
+  /** Loads and checks the weights of a checkpoint into native memory. */
+  public static Engine load(BertConfig config, Safetensors file) {
+    NDManager manager = NDManager.newBaseManager(Device.cpu(), ENGINE);
+    try {
+      return new Engine(manager, BertWeights.load(config, file, manager));
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
+  public BertConfig config() {
+    return weights.config;
+  }
+
+  public boolean hasMaskedLmHead() {
+    return weights.hasMaskedLmHead();
+  }
+
+  public boolean hasClassifier() {
+    return weights.hasClassifier();
+  }
+
+  public int classifierLabels() {
+    return weights.classifierLabels();
+  }
+
+  /** Native arrays alive now: the weights, plus anything a call failed to free (tests, soak). */
+  public long liveNativeArrays() {
+    return countResources(manager);
+  }
+
+  /** Runs a batch with the request's interventions, captures and readouts. */
+  public RunResult run(RunRequest r) {
+    BertConfig c = config();
+    int layers = c.numHiddenLayers();
+    int to = Math.min(r.to(), layers);
+    checkRange(r.from(), to, r.start());
+    if (to < layers && !r.readouts().isEmpty()) {
+      throw new IllegalArgumentException("a run that stops before the last layer has no readouts");
+    }
+    try (NDManager scope = manager.newSubManager()) {
+      Batch batch = Batch.of(scope, r.inputs());
+      Hooks hooks = new Hooks();
+      CaptureSink sink = new CaptureSink(weights);
+      sink.attach(hooks, r.captures(), r.from(), to);
+      attach(hooks, r.interventions(), batch);
+      NDArray scoreMask = encoder.scoreMask(batch.real());
+      NDArray x = r.start() == null
+          ? encoder.embed(batch.ids(), batch.segments(), hooks)
+          : start(scope, r.start(), batch);
+      x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
+      if (to < layers) {
+        return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+      }
+      x = hooks.at(HookPoint.fin(), x);
+      Readouts ro = r.readouts();
+      List<List<RunResult.MaskDistribution>> mlm = ro.maskedLmMaskId() >= 0 && weights.hasMaskedLmHead()
+          ? MlmReadouts.maskedLm(encoder, batch, ids(r.inputs()), x, ro.maskedLmMaskId())
+          : emptyLists(batch);
+      float[][] classes = ro.classifier() && weights.hasClassifier() ? MlmReadouts.classifier(encoder, x) : null;
+      float[][][] logProbs = ro.logProbPositions() == null ? null
+          : MlmReadouts.logProbArrays(encoder, x, ro.logProbPositions());
+      RunResult.TargetScores[] comparison = ro.comparison() == null ? null
+          : MlmReadouts.compare(encoder, x, ro.comparison());
+      return new RunResult(batch.lengths(), batch.width(), sink.cache(), mlm, classes, logProbs, comparison);
+    }
+  }
+
+  /**
+   * One backward pass of the request's masked-LM loss. Only the mask variables (or the value at the
+   * point) require a gradient: the weights never do, so no gradient buffers are made for them.
+   */
+  public GradientResult gradient(GradientRequest g) {
+    BertConfig c = config();
+    int layers = c.numHiddenLayers();
+    int heads = c.numAttentionHeads();
+    if (g.withRespectTo() != null) {
+      g.withRespectTo().checkIn(c);
+    }
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, List.of(g.input()));
+      Hooks hooks = new Hooks();
+      attach(hooks, g.interventions(), batch);
+      NDArray m = null;
+      NDArray[] atPoint = new NDArray[1];
+      if (g.withRespectTo() == null) {
+        m = scope.ones(new Shape(layers, heads));
+        m.setRequiresGradient(true);
+        for (int l = 0; l < layers; l++) {
+          NDArray row = m.get(l).reshape(1, heads, 1, 1); // (1, H, 1, 1)
+          hooks.intervene(HookPoint.pattern(l), a -> a.mul(row));
+        }
+      } else {
+        // a leaf at the point: the gradient there is the gradient with respect to the point's value
+        hooks.intervene(g.withRespectTo(), a -> {
+          NDArray leaf = a.stopGradient();
+          leaf.setRequiresGradient(true);
+          atPoint[0] = leaf;
+          return leaf;
+        });
+      }
+      NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
+      x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (1, T, d)
+      x = hooks.at(HookPoint.fin(), x);
+      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
+      long[] targets = g.targets() != null ? g.targets() : logq.argMax(-1).toLongArray();
+      NDArray loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      collector.backward(loss);
+      double[][] dm = null;
+      Activation dPoint = null;
+      if (m != null) {
+        float[] flat;
+        try (NDArray grad = m.getGradient()) {
+          flat = grad.toFloatArray();
+        }
+        dm = new double[layers][heads];
+        for (int l = 0; l < layers; l++) {
+          for (int h = 0; h < heads; h++) {
+            dm[l][h] = flat[l * heads + h];
+          }
+        }
+      } else {
+        if (atPoint[0] == null) {
+          throw new HeadScopeException("The pass never reached " + g.withRespectTo() + ".");
+        }
+        try (NDArray grad = atPoint[0].getGradient()) {
+          dPoint = CaptureSink.copy(grad);
+        }
+      }
+      return new GradientResult(loss.getFloat(), targets, dm, dPoint);
+    }
+  }
+
+  private void attach(Hooks hooks, List<Intervention> interventions, Batch batch) {
+    for (Intervention i : interventions) {
+      if (i instanceof Intervention.HeadMasks masks) {
+        HeadMasking.attach(hooks, masks, batch);
+      } else if (i instanceof Intervention.Patch patch) {
+        HookPoint p = patch.point().checkIn(config());
+        hooks.intervene(p, a -> {
+          checkShape(p, a, patch.value());
+          return fromJava(a.getManager(), patch.value());
+        });
+      } else if (i instanceof Intervention.Edit edit) {
+        HookPoint p = edit.point().checkIn(config());
+        hooks.intervene(p, a -> {
+          Activation out = edit.fn().apply(CaptureSink.copy(a));
+          checkShape(p, a, out);
+          return fromJava(a.getManager(), out);
+        });
+      } else {
+        ((TensorIntervention) i).attach(hooks, batch);
+      }
+    }
+  }
+
+  private NDArray start(NDManager scope, Activation a, Batch batch) {
+    int d = config().hiddenSize();
+    int[] s = a.shape();
+    if (s.length != 3 || s[0] != batch.size() || s[1] != batch.width() || s[2] != d) {
+      throw new IllegalArgumentException("the start stream has shape " + java.util.Arrays.toString(s)
+          + " but the batch needs (" + batch.size() + ", " + batch.width() + ", " + d + ")");
+    }
+    return fromJava(scope, a);
+  }
+
+  private void checkRange(int from, int to, Activation start) {
+    if (from < 0 || from > to) {
+      throw new IllegalArgumentException("layers " + from + ".." + to + " are not a range of this model's "
+          + config().numHiddenLayers());
+    }
+    if (from > 0 && start == null) {
+      throw new IllegalArgumentException("a run from layer " + from + " needs the stream it starts on");
+    }
+  }
+
+  private static void checkShape(HookPoint p, NDArray a, Activation replacement) {
+    long[] s = a.getShape().getShape();
+    int[] r = replacement.shape();
+    boolean same = s.length == r.length;
+    for (int i = 0; same && i < s.length; i++) {
+      same = s[i] == r[i];
+    }
+    if (!same) {
+      throw new IllegalArgumentException("the value for " + p + " has shape " + java.util.Arrays.toString(r)
+          + " but the point carries " + a.getShape());
+    }
+  }
+
+  private static NDArray fromJava(NDManager scope, Activation a) {
+    long[] shape = new long[a.rank()];
+    for (int i = 0; i < shape.length; i++) {
+      shape[i] = a.dim(i);
+    }
+    return scope.create(a.data(), new Shape(shape));
+  }
+
+  private static long[][] ids(List<Encoding> inputs) {
+    long[][] out = new long[inputs.size()][];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = inputs.get(i).ids();
+    }
+    return out;
+  }
+
+  private static List<List<RunResult.MaskDistribution>> emptyLists(Batch batch) {
+    return java.util.Collections.nCopies(batch.size(), List.of());
+  }
+
+  /** The manager that owns the weights (tests of memory ownership, in this package). */
+  NDManager manager() {
+    return manager;
+  }
+
+  private static long countResources(NDManager m) {
+    try {
+      java.lang.reflect.Field f = ai.djl.ndarray.BaseNDManager.class.getDeclaredField("resources");
+      f.setAccessible(true);
+      long n = 0;
+      for (Object r : ((java.util.Map<?, ?>) f.get(m)).values()) {
+        n += r instanceof NDManager sub ? 1 + countResources(sub) : 1;
+      }
+      return n;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot count DJL's native resources", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    weights.close();
+    manager.close();
+  }
+}
