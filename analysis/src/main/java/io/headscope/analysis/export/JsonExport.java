@@ -26,6 +26,15 @@ public final class JsonExport {
    * plus {@code truncatedWordpieces} and {@code disabled} when relevant.
    */
   public static void attention(AttentionTrace t, OutputStream out) throws IOException {
+    attention(t, null, out);
+  }
+
+  /**
+   * {@link #attention(AttentionTrace, OutputStream)} plus, when {@code layerNorms} is not null,
+   * {@code layerNorms[l][q][k]}: Kobayashi et al.'s layer-level norm map
+   * {@code || sum_h A^h_qk f^h(x_k) ||} of each layer (METHODS.md).
+   */
+  public static void attention(AttentionTrace t, float[][][] layerNorms, OutputStream out) throws IOException {
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
       g.writeStringField("model", t.model());
@@ -50,6 +59,10 @@ public final class JsonExport {
       writeNested(g, t.attention());
       g.writeFieldName("valueNorms");
       writeNested(g, t.valueNorms());
+      if (layerNorms != null) {
+        g.writeFieldName("layerNorms");
+        writeNested(g, layerNorms);
+      }
       g.writeEndObject();
     }
   }

@@ -3,6 +3,9 @@ package io.headscope.app.cli;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.HeadMask;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -10,7 +13,8 @@ import picocli.CommandLine.Option;
 
 @Command(name = "attention", mixinStandardHelpOptions = true,
     description = "Every head's attention map and value-vector norms for one input, as JSON "
-        + "(attention[layer][head][query][key], valueNorms[layer][head][token]; 0-based).")
+        + "(attention[layer][head][query][key], valueNorms[layer][head][token]; 0-based); with "
+        + "--layer-norms also layerNorms[layer][query][key].")
 final class AttentionCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -18,14 +22,20 @@ final class AttentionCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Option(names = "--layer-norms", description = "Also write each layer's norm map (Kobayashi et al.): "
+      + "||sum_h A^h_ij f^h(x_j)||, how much token j moves token i through the whole attention layer.")
+  boolean layerNorms;
+
   @Override
   public Integer call() {
     sentence.check();
     output.check();
     try (BertModel m = model.open()) {
-      AttentionTrace t = m.trace(m.encode(sentence.text, sentence.pair));
+      Encoding input = m.encode(sentence.text, sentence.pair);
+      AttentionTrace t = m.trace(input);
       Warnings.truncation(t.encoding());
-      output.write(o -> JsonExport.attention(t, o));
+      float[][][] norms = layerNorms ? m.layerNormMaps(List.of(input), HeadMask.NONE).get(0) : null;
+      output.write(o -> JsonExport.attention(t, norms, o));
     }
     return 0;
   }

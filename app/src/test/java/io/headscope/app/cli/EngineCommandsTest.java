@@ -49,6 +49,36 @@ class EngineCommandsTest {
   }
 
   @Test
+  void attentionWithLayerNormsAddsEachLayersNormMapBoundedByTheHeadsNorms() throws Exception {
+    CliHarness.Result plain = CliHarness.run("attention", "--model", model, "--text", "the cat sat.");
+    CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cat sat.", "--layer-norms");
+    assertThat(r.exit()).isZero();
+    assertThat(JSON.readTree(plain.out()).has("layerNorms")).isFalse();
+    JsonNode json = JSON.readTree(r.out());
+    int n = json.get("tokens").size();
+    JsonNode norms = json.get("layerNorms");
+    assertThat(norms.size()).isEqualTo(3);
+    boolean someBelowTheBound = false;
+    for (int l = 0; l < 3; l++) {
+      assertThat(norms.get(l).size()).isEqualTo(n);
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+          // the triangle inequality: ||sum_h A^h_ij f^h_j|| <= sum_h A^h_ij ||f^h_j||, from the same file's numbers
+          double bound = 0;
+          for (int h = 0; h < 4; h++) {
+            bound += json.get("attention").get(l).get(h).get(i).get(j).asDouble()
+                * json.get("valueNorms").get(l).get(h).get(j).asDouble();
+          }
+          double v = norms.get(l).get(i).get(j).asDouble();
+          assertThat(v).isBetween(0.0, bound * (1 + 1e-5) + 1e-6);
+          someBelowTheBound |= v < bound * 0.99;
+        }
+      }
+    }
+    assertThat(someBelowTheBound).as("head vectors point different ways, so the sum is shorter").isTrue();
+  }
+
+  @Test
   void predictWithDisabledHeadsShowsBeforeAfterAndKl() throws Exception {
     CliHarness.Result r = CliHarness.run("predict", "--model", model, "--text", "the [MASK] sat on the mat.",
         "--disable", "2,3-1", "--mode", "uniform", "--top", "4");

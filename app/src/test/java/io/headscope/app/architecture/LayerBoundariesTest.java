@@ -1,0 +1,63 @@
+package io.headscope.app.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The boundaries the module graph cannot draw alone (JabRef's architecture tests): tensors stay in
+ * the engine, the analyses know nothing of JavaFX, and the command line knows nothing of the window.
+ * Checked on the compiled main classes of every module.
+ */
+class LayerBoundariesTest {
+  static JavaClasses main;
+
+  @BeforeAll
+  static void importClasses() {
+    main = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+        .importPackages("io.headscope");
+  }
+
+  @Test
+  void onlyTheEnginePackageTouchesTensors() {
+    noClasses().that().resideOutsideOfPackages("io.headscope.model.engine..", "io.headscope.model.tokenizer..")
+        .should().dependOnClassesThat().resideInAnyPackage("ai.djl..")
+        .because("NDArrays, managers and the engine stay inside io.headscope.model.engine; the rest sees Java arrays")
+        .check(main);
+  }
+
+  @Test
+  void theTokenizerWrapperUsesDjlsTokenizerButNoTensors() {
+    noClasses().that().resideInAPackage("io.headscope.model.tokenizer..")
+        .should().dependOnClassesThat().resideInAnyPackage("ai.djl.ndarray..", "ai.djl.engine..", "ai.djl.nn..",
+            "ai.djl.training..", "ai.djl.pytorch..")
+        .check(main);
+  }
+
+  @Test
+  void theAnalysesImportNoJavaFx() {
+    noClasses().that().resideInAPackage("io.headscope.analysis..")
+        .should().dependOnClassesThat().resideInAnyPackage("javafx..")
+        .check(main);
+  }
+
+  @Test
+  void theModelKnowsNothingOfTheAnalysesOrTheApp() {
+    noClasses().that().resideInAPackage("io.headscope.model..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.headscope.analysis..", "io.headscope.app..", "javafx..")
+        .check(main);
+  }
+
+  @Test
+  void theCommandLineImportsNothingFromTheWindow() {
+    noClasses().that().resideInAPackage("io.headscope.app.cli..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.headscope.app.gui..", "javafx..")
+        .check(main);
+  }
+}
