@@ -35,4 +35,31 @@ class NativeMemoryOwnershipTest {
       assertThat(model.liveNativeArrays()).isEqualTo(before);
     }
   }
+
+  @Test
+  void noArraySurvivesCapturesPatchesPartialRunsOrGradients() throws Exception {
+    try (BertModel model = BertModel.load(TinyBert.create(3, 4, 5).writeTo(dir.resolve("m")))) {
+      Encoding e = model.encode("the [MASK] sat on the mat.", null);
+      RunRequest everything = RunRequest.of(List.of(e, e))
+          .capture(Capture.points(HookPoint.Kind.values()))
+          .capture(Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP))
+          .read(Readouts.none().withMaskedLm(model.tokenizer().maskId()).withLogProbs(new int[] {2}));
+      RunResult first = model.run(everything);
+      Activation stream = first.cache().get(HookPoint.residPre(1));
+      long before = model.liveNativeArrays();
+      for (int i = 0; i < 50; i++) {
+        model.run(everything);
+        model.run(RunRequest.of(List.of(e, e)).startingAt(1, stream)
+            .intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.ATTN_Z, 2),
+                first.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Z, 2))))
+            .intervene(new Intervention.Edit(HookPoint.residPost(1), a -> a))
+            .read(Readouts.none().withComparison(new Readouts.Comparison(new int[] {2}, new long[] {7},
+                first.logProbs()[0]))));
+        model.run(RunRequest.of(e).stoppingBefore(2).capture(Capture.points(HookPoint.Kind.RESID_POST)));
+        model.gradient(GradientRequest.headMask(e, new int[] {2}, null));
+        model.gradient(new GradientRequest(e, List.of(), new int[] {2}, new long[] {9}, HookPoint.residPre(2)));
+      }
+      assertThat(model.liveNativeArrays()).isEqualTo(before);
+    }
+  }
 }
