@@ -37,7 +37,45 @@ public final class Launcher {
       }
       return;
     }
-    System.exit(HeadScopeCli.run(args));
+    System.exit(HeadScopeCli.run(argsAsUtf8(args)));
+  }
+
+  /**
+   * Under a POSIX locale ({@code LC_ALL=C}, the default in many containers) the JVM decodes the
+   * command line as ASCII and silently drops every other character ({@code café} arrives as
+   * {@code caf}). Linux keeps the raw bytes in {@code /proc/self/cmdline}: read the arguments from
+   * there as UTF-8, checking that the ASCII ones match what the JVM saw.
+   */
+  static String[] argsAsUtf8(String[] args) {
+    String encoding = System.getProperty("sun.jnu.encoding", "UTF-8");
+    java.nio.file.Path cmdline = java.nio.file.Path.of("/proc/self/cmdline");
+    if (args.length == 0 || encoding.equalsIgnoreCase("UTF-8") || !java.nio.file.Files.isReadable(cmdline)) {
+      return args;
+    }
+    try {
+      byte[] raw = java.nio.file.Files.readAllBytes(cmdline);
+      java.util.List<String> all = new java.util.ArrayList<>();
+      int start = 0;
+      for (int i = 0; i < raw.length; i++) {
+        if (raw[i] == 0) {
+          all.add(new String(raw, start, i - start, java.nio.charset.StandardCharsets.UTF_8));
+          start = i + 1;
+        }
+      }
+      if (all.size() < args.length) {
+        return args;
+      }
+      String[] decoded = all.subList(all.size() - args.length, all.size()).toArray(String[]::new);
+      for (int i = 0; i < args.length; i++) {
+        boolean ascii = decoded[i].chars().allMatch(c -> c < 128);
+        if (ascii && !decoded[i].equals(args[i])) {
+          return args; // not the layout we expected (an @argfile?): keep what the JVM gave
+        }
+      }
+      return decoded;
+    } catch (java.io.IOException | RuntimeException e) {
+      return args;
+    }
   }
 
   /** On Linux and the BSDs the window needs an X or Wayland display; JavaFX fails with a stack trace without one. */

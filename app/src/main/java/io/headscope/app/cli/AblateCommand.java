@@ -38,7 +38,7 @@ final class AblateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     inputs.check();
-    HeadMask.Mode m = HeadMask.Mode.parse(mode);
+    HeadMask.Mode m = UsageException.mode(mode);
     output.check();
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {

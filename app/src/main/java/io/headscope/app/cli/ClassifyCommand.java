@@ -41,10 +41,10 @@ final class ClassifyCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if ((corpus == null) == (text == null)) {
-      throw new HeadScopeException("Give either --corpus FILE or --text \"...\" (one of them, not both).");
+      throw new UsageException("Give either --corpus FILE or --text \"...\" (one of them, not both).");
     }
     if (pair != null && text == null) {
-      throw new HeadScopeException("--pair goes with --text; a corpus file holds its pairs on each line.");
+      throw new UsageException("--pair goes with --text; a corpus file holds its pairs on each line.");
     }
     if (text != null) {
       ModelOptions.requireText(text, "--text");

@@ -15,7 +15,7 @@ final class CorpusOptions {
   /** Fails before any model work on an impossible batch size. */
   void checkBatch() {
     if (batch < 1 || batch > 512) {
-      throw new HeadScopeException("--batch must be between 1 and 512, got " + batch + ".");
+      throw new UsageException("--batch must be between 1 and 512, got " + batch + ".");
     }
   }
 

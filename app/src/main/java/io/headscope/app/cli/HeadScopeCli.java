@@ -27,6 +27,13 @@ public final class HeadScopeCli {
       if (cause instanceof HeadScopeException) {
         err.println("headscope: " + cause.getMessage());
         err.flush();
+        return cause instanceof UsageException ? 2 : 1;
+      }
+      if (cause instanceof java.nio.file.InvalidPathException bad) {
+        // under a POSIX locale the JVM cannot map a non-ASCII file name to bytes
+        err.println("headscope: the file name \"" + bad.getInput() + "\" cannot be used under the current locale ("
+            + System.getProperty("sun.jnu.encoding") + "); run with LC_ALL=C.UTF-8.");
+        err.flush();
         return 1;
       }
       err.println("headscope: internal error: " + ex + " (please report it; set HEADSCOPE_DEBUG=1 for details)");
@@ -38,7 +45,14 @@ public final class HeadScopeCli {
     });
     cli.setParameterExceptionHandler((ex, a) -> {
       PrintWriter err = ex.getCommandLine().getErr();
-      err.println("headscope: " + ex.getMessage() + " (see: headscope " + ex.getCommandLine().getCommandName()
+      if (String.valueOf(ex.getMessage()).contains("InvalidPathException")) {
+        // under a POSIX locale the JVM cannot map a non-ASCII file name to bytes
+        err.println("headscope: a file name in the command line cannot be used under the current locale ("
+            + System.getProperty("sun.jnu.encoding") + "): run with LC_ALL=C.UTF-8 (./headscope does).");
+        err.flush();
+        return 1;
+      }
+      err.println("headscope: " + ex.getMessage() + " (see: " + ex.getCommandLine().getCommandSpec().qualifiedName()
           + " --help)");
       err.flush();
       return 2;

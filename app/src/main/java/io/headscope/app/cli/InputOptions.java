@@ -30,14 +30,14 @@ final class InputOptions {
   /** Checks the options before any model is loaded. */
   void check() {
     if ((text == null) == (corpus == null)) {
-      throw new HeadScopeException("Give either --text or --corpus (one of them).");
+      throw new UsageException("Give either --text or --corpus (one of them).");
     }
     if (text != null) {
       ModelOptions.requireText(text, "--text");
     }
     if (pair != null) {
       if (corpus != null) {
-        throw new HeadScopeException("--pair goes with --text; in a --corpus file, put a TAB between the two sentences.");
+        throw new UsageException("--pair goes with --text; in a --corpus file, put a TAB between the two sentences.");
       }
       ModelOptions.requireText(pair, "--pair");
     }

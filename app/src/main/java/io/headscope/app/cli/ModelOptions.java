@@ -26,7 +26,7 @@ final class ModelOptions {
       try {
         io.headscope.model.BertConfig.Gelu.of(gelu);
       } catch (HeadScopeException e) {
-        throw new HeadScopeException("--gelu \"" + gelu + "\" is unknown: use gelu (erf) or gelu_new (tanh).", e);
+        throw new UsageException("--gelu \"" + gelu + "\" is unknown: use gelu (erf) or gelu_new (tanh).", e);
       }
     }
     // The display starts with the first event, so a cached model (no download, no conversion) prints nothing.

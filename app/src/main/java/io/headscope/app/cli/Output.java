@@ -1,11 +1,11 @@
 package io.headscope.app.cli;
 
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import java.io.PrintStream;
 import java.nio.file.Path;
 
 /** Where a command's result goes: stdout, or a file written atomically. */
@@ -13,43 +13,69 @@ final class Output {
   private Output() {}
 
   /**
-   * Refuses an output that could not be written (existing without --force, missing folder, a folder)
-   * before the work, not after it; the file itself is written atomically at the end. Null is stdout.
+   * Refuses an output that could not be written (existing without --force, not a regular file, a
+   * missing or read-only folder) before the work, not after it; the file itself is written atomically
+   * at the end. Null is stdout.
    */
   static void checkWritable(Path out, boolean force) {
-    if (out == null) {
-      return;
-    }
-    Path abs = out.toAbsolutePath().normalize();
-    if (Files.isDirectory(abs)) {
-      throw new HeadScopeException(out + " is a folder; give a file name.");
-    }
-    if (Files.exists(abs) && !force) {
-      throw new HeadScopeException(out + " already exists; use --force to overwrite it.");
-    }
-    if (abs.getParent() == null || !Files.isDirectory(abs.getParent())) {
-      throw new HeadScopeException("Cannot write " + out + ": the folder " + abs.getParent() + " does not exist.");
+    if (out != null) {
+      AtomicOutput.check(out, force);
     }
   }
 
   static void write(Path file, boolean force, SafeFiles.Content content) {
     if (file == null) {
-      try {
-        OutputStream out = new java.io.FilterOutputStream(System.out) {
-          @Override
-          public void close() throws IOException {
-            flush(); // never close stdout
-          }
-        };
-        content.writeTo(out);
-        out.flush();
-        System.out.println();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      writeToStdout(content);
       return;
     }
     SafeFiles.writeAtomically(file, force, content);
     System.err.println("headscope: wrote " + file);
+  }
+
+  /**
+   * Standard output is a PrintStream, which swallows write errors: each write checks it, so output
+   * redirected to a full disk or a closed pipe stops at once with one line and exit 1.
+   */
+  private static void writeToStdout(SafeFiles.Content content) {
+    PrintStream stdout = System.out;
+    OutputStream checked = new OutputStream() {
+      @Override
+      public void write(int b) throws IOException {
+        stdout.write(b);
+        check();
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        stdout.write(b, off, len);
+        check();
+      }
+
+      @Override
+      public void flush() throws IOException {
+        check(); // checkError flushes
+      }
+
+      @Override
+      public void close() throws IOException {
+        flush(); // never close stdout
+      }
+
+      private void check() throws IOException {
+        if (stdout.checkError()) {
+          throw new IOException("writing to standard output failed");
+        }
+      }
+    };
+    try {
+      content.writeTo(checked);
+      stdout.println();
+      if (stdout.checkError()) {
+        throw new IOException("writing to standard output failed");
+      }
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot write to standard output (a full disk or a closed pipe?); "
+          + "the output is incomplete.", e);
+    }
   }
 }

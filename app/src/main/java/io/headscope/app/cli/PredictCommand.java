@@ -39,9 +39,9 @@ final class PredictCommand implements Callable<Integer> {
     sentence.check();
     output.check();
     if (top < 1 || top > 1000) {
-      throw new HeadScopeException("--top must be between 1 and 1000, got " + top + ".");
+      throw new UsageException("--top must be between 1 and 1000, got " + top + ".");
     }
-    HeadMask.Mode m = HeadMask.Mode.parse(mode);
+    HeadMask.Mode m = UsageException.mode(mode);
     try (BertModel bert = model.open()) {
       Set<Head> off = Head.parseList(disable, bert.config().numHiddenLayers(), bert.config().numAttentionHeads());
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {

@@ -51,7 +51,7 @@ final class RenderCommand implements Callable<Integer> {
   public Integer call() {
     sentence.check();
     if (cell < 1 || cell > 64) {
-      throw new HeadScopeException("--cell must be between 1 and 64 pixels.");
+      throw new UsageException("--cell must be between 1 and 64 pixels.");
     }
     if (Files.exists(out) && !Files.isDirectory(out)) {
       throw new HeadScopeException(out + " is a file: --out needs a folder.");

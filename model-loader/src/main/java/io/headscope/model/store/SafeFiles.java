@@ -72,59 +72,13 @@ public final class SafeFiles {
 
   /**
    * Writes {@code target} through a temporary file in the same folder, renamed into place only when
-   * complete: a failure (full disk, cancellation, a bug) never leaves a half-written file behind.
+   * complete: a failure (full disk, cancellation, a bug) never leaves a half-written file behind, and
+   * nothing but a regular file is ever replaced ({@link AtomicOutput}).
    *
    * @param overwrite whether an existing file may be replaced (the CLI's {@code --force})
    */
   public static void writeAtomically(Path target, boolean overwrite, Content content) {
-    Path abs = target.toAbsolutePath().normalize();
-    Path dir = abs.getParent();
-    if (Files.isDirectory(abs)) {
-      throw new HeadScopeException(target + " is a folder; give a file name.");
-    }
-    if (Files.exists(abs) && !overwrite) {
-      throw new HeadScopeException(target + " already exists; use --force to overwrite it.");
-    }
-    if (dir == null || !Files.isDirectory(dir)) {
-      throw new HeadScopeException("Cannot write " + target + ": the folder " + dir + " does not exist.");
-    }
-    if (!Files.isWritable(dir)) {
-      throw new HeadScopeException("Cannot write " + target + ": the folder " + dir + " is not writable.");
-    }
-    Path temp = null;
-    try {
-      temp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".part");
-      try (java.io.OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(temp))) {
-        content.writeTo(out);
-      }
-      try {
-        Files.move(temp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, abs, StandardCopyOption.REPLACE_EXISTING);
-      }
-      temp = null;
-    } catch (IOException e) {
-      throw new HeadScopeException("Cannot write " + target + ": " + describe(e) + "; nothing was written.", e);
-    } finally {
-      if (temp != null) {
-        try {
-          Files.deleteIfExists(temp);
-        } catch (IOException ignored) {
-          // the temp file is hidden and harmless
-        }
-      }
-    }
-  }
-
-  private static String describe(IOException e) {
-    String m = e.getMessage();
-    if (m != null && m.contains("No space left")) {
-      return "the disk is full";
-    }
-    if (e instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied";
-    }
-    return m == null ? e.getClass().getSimpleName() : m;
+    AtomicOutput.write(target, overwrite, content);
   }
 
   public static void deleteTree(Path dir) {
