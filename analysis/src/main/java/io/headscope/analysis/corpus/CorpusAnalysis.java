@@ -35,7 +35,11 @@ public final class CorpusAnalysis {
   /** Reports progress: inputs done out of the total (called after each batch, on the caller's thread). */
   @FunctionalInterface
   public interface Progress {
+    /** @param total the number of inputs, or -1 while a file is still being read */
     void update(int done, int total);
+
+    /** After each batch: inputs done and the share of the file read so far (-1 when unknown). */
+    default void read(int done, double fractionOfFile) {}
 
     Progress NONE = (done, total) -> {};
   }
@@ -80,69 +84,145 @@ public final class CorpusAnalysis {
    * @throws HeadScopeException if no input fits the model
    */
   public CorpusResult run(Corpus corpus, Progress progress, BooleanSupplier cancelled) {
-    int layers = model.config().numHiddenLayers();
-    int heads = model.config().numAttentionHeads();
-    List<Encoded> encoded = new ArrayList<>();
+    java.util.Iterator<CorpusInput> it = corpus.inputs().iterator();
     List<CorpusInput> kept = new ArrayList<>();
-    List<CorpusProblem> tooLong = new ArrayList<>(); // and, after the loop, the unusable lines
-    List<CorpusProblem> skipped = new ArrayList<>();
-    for (CorpusInput in : corpus.inputs()) {
-      Encoding e;
-      try {
-        e = model.encode(in.a(), in.b());
-      } catch (HeadScopeException unusable) {
-        // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
-        skipped.add(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
-        continue;
-      }
-      if (e.wasTruncated() && !truncateLong) {
-        tooLong.add(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
-            + e.droppedWordpieces() + " wordpieces too many); skipped"));
-      } else {
-        encoded.add(new Encoded(in, e));
-        kept.add(in);
-      }
-    }
-    tooLong.addAll(skipped);
-    if (encoded.isEmpty()) {
-      throw new HeadScopeException("No input of " + corpus.name() + " can be analysed"
-          + (tooLong.isEmpty() ? "." : ": " + tooLong.get(0)
-              + (tooLong.size() > 1 ? " (and " + (tooLong.size() - 1) + " more lines)." : "")));
-    }
-    encoded.sort(Comparator.comparingInt(x -> x.encoding().length()));
+    Run r = run(corpus.name(), () -> it.hasNext() ? it.next() : null, kept::add, () -> -1, corpus.inputs().size(),
+        progress, cancelled);
+    List<CorpusProblem> problems = new ArrayList<>(corpus.problems());
+    problems.addAll(r.problems);
+    problems.sort(Comparator.comparingInt(CorpusProblem::line));
+    return summarise(model.name(), new Corpus(corpus.name(), kept, problems), layers(), heads(), r.acc, classifier,
+        r.analysed, problems.size());
+  }
 
-    List<Head> all = Head.all(layers, heads);
-    List<HeadAccumulator> acc = all.stream().map(HeadAccumulator::new).toList();
-    int total = encoded.size();
-    progress.update(0, total);
-    for (int start = 0; start < total; ) {
-      if (cancelled.getAsBoolean()) {
-        throw new CancellationException("cancelled after " + start + " of " + total + " inputs");
-      }
-      int end = batchEnd(encoded, start);
-      List<Encoding> batch = encoded.subList(start, end).stream().map(Encoded::encoding).toList();
-      for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
-        List<HeadScore> scores = classifier.classifyAll(t);
-        for (int i = 0; i < scores.size(); i++) {
-          acc.get(i).add(scores.get(i));
-        }
-      }
-      start = end;
-      progress.update(start, total);
+  /**
+   * Runs a corpus file as it is read: memory is bounded by one chunk of inputs (see {@link #CHUNK_INPUTS}),
+   * not by the file, and progress starts with the first batch. The result's corpus lists the skipped
+   * lines (the first {@link CorpusLines#KEPT_PROBLEMS} of the file's, and every input too long for the
+   * model up to that many) but not the analysed inputs.
+   */
+  public CorpusResult run(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
+    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled);
+    List<CorpusProblem> problems = new ArrayList<>(lines.problems());
+    problems.addAll(r.problems);
+    problems.sort(Comparator.comparingInt(CorpusProblem::line));
+    int skipped = lines.problemCount() + r.problemCount;
+    return summarise(model.name(), new Corpus(lines.name(), List.of(), problems), layers(), heads(), r.acc,
+        classifier, r.analysed, skipped);
+  }
+
+  /**
+   * Inputs tokenized and sorted by length together (about 70 bytes a token while they wait); a corpus
+   * no larger than this runs exactly as one piece.
+   */
+  public static final int CHUNK_INPUTS = 16_384;
+  /** ... or as many as hold this many tokens, so that long inputs do not fill the memory. */
+  static final long CHUNK_TOKENS = 1_000_000;
+
+  private static final class Run {
+    final List<HeadAccumulator> acc;
+    final List<CorpusProblem> problems = new ArrayList<>();
+    int problemCount;
+    int analysed;
+
+    Run(List<HeadAccumulator> acc) {
+      this.acc = acc;
     }
-    return summarise(model.name(), corpus.withProblems(kept, tooLong), layers, heads, acc, classifier);
+
+    void problem(CorpusProblem p) {
+      problemCount++;
+      if (problems.size() < CorpusLines.KEPT_PROBLEMS) {
+        problems.add(p);
+      }
+    }
+  }
+
+  private Run run(String name, java.util.function.Supplier<CorpusInput> source,
+      java.util.function.Consumer<CorpusInput> analysedInput, java.util.function.DoubleSupplier fractionRead,
+      int knownTotal, Progress progress, BooleanSupplier cancelled) {
+    Run run = new Run(Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList());
+    progress.update(0, knownTotal);
+    CorpusProblem firstProblem = null;
+    for (boolean more = true; more; ) {
+      // one chunk: tokenize, sort by length (a batch then pads little), run in batches
+      List<Encoded> chunk = new ArrayList<>();
+      long tokens = 0;
+      while (chunk.size() < CHUNK_INPUTS && tokens < CHUNK_TOKENS) {
+        CorpusInput in = source.get();
+        if (in == null) {
+          more = false;
+          break;
+        }
+        Encoding e;
+        try {
+          e = model.encode(in.a(), in.b());
+        } catch (HeadScopeException unusable) {
+          // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
+          run.problem(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
+          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          continue;
+        }
+        if (e.wasTruncated() && !truncateLong) {
+          run.problem(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
+              + e.droppedWordpieces() + " wordpieces too many); skipped"));
+          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          continue;
+        }
+        chunk.add(new Encoded(in, e));
+        analysedInput.accept(in);
+        tokens += e.length();
+      }
+      chunk.sort(Comparator.comparingInt(x -> x.encoding().length()));
+      for (int start = 0; start < chunk.size(); ) {
+        if (cancelled.getAsBoolean()) {
+          throw new CancellationException("cancelled after " + run.analysed + " inputs");
+        }
+        int end = batchEnd(chunk, start);
+        List<Encoding> batch = chunk.subList(start, end).stream().map(Encoded::encoding).toList();
+        for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
+          List<HeadScore> scores = classifier.classifyAll(t);
+          for (int i = 0; i < scores.size(); i++) {
+            run.acc.get(i).add(scores.get(i));
+          }
+        }
+        run.analysed += end - start;
+        start = end;
+        progress.update(run.analysed, knownTotal);
+        progress.read(run.analysed, fractionRead.getAsDouble());
+      }
+    }
+    if (run.analysed == 0) {
+      throw new HeadScopeException("No input of " + name + " can be analysed"
+          + (firstProblem == null ? "." : ": " + firstProblem
+              + (run.problemCount > 1 ? " (and " + (run.problemCount - 1) + " more lines)." : "")));
+    }
+    return run;
+  }
+
+  private int layers() {
+    return model.config().numHiddenLayers();
+  }
+
+  private int heads() {
+    return model.config().numAttentionHeads();
   }
 
   /** The result from per-head sums (also used for a single input). */
   public static CorpusResult summarise(String modelName, Corpus corpus, int layers, int heads,
       List<HeadAccumulator> acc, HeadClassifier classifier) {
+    return summarise(modelName, corpus, layers, heads, acc, classifier, corpus.inputs().size(), corpus.problems().size());
+  }
+
+  private static CorpusResult summarise(String modelName, Corpus corpus, int layers, int heads,
+      List<HeadAccumulator> acc, HeadClassifier classifier, int analysed, int skipped) {
     List<HeadSummary> perHead = acc.stream().map(a -> a.summary(classifier.thresholds())).toList();
     Map<HeadPattern, Double> model = new EnumMap<>(HeadPattern.class);
     for (HeadPattern p : HeadPattern.values()) {
       model.put(p, perHead.stream().mapToDouble(h -> h.share(p)).sum() / perHead.size());
     }
     List<HeadStats> stats = perHead.stream().map(HeadSummary::stats).toList();
-    return new CorpusResult(modelName, corpus, layers, heads, perHead, model, LayerTokenTypes.of(stats, heads));
+    return new CorpusResult(modelName, corpus, layers, heads, perHead, model, LayerTokenTypes.of(stats, heads),
+        analysed, skipped);
   }
 
   /**

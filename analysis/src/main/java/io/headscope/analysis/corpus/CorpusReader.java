@@ -46,71 +46,38 @@ public final class CorpusReader {
     if (in == null) {
       throw new HeadScopeException("The shipped corpus " + name + " is missing from the class path.");
     }
-    try (in) {
-      return new CorpusReader().parse(name, new BufferedReader(new InputStreamReader(in, decoder())));
-    } catch (IOException e) {
-      throw new HeadScopeException("Cannot read " + name + ": " + e.getMessage() + ".", e);
-    }
+    return new CorpusReader().all(CorpusLines.of(name, in, MAX_CHARS));
   }
 
+  /** Reads a whole file into memory (for the app and small corpora; the CLI streams with {@link CorpusLines}). */
   public Corpus readFile(Path file) {
-    if (Files.isDirectory(file)) {
-      throw new HeadScopeException(file + " is a folder; give a corpus file (one input per line).");
-    }
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(Files.newInputStream(file), decoder()))) {
-      return parse(file.toString(), r);
-    } catch (NoSuchFileException e) {
-      throw new HeadScopeException("The corpus file " + file + " does not exist.", e);
-    } catch (CharacterCodingException e) {
-      throw new HeadScopeException("The corpus file " + file + " is not UTF-8 text.", e);
-    } catch (IOException e) {
-      throw new HeadScopeException("Cannot read the corpus file " + file + ": " + e.getMessage() + ".", e);
-    }
+    return all(CorpusLines.open(file, maxChars));
   }
 
   /** Parses lines; public for text that does not come from a file (tests, the app's editor). */
   public Corpus parse(String name, BufferedReader lines) throws IOException {
-    List<CorpusInput> inputs = new ArrayList<>();
-    List<CorpusProblem> problems = new ArrayList<>();
-    int number = 0;
-    for (String raw; (raw = lines.readLine()) != null; ) {
-      number++;
-      String line = number == 1 && raw.startsWith("\uFEFF") ? raw.substring(1) : raw;
-      if (line.isBlank()) {
-        problems.add(new CorpusProblem(number, "blank line; skipped"));
-        continue;
-      }
-      if (line.length() > maxChars) {
-        problems.add(new CorpusProblem(number,
-            "longer than " + maxChars + " characters (" + line.length() + "); skipped"));
-        continue;
-      }
-      String[] parts = line.split("\t", -1);
-      if (parts.length > 2) {
-        problems.add(new CorpusProblem(number,
-            (parts.length - 1) + " tabs, but a pair has one tab between its two sentences; skipped"));
-        continue;
-      }
-      String a = parts[0].strip();
-      String b = parts.length == 2 ? parts[1].strip() : null;
-      if (a.isEmpty() || (b != null && b.isEmpty())) {
-        problems.add(new CorpusProblem(number,
-            "one side of the pair is empty; skipped"));
-        continue;
-      }
-      inputs.add(new CorpusInput(number, a, b));
+    StringBuilder text = new StringBuilder();
+    char[] buf = new char[8192];
+    for (int n; (n = lines.read(buf)) > 0; ) {
+      text.append(buf, 0, n);
     }
-    if (inputs.isEmpty()) {
-      throw new HeadScopeException("The corpus " + name + " has no usable input"
-          + (problems.isEmpty() ? " (it is empty)." : " (" + problems.size() + " lines skipped, first: "
-              + problems.get(0) + ")."));
-    }
-    return new Corpus(name, inputs, problems);
+    return all(CorpusLines.of(name, new java.io.ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
+        maxChars));
   }
 
-  private static java.nio.charset.CharsetDecoder decoder() {
-    return StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+  private Corpus all(CorpusLines lines) {
+    try (lines) {
+      List<CorpusInput> inputs = new ArrayList<>();
+      for (CorpusInput in; (in = lines.next()) != null; ) {
+        inputs.add(in);
+      }
+      List<CorpusProblem> problems = lines.problems();
+      if (inputs.isEmpty()) {
+        throw new HeadScopeException("The corpus " + lines.name() + " has no usable input"
+            + (problems.isEmpty() ? " (it is empty)." : " (" + lines.problemCount() + " lines skipped, first: "
+                + problems.get(0) + ")."));
+      }
+      return new Corpus(lines.name(), inputs, problems);
+    }
   }
 }

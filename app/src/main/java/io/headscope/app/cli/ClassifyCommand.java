@@ -2,6 +2,8 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusLines;
+import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadClassifier;
@@ -54,19 +56,21 @@ final class ClassifyCommand implements Callable<Integer> {
     }
     output.check();
     batching.checkBatch();
-    Corpus inputs = corpus != null ? CorpusOptions.read(corpus) : Corpus.of(text, pair);
-    try (BertModel bert = model.open();
+    CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
+    try (lines;
+        BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("classify")) {
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
+      CorpusResult r;
       if (text != null) {
         // one typed input is cut to the model's length with a warning, as attention and predict do
         Warnings.truncation(bert.encode(text, pair));
-        analysis = analysis.truncatingLongInputs();
+        r = analysis.truncatingLongInputs().run(Corpus.of(text, pair), progress, () -> false);
+      } else {
+        r = analysis.run(lines, progress, () -> false);
       }
-      CorpusResult r = analysis.run(inputs, progress, () -> false);
-      CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
-          r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
-      HeadCsv.write(output.out, output.force, r.perHead());
+      CorpusProgress.reportProblems(r);
+      output.write(o -> HeadCsv.write(r.perHead(), o));
       List<String> shares = new ArrayList<>();
       for (HeadPattern p : HeadPattern.values()) {
         shares.add(String.format(Locale.ROOT, "%s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
@@ -75,7 +79,6 @@ final class ClassifyCommand implements Callable<Integer> {
       System.err.printf(Locale.ROOT, "headscope: %d maps (%d input%s x %d heads) by category: %s%n",
           r.inputs() * r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", r.perHead().size(),
           String.join(", ", shares));
-      System.err.println("headscope: wrote " + output.out);
     }
     return 0;
   }

@@ -21,7 +21,7 @@ final class CorpusOptions {
 
   static Corpus read(Path corpus) {
     Corpus c = CorpusReader.read(corpus);
-    CorpusProgress.reportProblems(c);
+    CorpusProgress.reportProblems(c.name(), c.problems(), c.problems().size());
     return c;
   }
 }

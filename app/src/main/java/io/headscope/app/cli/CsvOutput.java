@@ -4,9 +4,12 @@ import io.headscope.model.store.SafeFiles;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** The CSV file a table command writes: atomically, and never over an existing file without --force. */
+/**
+ * Where a table command's CSV goes: standard output, or a file written atomically and never over an
+ * existing file without --force.
+ */
 final class CsvOutput {
-  @Option(names = "--out", required = true, paramLabel = "FILE", description = "The CSV file to write.")
+  @Option(names = "--out", paramLabel = "FILE", description = "Write the CSV here instead of standard output.")
   Path out;
 
   @Option(names = "--force", description = "Overwrite an existing --out file.")
@@ -18,6 +21,6 @@ final class CsvOutput {
   }
 
   void write(SafeFiles.Content content) {
-    Output.write(out, force, content);
+    Output.write(out, force, content, false);
   }
 }

@@ -57,6 +57,23 @@ public final class HeadScopeCli {
       err.flush();
       return 2;
     });
-    return cli.execute(args);
+    try {
+      return cli.execute(args);
+    } catch (OutOfMemoryError e) {
+      PrintWriter err = cli.getErr();
+      err.println("headscope: out of memory (" + e.getMessage() + "); give Java more with "
+          + "HEADSCOPE_JAVA_OPTS=\"-Xmx8g\" or use a smaller --batch.");
+      err.flush();
+      return 3;
+    } catch (Error e) {
+      // never a stack trace: one line, and the details on request
+      PrintWriter err = cli.getErr();
+      err.println("headscope: internal error: " + e + " (please report it; set HEADSCOPE_DEBUG=1 for details)");
+      if (System.getenv("HEADSCOPE_DEBUG") != null) {
+        e.printStackTrace(err);
+      }
+      err.flush();
+      return 3;
+    }
   }
 }

@@ -24,8 +24,13 @@ final class Output {
   }
 
   static void write(Path file, boolean force, SafeFiles.Content content) {
+    write(file, force, content, true);
+  }
+
+  /** @param newlineOnStdout end standard output with a line break (JSON ends without one; CSV with) */
+  static void write(Path file, boolean force, SafeFiles.Content content, boolean newlineOnStdout) {
     if (file == null) {
-      writeToStdout(content);
+      writeToStdout(content, newlineOnStdout);
       return;
     }
     SafeFiles.writeAtomically(file, force, content);
@@ -36,7 +41,7 @@ final class Output {
    * Standard output is a PrintStream, which swallows write errors: each write checks it, so output
    * redirected to a full disk or a closed pipe stops at once with one line and exit 1.
    */
-  private static void writeToStdout(SafeFiles.Content content) {
+  private static void writeToStdout(SafeFiles.Content content, boolean newline) {
     PrintStream stdout = System.out;
     OutputStream checked = new OutputStream() {
       @Override
@@ -69,7 +74,9 @@ final class Output {
     };
     try {
       content.writeTo(checked);
-      stdout.println();
+      if (newline) {
+        stdout.println();
+      }
       if (stdout.checkError()) {
         throw new IOException("writing to standard output failed");
       }

@@ -43,7 +43,7 @@ final class PredictCommand implements Callable<Integer> {
     }
     HeadMask.Mode m = UsageException.mode(mode);
     try (BertModel bert = model.open()) {
-      Set<Head> off = Head.parseList(disable, bert.config().numHiddenLayers(), bert.config().numAttentionHeads());
+      Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {
         throw new HeadScopeException(bert.name() + " has no masked-LM head (a bare BertModel): nothing to predict.");
       }

@@ -2,6 +2,8 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusLines;
+import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.export.TokenTypeCsv;
 import io.headscope.analysis.heads.HeadClassifier;
@@ -30,15 +32,12 @@ final class TokenTypesCommand implements Callable<Integer> {
   public Integer call() {
     output.check();
     batching.checkBatch();
-    Corpus inputs = CorpusOptions.read(corpus);
-    try (BertModel bert = model.open();
+    try (CorpusLines lines = CorpusLines.open(corpus, CorpusReader.MAX_CHARS);
+        BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
-      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch)
-          .run(inputs, progress, () -> false);
-      CorpusProgress.reportProblems(new Corpus(inputs.name(), java.util.List.of(),
-          r.corpus().problems().stream().filter(p -> !inputs.problems().contains(p)).toList()));
-      TokenTypeCsv.write(output.out, output.force, r.perLayer(), r.inputs());
-      System.err.println("headscope: wrote " + output.out);
+      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch).run(lines, progress, () -> false);
+      CorpusProgress.reportProblems(r);
+      output.write(o -> TokenTypeCsv.write(r.perLayer(), r.inputs(), o));
     }
     return 0;
   }

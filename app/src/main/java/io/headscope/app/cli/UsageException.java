@@ -14,6 +14,15 @@ final class UsageException extends HeadScopeException {
     super(message, cause);
   }
 
+  /** A list of heads given to an option, as a usage error when malformed or not in the model. */
+  static java.util.Set<io.headscope.model.Head> heads(String option, String spec, io.headscope.model.BertConfig c) {
+    try {
+      return io.headscope.model.Head.parseList(spec, c.numHiddenLayers(), c.numAttentionHeads());
+    } catch (HeadScopeException e) {
+      throw new UsageException(option + ": " + e.getMessage(), e);
+    }
+  }
+
   /** The off mode of --mode, as a usage error when unknown. */
   static io.headscope.model.HeadMask.Mode mode(String mode) {
     try {

@@ -94,10 +94,11 @@ class AblationCommandsTest {
     assertThat(Files.readString(out)).isEqualTo("mine\n");
 
     Run both = cli("ablate", "--model", tiny.toString(), "--text", "a", "--corpus", "x.txt", "--out", dir.resolve("n.csv").toString());
-    assertThat(both.code).isEqualTo(1);
+    assertThat(both.code).as("options that do not go together: a command-line error").isEqualTo(2);
     assertThat(both.err.strip()).isEqualTo("headscope: Give either --text or --corpus (one of them).");
     Run mode = cli("ablate", "--model", tiny.toString(), "--text", "a", "--mode", "half", "--out", dir.resolve("n.csv").toString());
     assertThat(mode.err).contains("Mode \"half\" is unknown");
+    assertThat(mode.code).isEqualTo(2);
     Run missing = cli("importance", "--model", tiny.toString(), "--corpus", dir.resolve("none.txt").toString(),
         "--out", dir.resolve("n.csv").toString());
     assertThat(missing.err.strip()).endsWith("does not exist.");

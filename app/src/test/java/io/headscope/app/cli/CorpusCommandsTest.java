@@ -85,7 +85,7 @@ class CorpusCommandsTest {
   @Test
   void anUnknownGeluNamesTheOption() {
     CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cat", "--gelu", "relu");
-    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.exit()).as("a bad option value is a command-line error").isEqualTo(2);
     assertThat(r.errLines()).last().asString().contains("--gelu").doesNotContain("config.json");
   }
 
@@ -170,9 +170,12 @@ class CorpusCommandsTest {
         new String[] {"classify", "--model", model, "--text", "the cat.", "--out", work.resolve("no/such/dir.csv").toString()},
         new String[] {"classify", "--model", work.resolve("nomodel").toString(), "--text", "the cat.", "--out", out.toString()},
         new String[] {"token-types", "--model", model, "--corpus", latin1.toString(), "--out", out.toString(), "--batch", "0"});
-    for (String[] args : cases) {
+    // options that do not go together or values out of range are command-line errors (2), the rest bad input (1)
+    java.util.Set<Integer> commandLineErrors = java.util.Set.of(0, 1, 8);
+    for (int i = 0; i < cases.size(); i++) {
+      String[] args = cases.get(i);
       CliHarness.Result r = CliHarness.run(args);
-      assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(1);
+      assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(commandLineErrors.contains(i) ? 2 : 1);
       assertThat(r.errLines()).as(r.err()).hasSize(1);
       assertThat(r.errLines().get(0)).startsWith("headscope: ").doesNotContain("Exception");
       try (var files = Files.list(work)) {
@@ -183,9 +186,19 @@ class CorpusCommandsTest {
   }
 
   @Test
-  void aMissingOutIsACommandLineError() {
-    CliHarness.Result r = CliHarness.run("token-types", "--model", model, "--corpus", "x.txt");
-    assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.errLines()).hasSize(1);
+  void withoutOutTheCsvGoesToStandardOutputAsTheFileWouldHoldIt() throws IOException {
+    Path file = work.resolve("to-file.csv");
+    CliHarness.Result toFile = CliHarness.run("classify", "--model", model, "--text", "the cat sat .", "--out", file.toString());
+    CliHarness.Result toStdout = CliHarness.run("classify", "--model", model, "--text", "the cat sat .");
+    assertThat(toFile.exit()).isZero();
+    assertThat(toStdout.exit()).isZero();
+    assertThat(toStdout.out()).isEqualTo(Files.readString(file));
+    Path corpus = corpus("the cat sat .", "a dog ran .");
+    Path layers = work.resolve("layers.csv");
+    CliHarness.run("token-types", "--model", model, "--corpus", corpus.toString(), "--out", layers.toString());
+    CliHarness.Result tt = CliHarness.run("token-types", "--model", model, "--corpus", corpus.toString());
+    assertThat(tt.out()).isEqualTo(Files.readString(layers));
+    Files.delete(file);
+    Files.delete(layers);
   }
 }

@@ -128,4 +128,30 @@ class OutputFaultsTest {
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).contains("empty").doesNotContain(" is a folder");
   }
+
+  @Test
+  void devZeroAsACorpusIsOneLineNotAnOutOfMemoryError() {
+    CliHarness.Result r = CliHarness.run("classify", "--model", model.toString(), "--corpus", "/dev/zero");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("not a text file");
+  }
+
+  @Test
+  void plainProgressStartsWithTheFirstBatch() throws Exception {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream old = System.err;
+    System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    try (CorpusProgress p = new CorpusProgress("classify", false)) {
+      p.update(0, 100_000);
+      p.update(16, 100_000); // 0.016%: before, nothing until 10%
+      p.update(32, 100_000);
+      p.read(48, 0.0001);
+    } finally {
+      System.setErr(old);
+    }
+    List<String> shown = lines(err.toString(StandardCharsets.UTF_8));
+    assertThat(shown).hasSize(1);
+    assertThat(shown.get(0)).isEqualTo("headscope: classify: 16 of 100000 inputs (0%)");
+  }
 }
