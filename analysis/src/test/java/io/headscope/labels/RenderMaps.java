@@ -156,8 +156,12 @@ public final class RenderMaps {
 
   /** White to dark blue, scaled to the map's own maximum (as matplotlib's imshow does by default). */
   static void drawPanel(Graphics2D g, Panel p, int x0, int y0) {
+    drawPanel(g, p, x0, y0, PANEL);
+  }
+
+  static void drawPanel(Graphics2D g, Panel p, int x0, int y0, int panel) {
     int n = p.tokens().size();
-    int cell = Math.max(1, (PANEL - AXIS - TITLE - 10) / n);
+    int cell = Math.max(1, (panel - AXIS - TITLE - 10) / n);
     int gx = x0 + AXIS;
     int gy = y0 + TITLE + AXIS;
     float max = 0;
