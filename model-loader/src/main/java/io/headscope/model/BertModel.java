@@ -132,16 +132,22 @@ public final class BertModel implements AutoCloseable {
    * feel the mask.
    */
   public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK) {
+    return trace(inputs, mask, topK, AttentionTrace.Maps.COMPUTED);
+  }
+
+  /** {@link #trace(List, HeadMask, int)} with the maps of switched-off heads as chosen ({@link AttentionTrace.Maps}). */
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps) {
     if (inputs.isEmpty()) {
       return List.of();
     }
+    Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
     RunRequest request = RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))
-        .capture(Capture.points(HookPoint.Kind.ATTN_PATTERN).beforeInterventions())
+        .capture(maps == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
         .capture(Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return Traces.of(this, inputs, mask, engine.run(request), topK);
+    return Traces.of(this, inputs, mask, maps, engine.run(request), topK);
   }
 
   private Readouts readouts() {

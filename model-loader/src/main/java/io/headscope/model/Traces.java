@@ -14,7 +14,8 @@ import java.util.PriorityQueue;
 final class Traces {
   private Traces() {}
 
-  static List<AttentionTrace> of(BertModel model, List<Encoding> inputs, HeadMask mask, RunResult r, int topK) {
+  static List<AttentionTrace> of(BertModel model, List<Encoding> inputs, HeadMask mask, AttentionTrace.Maps maps,
+      RunResult r, int topK) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int d = model.config().hiddenSize();
@@ -37,7 +38,7 @@ final class Traces {
       for (RunResult.MaskDistribution m : r.maskedLm().get(i)) {
         predictions.add(new MaskPrediction(m.position(), top(model, m.probabilities(), topK), m.probabilities()));
       }
-      out.add(new AttentionTrace(model.name(), inputs.get(i), mask, attention, valueNorms,
+      out.add(new AttentionTrace(model.name(), inputs.get(i), mask, maps, attention, valueNorms,
           hidden.matrix(len, d, i), predictions,
           r.classProbabilities() == null ? null : r.classProbabilities()[i]));
     }

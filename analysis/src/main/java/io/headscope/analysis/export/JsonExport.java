@@ -22,8 +22,10 @@ public final class JsonExport {
   private JsonExport() {}
 
   /**
-   * {@code {model, tokens, ids, segments, layers, heads, attention[l][h][q][k], valueNorms[l][h][j]}},
-   * plus {@code truncatedWordpieces} and {@code disabled} when relevant.
+   * {@code {model, tokens, ids, segments, layers, heads, truncatedWordpieces, disabled, maps,
+   * attention[l][h][q][k], valueNorms[l][h][j]}}: {@code maps} is {@code intact} with every head on,
+   * else {@code computed} (each head's own map; the layers above feel the heads in {@code disabled})
+   * or {@code as-run} (after the switches), with the off {@code mode}.
    */
   public static void attention(AttentionTrace t, OutputStream out) throws IOException {
     attention(t, null, out);
@@ -55,6 +57,10 @@ public final class JsonExport {
         g.writeString(h.toString());
       }
       g.writeEndArray();
+      g.writeStringField("maps", t.mapsLabel());
+      if (!t.mask().isEmpty()) {
+        g.writeStringField("mode", t.mask().mode().name().toLowerCase(java.util.Locale.ROOT));
+      }
       g.writeFieldName("attention");
       writeNested(g, t.attention());
       g.writeFieldName("valueNorms");
