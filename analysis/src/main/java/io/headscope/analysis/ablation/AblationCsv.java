@@ -1,5 +1,6 @@
 package io.headscope.analysis.ablation;
 
+import io.headscope.model.ablation.AblationResult;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -23,7 +24,7 @@ public final class AblationCsv {
   private AblationCsv() {}
 
   public static void ablation(AblationTable t, OutputStream out) throws IOException {
-    try (CSVPrinter p = printer(out, ABLATION_HEADER)) {
+    try (CSVPrinter p = printer(out, ablationHeader(t.result().metric()))) {
       for (AblationTable.Row r : t.rows()) {
         p.printRecord(r.layer(), r.wholeLayer() ? "*" : String.valueOf(r.head()), num(r.baselineLogprob()),
             num(r.ablatedLogprob()), num(r.deltaLogprob()), num(r.baselineAcc()), num(r.ablatedAcc()),
@@ -31,6 +32,57 @@ public final class AblationCsv {
       }
     }
   }
+
+  /**
+   * The sweep's header for a metric: {@link #ABLATION_HEADER} for the default {@code logprob}, else
+   * the same with {@code logprob} replaced by the metric's name ({@code baseline_logit_diff}, ...).
+   */
+  public static String[] ablationHeader(String metric) {
+    String[] h = ABLATION_HEADER.clone();
+    for (int i = 0; i < h.length; i++) {
+      h[i] = h[i].replace("logprob", metric);
+    }
+    return h;
+  }
+
+  /**
+   * The sidecar of a sweep's CSV ({@code ablation.csv.json}): what the numbers were measured on, so
+   * a file read months later says its model, input, mode and metric without changing the CSV's header.
+   */
+  public static void metadata(AblationResult r, Sweep about, OutputStream out) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("model", about.model());
+    m.put("text", about.text());
+    m.put("pair", about.pair());
+    m.put("corpus", about.corpus());
+    m.put("inputs", r.inputs());
+    m.put("positions", r.positions());
+    m.put("mode", r.mode().name().toLowerCase(Locale.ROOT));
+    m.put("metric", r.metric());
+    m.put("target", about.target());
+    m.put("contrast", about.contrast());
+    m.put("layers", r.hasLayers());
+    m.put("seed", about.seed());
+    m.put("partial", about.partial());
+    json.writerWithDefaultPrettyPrinter().writeValue(new java.io.FilterOutputStream(out) {
+      @Override
+      public void close() throws IOException {
+        flush(); // the caller owns the stream
+      }
+    }, m);
+  }
+
+  /**
+   * What a sweep ran on, for {@link #metadata}.
+   *
+   * @param text the typed input, or null for a corpus
+   * @param corpus the corpus file, or null
+   * @param target the target token, or null for the default measure
+   * @param partial whether the sweep was cancelled part-way (the CSV then holds the layers done)
+   */
+  public record Sweep(String model, String text, String pair, String corpus, String target, String contrast, long seed,
+      boolean partial) {}
 
   /** {@code sweep_delta_logprob} is empty when no sweep was run. */
   public static void importance(ImportanceTable t, OutputStream out) throws IOException {

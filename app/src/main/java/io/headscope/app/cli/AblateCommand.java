@@ -7,6 +7,7 @@ import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.TargetMetric;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,18 @@ final class AblateCommand implements Callable<Integer> {
   @Option(names = "--layers", description = "Also switch off each whole layer (rows with head *).")
   boolean layers;
 
+  @Option(names = "--target", paramLabel = "WORD", description = "Follow this token at each [MASK] instead of the "
+      + "intact model's top token (one wordpiece of the model's vocabulary).")
+  String target;
+
+  @Option(names = "--contrast", paramLabel = "WORD", description = "With --target: measure the target against "
+      + "this token (logit-diff: z_target - z_contrast; prob: P(target) - P(contrast)).")
+  String contrast;
+
+  @Option(names = "--metric", paramLabel = "logprob|prob|logit-diff", description = "With --target: what to "
+      + "measure (default logprob; logit-diff needs --contrast). The CSV's columns are named after it.")
+  String metric;
+
   @Mixin CsvOutput output;
 
   @Mixin ModelOptions model;
@@ -39,28 +52,52 @@ final class AblateCommand implements Callable<Integer> {
   public Integer call() {
     inputs.check();
     HeadMask.Mode m = UsageException.mode(mode);
+    if (target == null && (contrast != null || metric != null)) {
+      throw new UsageException("--contrast and --metric go with --target.");
+    }
+    TargetMetric.Kind kind = target == null ? null : UsageException.metric(metric == null ? "logprob" : metric);
+    if (kind == TargetMetric.Kind.LOGIT_DIFF && contrast == null) {
+      throw new UsageException("--metric logit-diff needs --contrast.");
+    }
     output.check();
+    if (output.out != null) {
+      Output.checkWritable(sidecar(output.out), output.force);
+    }
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert);
+      AblationSweep.Options options = new AblationSweep.Options(m, layers, inputs.seed);
+      if (kind != null) {
+        options = options.following(new TargetMetric(kind, bert.tokenizer().singleWordpieceId(target),
+            contrast == null ? -1 : bert.tokenizer().singleWordpieceId(contrast)));
+      }
       AblationResult r;
       try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {
-        r = new AblationSweep(bert).run(encoded, new AblationSweep.Options(m, layers, inputs.seed), progress,
-            cancel::requested);
+        r = new AblationSweep(bert).run(encoded, options, progress, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
       AblationTable table = AblationTable.of(r);
       output.write(o -> AblationCsv.ablation(table, o));
+      if (output.out != null) {
+        AblationCsv.Sweep about = new AblationCsv.Sweep(bert.name(), inputs.text, inputs.pair,
+            inputs.corpus == null ? null : inputs.corpus.toString(), target, contrast, inputs.seed, false);
+        Output.write(sidecar(output.out), output.force, o -> AblationCsv.metadata(r, about, o));
+      }
       summary(table);
     }
     return 0;
   }
 
+  /** The sweep's description beside its CSV: {@code ablation.csv.json}. */
+  static java.nio.file.Path sidecar(java.nio.file.Path csv) {
+    return csv.resolveSibling(csv.getFileName() + ".json");
+  }
+
   private static void summary(AblationTable t) {
     AblationResult r = t.result();
-    System.err.printf(Locale.ROOT, "headscope: %d input(s), %d position(s); intact log-probability %.4f, accuracy %.3f%n",
-        r.inputs(), r.positions(), r.baselineLogprob(), r.baselineAccuracy());
+    System.err.printf(Locale.ROOT, "headscope: %d input(s), %d position(s); intact %s %.4f, accuracy %.3f%n",
+        r.inputs(), r.positions(), describe(r.metric()), r.baselineLogprob(), r.baselineAccuracy());
     Head worst = Head.all(r.layers(), r.heads()).stream()
         .min(java.util.Comparator.comparingDouble(h -> r.deltaLogprob(h.layer(), h.head()))).orElseThrow();
     System.err.printf(Locale.ROOT, "headscope: removing %s hurts most (%+.4f); %d head(s) help when removed%s%n",
@@ -69,14 +106,23 @@ final class AblateCommand implements Callable<Integer> {
     System.err.print(grid(t));
   }
 
+  static String describe(String metric) {
+    return switch (metric) {
+      case "prob" -> "probability";
+      case "prob_diff" -> "probability difference";
+      case "logit_diff" -> "logit difference";
+      default -> "log-probability";
+    };
+  }
+
   /**
    * The layers x heads table of deltas at a glance (the CSV has every number): one row per layer,
    * the sum of its heads' deltas, and with --layers the whole layer's own delta.
    */
   static String grid(AblationTable t) {
     AblationResult r = t.result();
-    StringBuilder b = new StringBuilder("headscope: change in log-probability when one head is off "
-        + "(rows: layers, columns: heads; negative = the head helped)\n");
+    StringBuilder b = new StringBuilder("headscope: change in " + describe(r.metric()) + " when one head is off "
+        + "(rows: layers, columns: heads; negative = the head raised it)\n");
     b.append(String.format(Locale.ROOT, "%5s", "L\\H"));
     for (int h = 1; h <= r.heads(); h++) {
       b.append(String.format(Locale.ROOT, " %7d", h));

@@ -23,6 +23,15 @@ final class UsageException extends HeadScopeException {
     }
   }
 
+  /** The --metric of a target sweep, as a usage error when unknown. */
+  static io.headscope.model.ablation.TargetMetric.Kind metric(String metric) {
+    try {
+      return io.headscope.model.ablation.TargetMetric.Kind.parse(metric);
+    } catch (HeadScopeException e) {
+      throw new UsageException("--metric: " + e.getMessage(), e);
+    }
+  }
+
   /** The off mode of --mode, as a usage error when unknown. */
   static io.headscope.model.HeadMask.Mode mode(String mode) {
     try {

@@ -19,6 +19,7 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.headscope.analysis.ablation.AblationCsv;
 import java.util.List;
 import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
@@ -105,6 +106,56 @@ class AblationCommandsTest {
     try (var files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly("keep.csv");
     }
+  }
+
+  @Test
+  void aTargetSweepNamesItsColumnsAfterTheMetricAndDescribesItselfBesideTheCsv() throws Exception {
+    Path out = dir.resolve("target.csv");
+    Run run = cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] sat on the mat .", "--target", "cat",
+        "--contrast", "dog", "--metric", "logit-diff", "--mode", "uniform", "--out", out.toString());
+    assertThat(run.code).as(run.err).isZero();
+    List<String> lines = Files.readAllLines(out);
+    assertThat(lines.get(0)).isEqualTo("layer,head,baseline_logit_diff,ablated_logit_diff,delta_logit_diff,"
+        + "baseline_acc,ablated_acc,delta_acc");
+    assertThat(run.err).contains("logit difference");
+    com.fasterxml.jackson.databind.JsonNode meta = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(dir.resolve("target.csv.json").toFile());
+    assertThat(meta.get("model").asText()).isEqualTo("tiny");
+    assertThat(meta.get("text").asText()).isEqualTo("the [MASK] sat on the mat .");
+    assertThat(meta.get("mode").asText()).isEqualTo("uniform");
+    assertThat(meta.get("metric").asText()).isEqualTo("logit_diff");
+    assertThat(meta.get("target").asText()).isEqualTo("cat");
+    assertThat(meta.get("contrast").asText()).isEqualTo("dog");
+    assertThat(meta.get("partial").asBoolean()).isFalse();
+
+    // the default sweep keeps its header, byte for byte
+    Path plain = dir.resolve("plain.csv");
+    assertThat(cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] sat .", "--out", plain.toString()).code).isZero();
+    assertThat(Files.readAllLines(plain).get(0)).isEqualTo(String.join(",", AblationCsv.ABLATION_HEADER));
+    assertThat(Files.readString(dir.resolve("plain.csv.json"))).contains("\"metric\" : \"logprob\"");
+    for (String f : List.of("target.csv", "target.csv.json", "plain.csv", "plain.csv.json")) {
+      Files.delete(dir.resolve(f));
+    }
+  }
+
+  @Test
+  void targetOptionsThatDoNotFitAreCommandLineErrors() throws Exception {
+    Path out = dir.resolve("t.csv");
+    assertThat(cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] .", "--contrast", "dog",
+        "--out", out.toString()).code).isEqualTo(2);
+    assertThat(cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] .", "--target", "cat",
+        "--metric", "logit-diff", "--out", out.toString()).code).isEqualTo(2);
+    assertThat(cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] .", "--target", "cat",
+        "--metric", "odds", "--out", out.toString()).code).isEqualTo(2);
+    Run noMask = cli("ablate", "--model", tiny.toString(), "--text", "the cat sat .", "--target", "cat",
+        "--out", out.toString());
+    assertThat(noMask.code).isEqualTo(1);
+    assertThat(noMask.err).contains("[MASK]");
+    Run twoPieces = cli("ablate", "--model", tiny.toString(), "--text", "the [MASK] .", "--target", "catdog",
+        "--out", out.toString());
+    assertThat(twoPieces.code).isEqualTo(1);
+    assertThat(twoPieces.err).contains("wordpieces");
+    assertThat(out).doesNotExist();
   }
 
   @Test

@@ -16,8 +16,13 @@ import java.util.List;
  * whose most probable token is the target, {@code kl} the mean {@code KL(intact || ablated)} in nats.
  * Indices are 0-based {@code [layer][head]}.
  *
+ * <p>With a {@link TargetMetric} the "logprob" fields hold that metric instead (log-probability or
+ * probability of a chosen target, or its difference from a contrast), and {@code metric} says which.
+ *
  * @param layerLogprob per whole layer switched off; null (as the other layer arrays) when layers
  *     were not swept
+ * @param metric what the logprob fields hold: {@code logprob} (the default measure or a target's),
+ *     {@code prob}, {@code logit_diff} or {@code prob_diff} ({@link TargetMetric#column()})
  */
 public record AblationResult(
     HeadMask.Mode mode,
@@ -30,7 +35,19 @@ public record AblationResult(
     double[][] headKl,
     double[] layerLogprob,
     double[] layerAccuracy,
-    double[] layerKl) {
+    double[] layerKl,
+    String metric) {
+
+  /** The default measure's name: the targets' mean log-probability. */
+  public static final String DEFAULT_METRIC = "logprob";
+
+  /** A result of the default measure. */
+  public AblationResult(HeadMask.Mode mode, int inputs, int positions, double baselineLogprob, double baselineAccuracy,
+      double[][] headLogprob, double[][] headAccuracy, double[][] headKl, double[] layerLogprob,
+      double[] layerAccuracy, double[] layerKl) {
+    this(mode, inputs, positions, baselineLogprob, baselineAccuracy, headLogprob, headAccuracy, headKl, layerLogprob,
+        layerAccuracy, layerKl, DEFAULT_METRIC);
+  }
 
   public int layers() {
     return headLogprob.length;
@@ -122,6 +139,6 @@ public record AblationResult(
         }
       }
     }
-    return new AblationResult(first.mode, inputs, positions, blp, bacc, lp, acc, kl, llp, lacc, lkl);
+    return new AblationResult(first.mode, inputs, positions, blp, bacc, lp, acc, kl, llp, lacc, lkl, first.metric);
   }
 }

@@ -2,6 +2,7 @@ package io.headscope.model.ablation;
 
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
@@ -32,9 +33,21 @@ public final class AblationSweep {
    * @param mode how a head is switched off
    * @param layers also switch off each whole layer
    * @param seed the seed of the 15% sample for inputs without {@code [MASK]}
+   * @param target a chosen target (and contrast) to follow at the {@code [MASK]} positions instead of the
+   *     intact model's top token; null for the default measure
    */
-  public record Options(HeadMask.Mode mode, boolean layers, long seed) {
+  public record Options(HeadMask.Mode mode, boolean layers, long seed, TargetMetric target) {
     public static final Options DEFAULT = new Options(HeadMask.Mode.ZERO, false, 0);
+
+    /** The default measure: the intact model's top token at each [MASK], else a seeded 15% sample. */
+    public Options(HeadMask.Mode mode, boolean layers, long seed) {
+      this(mode, layers, seed, null);
+    }
+
+    /** The same options following a chosen target (and contrast) at the input's [MASK] positions. */
+    public Options following(TargetMetric metric) {
+      return new Options(mode, layers, seed, metric);
+    }
   }
 
   private final BertModel model;
@@ -61,7 +74,11 @@ public final class AblationSweep {
     }
     List<MlmProbe> probes = new ArrayList<>();
     for (Encoding e : inputs) {
-      probes.add(MlmProbe.of(model, e, options.seed()));
+      MlmProbe probe = MlmProbe.of(model, e, options.seed());
+      if (options.target() != null && probe.kind() != MlmProbe.Kind.MASKS) {
+        throw new HeadScopeException("A target token is measured at [MASK]: give inputs with a [MASK].");
+      }
+      probes.add(probe);
     }
     List<AblationResult> results = new ArrayList<>();
     for (int i = 0; i < probes.size(); i++) {
@@ -87,9 +104,13 @@ public final class AblationSweep {
         .capture(Capture.points(HookPoint.Kind.RESID_PRE))
         .read(Readouts.none().withLogProbs(probe.positions())));
     float[][] logp = intact.logProbs()[0]; // [position][vocab]
-    long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
-    double[] base = intactScores(logp, targets);
-    Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(probe.positions(), targets, logp));
+    TargetMetric metric = o.target();
+    long[] targets = metric != null ? filled(probe.positions().length, metric.target())
+        : probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
+    long[] contrasts = metric != null && metric.hasContrast() ? filled(targets.length, metric.contrast()) : null;
+    double[] base = intactScores(logp, targets, contrasts, metric);
+    Readouts compare = Readouts.none()
+        .withComparison(new Readouts.Comparison(probe.positions(), targets, logp, contrasts));
     List<Encoding> batch = Collections.nCopies(variants, probe.input());
 
     for (int l = 0; l < layers; l++) {
@@ -114,13 +135,13 @@ public final class AblationSweep {
           .intervene(new Intervention.HeadMasks(m, o.mode()))
           .read(compare)).comparison();
       for (int h = 0; h < heads; h++) {
-        double[] s = means(r[h], targets);
+        double[] s = means(r[h], targets, metric);
         lp[l][h] = s[0];
         acc[l][h] = s[1];
         kl[l][h] = s[2];
       }
       if (o.layers()) {
-        double[] s = means(r[heads], targets);
+        double[] s = means(r[heads], targets, metric);
         llp[l] = s[0];
         lacc[l] = s[1];
         lkl[l] = s[2];
@@ -128,15 +149,26 @@ public final class AblationSweep {
       progress.progress("Input " + (index + 1) + " of " + count,
           (index * layers + l + 1) / (double) (count * layers));
     }
-    return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl);
+    return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl,
+        metric == null ? AblationResult.DEFAULT_METRIC : metric.column());
   }
 
-  /** {@code {mean logprob of the targets, top-1 accuracy, mean KL(intact || variant)}} over the positions. */
-  private static double[] means(RunResult.TargetScores r, long[] targets) {
+  private static long[] filled(int n, long id) {
+    long[] out = new long[n];
+    Arrays.fill(out, id);
+    return out;
+  }
+
+  /**
+   * {@code {mean metric (the targets' log-probability by default), top-1 accuracy, mean KL(intact ||
+   * variant)}} over the positions.
+   */
+  private static double[] means(RunResult.TargetScores r, long[] targets, TargetMetric metric) {
     int m = targets.length;
     double[] out = new double[3];
     for (int i = 0; i < m; i++) {
-      out[0] += r.targetLogProbs()[i] / m;
+      out[0] += metric == null ? r.targetLogProbs()[i] / m
+          : metric.value(r.targetLogProbs()[i], metric.hasContrast() ? r.contrastLogProbs()[i] : 0) / m;
       out[1] += (r.top()[i] == targets[i] ? 1.0 : 0.0) / m;
       out[2] += Math.max(0, r.kl()[i]) / m;
     }
@@ -144,12 +176,13 @@ public final class AblationSweep {
   }
 
   /** The intact model's own scores: the targets' mean log-probability and its top-1 accuracy. */
-  private static double[] intactScores(float[][] logp, long[] targets) {
+  private static double[] intactScores(float[][] logp, long[] targets, long[] contrasts, TargetMetric metric) {
     int m = targets.length;
     long[] top = argMax(logp);
     double[] out = new double[2];
     for (int i = 0; i < m; i++) {
-      out[0] += logp[i][(int) targets[i]] / m;
+      out[0] += metric == null ? logp[i][(int) targets[i]] / m
+          : metric.value(logp[i][(int) targets[i]], contrasts == null ? 0 : logp[i][(int) contrasts[i]]) / m;
       out[1] += (top[i] == targets[i] ? 1.0 : 0.0) / m;
     }
     return out;

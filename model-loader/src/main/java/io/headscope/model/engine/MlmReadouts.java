@@ -110,6 +110,7 @@ final class MlmReadouts {
     }
     NDArray logp = logq.getManager().create(flatRef, new Shape(m, vocab)); // (M, V)
     float[] lp = targetLogProbs(logq, c.targets()).toFloatArray();
+    float[] clp = c.contrasts() == null ? null : targetLogProbs(logq, c.contrasts()).toFloatArray();
     long[] top = logq.argMax(-1).toLongArray();
     // every operand first in these products belongs to logq's manager: DJL puts a result on its first
     // operand's manager
@@ -123,7 +124,12 @@ final class MlmReadouts {
       System.arraycopy(lp, r * m, rl, 0, m);
       System.arraycopy(top, r * m, rt, 0, m);
       System.arraycopy(kl, r * m, rk, 0, m);
-      out[r] = new RunResult.TargetScores(rl, rt, rk);
+      float[] rc = null;
+      if (clp != null) {
+        rc = new float[m];
+        System.arraycopy(clp, r * m, rc, 0, m);
+      }
+      out[r] = new RunResult.TargetScores(rl, rt, rk, rc);
     }
     return out;
   }

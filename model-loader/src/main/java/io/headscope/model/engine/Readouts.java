@@ -18,12 +18,18 @@ public record Readouts(long maskedLmMaskId, boolean classifier, int[] logProbPos
    *
    * @param targets the token whose log-probability is read, one per position
    * @param reference log-probabilities {@code [position][vocab]}, e.g. the intact model's
+   * @param contrasts a second token per position whose log-probability is read too, or null
    */
-  public record Comparison(int[] positions, long[] targets, float[][] reference) {
+  public record Comparison(int[] positions, long[] targets, float[][] reference, long[] contrasts) {
     public Comparison {
-      if (positions.length != targets.length || positions.length != reference.length) {
-        throw new IllegalArgumentException("positions, targets and reference differ in length");
+      if (positions.length != targets.length || positions.length != reference.length
+          || (contrasts != null && contrasts.length != positions.length)) {
+        throw new IllegalArgumentException("positions, targets, contrasts and reference differ in length");
       }
+    }
+
+    public Comparison(int[] positions, long[] targets, float[][] reference) {
+      this(positions, targets, reference, null);
     }
   }
 

@@ -21,7 +21,8 @@ public record RunResult(int[] lengths, int width, ActivationCache cache, List<Li
 
   /**
    * One row's comparison, per position: the target's log-probability, the most probable token, and
-   * {@code KL(reference || row)} in nats, as float32 computed by the engine.
+   * {@code KL(reference || row)} in nats, as float32 computed by the engine; the contrast's
+   * log-probability when one was asked for (else null).
    */
-  public record TargetScores(float[] targetLogProbs, long[] top, float[] kl) {}
+  public record TargetScores(float[] targetLogProbs, long[] top, float[] kl, float[] contrastLogProbs) {}
 }

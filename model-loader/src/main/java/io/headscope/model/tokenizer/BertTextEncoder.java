@@ -155,6 +155,20 @@ public final class BertTextEncoder implements AutoCloseable {
     return List.of(wordpieces(text == null ? "" : text).tokens);
   }
 
+  /**
+   * The vocabulary id of a word that is one wordpiece of this model (after its text rules: an uncased
+   * model lower-cases), for targets such as {@code ablate --target her}.
+   */
+  public long singleWordpieceId(String word) {
+    Pieces p = wordpieces(word == null ? "" : word);
+    if (p.ids.length != 1) {
+      throw new io.headscope.model.HeadScopeException("\"" + word + "\" is " + (p.ids.length == 0 ? "no wordpiece"
+          : p.ids.length + " wordpieces (" + String.join(" ", p.tokens) + ")") + " in this model's vocabulary; "
+          + "give a word that is a single wordpiece.");
+    }
+    return p.ids[0];
+  }
+
   /** The most tokens an encoding may have, special tokens included. */
   public int maxLength() {
     return maxLength;
