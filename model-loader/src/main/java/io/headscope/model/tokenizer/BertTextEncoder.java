@@ -36,6 +36,7 @@ public final class BertTextEncoder implements AutoCloseable {
   private static final String CLS = "[CLS]";
   private static final String SEP = "[SEP]";
   private static final String MASK = "[MASK]";
+  private static final String UNK = "[UNK]";
 
   private final HuggingFaceTokenizer hf;
   private final int maxLength;
@@ -43,6 +44,7 @@ public final class BertTextEncoder implements AutoCloseable {
   private final long clsId;
   private final long sepId;
   private final long maskId;
+  private final long unkId;
   private final boolean googleRules;
   private final boolean lowercase;
   private final boolean stripAccents;
@@ -55,6 +57,7 @@ public final class BertTextEncoder implements AutoCloseable {
     this.clsId = vocab.id(CLS);
     this.sepId = vocab.id(SEP);
     this.maskId = vocab.id(MASK);
+    this.unkId = vocab.id(UNK);
     this.googleRules = vocab.bertNormalizer;
     this.lowercase = vocab.lowercase;
     this.stripAccents = vocab.stripAccents;
@@ -153,6 +156,42 @@ public final class BertTextEncoder implements AutoCloseable {
   /** The wordpieces of one sentence, no special tokens added, nothing cut. */
   public List<String> tokenize(String text) {
     return List.of(wordpieces(text == null ? "" : text).tokens);
+  }
+
+  /**
+   * A sentence given as its words (a treebank's syntactic words): each word is WordPiece-tokenized on
+   * its own and the input is {@code [CLS] pieces... [SEP]}; a word the text rules delete entirely
+   * becomes {@code [UNK]}. Nothing is cut: {@link WordEncoding#fits()} says whether the model can take
+   * it.
+   */
+  public WordEncoding encodeWords(List<String> words) {
+    List<String> tokens = new ArrayList<>();
+    List<Long> ids = new ArrayList<>();
+    List<Integer> wordOf = new ArrayList<>();
+    tokens.add(CLS);
+    ids.add(clsId);
+    wordOf.add(0);
+    for (int w = 0; w < words.size(); w++) {
+      Pieces p = wordpieces(words.get(w));
+      if (p.size() == 0) {
+        tokens.add(UNK);
+        ids.add(unkId);
+        wordOf.add(w + 1);
+        continue;
+      }
+      for (int i = 0; i < p.size(); i++) {
+        tokens.add(p.tokens[i]);
+        ids.add(p.ids[i]);
+        wordOf.add(w + 1);
+      }
+    }
+    tokens.add(SEP);
+    ids.add(sepId);
+    wordOf.add(words.size() + 1);
+    long[] idArray = ids.stream().mapToLong(Long::longValue).toArray();
+    Encoding e = new Encoding(tokens, idArray, new long[idArray.length], -1, 0);
+    return new WordEncoding(e, wordOf.stream().mapToInt(Integer::intValue).toArray(), words.size() + 2,
+        idArray.length <= maxLength);
   }
 
   /**

@@ -1,0 +1,231 @@
+package io.headscope.analysis.linguistics;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.tokenizer.WordEncoding;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Coreference heads (Clark et al. 2019, Section 4.3): how often a head's word-level attention from a
+ * mention's head word picks the head word of an earlier mention of the same entity, beside the
+ * {@code nearest} and {@code head_match} baselines. Definitions in METHODS.md.
+ *
+ * <p>Documents are cut greedily into windows of whole consecutive sentences of at most
+ * {@code window} wordpieces with {@code [CLS]} and {@code [SEP]}; a sentence longer than the window is
+ * a window of its own if it fits the model, else it is skipped and counted.
+ */
+public final class CorefHeads {
+  /** Mention types by the head word's UPOS. */
+  public enum MentionType {
+    ALL("all"),
+    PRONOUN("pronoun"),
+    PROPER("proper"),
+    NOMINAL("nominal");
+
+    private final String label;
+
+    MentionType(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+
+    static MentionType of(String upos) {
+      return switch (upos) {
+        case "PRON" -> PRONOUN;
+        case "PROPN" -> PROPER;
+        default -> NOMINAL;
+      };
+    }
+  }
+
+  /** A mention placed in its window: word positions are 1-based within the window's words. */
+  record Placed(String entity, int start, int end, int head, String headForm, MentionType type) {}
+
+  /** One window: its words' encoding and its mentions in order of start, then end. */
+  record Window(String document, WordEncoding input, List<Placed> mentions) {}
+
+  /** The result: per head and type, mentions and correct counts; the baselines; what was skipped. */
+  public record Result(int layers, int heads, long[][][] correct, long[] mentions, Map<String, long[]> baselines,
+      int windows, int tooLong) {
+
+    public double accuracy(int layer, int head, MentionType t) {
+      return mentions[t.ordinal()] == 0 ? Double.NaN : correct[layer][head][t.ordinal()] / (double) mentions[t.ordinal()];
+    }
+
+    public double baselineAccuracy(String baseline, MentionType t) {
+      return mentions[t.ordinal()] == 0 ? Double.NaN : baselines.get(baseline)[t.ordinal()] / (double) mentions[t.ordinal()];
+    }
+  }
+
+  public static final String NEAREST = "nearest";
+  public static final String HEAD_MATCH = "head_match";
+
+  private CorefHeads() {}
+
+  public static Result run(BertModel model, Treebank treebank, int window, WordMaps.Progress progress,
+      BooleanSupplier cancelled) {
+    int max = model.tokenizer().maxLength();
+    if (window < 3 || window > max) {
+      throw new HeadScopeException("--window must be between 3 and the model's " + max + " positions, got " + window + ".");
+    }
+    int[] tooLong = {0};
+    List<Window> windows = windows(model, treebank, window, tooLong);
+    if (windows.isEmpty()) {
+      throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model.");
+    }
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    long[][][] correct = new long[layers][heads][MentionType.values().length];
+    long[] mentions = new long[MentionType.values().length];
+    Map<String, long[]> baselines = new LinkedHashMap<>();
+    baselines.put(NEAREST, new long[MentionType.values().length]);
+    baselines.put(HEAD_MATCH, new long[MentionType.values().length]);
+    List<WordEncoding> inputs = windows.stream().map(Window::input).toList();
+    WordMaps.run(model, inputs, r -> score(windows.get(r.index()), r.maps(), correct, mentions, baselines),
+        progress, cancelled);
+    return new Result(layers, heads, correct, mentions, baselines, windows.size(), tooLong[0]);
+  }
+
+  static void score(Window w, float[][][][] maps, long[][][] correct, long[] mentions, Map<String, long[]> baselines) {
+    List<Placed> ms = w.mentions();
+    for (Placed m : ms) {
+      List<Placed> earlier = new ArrayList<>();
+      boolean evaluated = false;
+      for (Placed e : ms) {
+        if (e.start() < m.start()) {
+          earlier.add(e);
+          evaluated |= e.entity().equals(m.entity()) && e.head() != m.head();
+        }
+      }
+      if (!evaluated) {
+        continue;
+      }
+      // the head words that would be right: heads of earlier mentions of the same entity
+      Set<Integer> right = new HashSet<>();
+      List<Integer> candidates = new ArrayList<>();
+      for (Placed e : earlier) {
+        if (e.head() != m.head()) {
+          if (!candidates.contains(e.head())) {
+            candidates.add(e.head());
+          }
+          if (e.entity().equals(m.entity())) {
+            right.add(e.head());
+          }
+        }
+      }
+      candidates.sort(Integer::compare);
+      MentionType[] types = {MentionType.ALL, m.type()};
+      for (MentionType t : types) {
+        mentions[t.ordinal()]++;
+      }
+      for (int l = 0; l < maps.length; l++) {
+        for (int h = 0; h < maps[l].length; h++) {
+          float[] row = maps[l][h][m.head()];
+          int best = candidates.get(0);
+          for (int c : candidates) {
+            if (row[c] > row[best]) {
+              best = c;
+            }
+          }
+          if (right.contains(best)) {
+            for (MentionType t : types) {
+              correct[l][h][t.ordinal()]++;
+            }
+          }
+        }
+      }
+      Placed nearest = nearest(earlier, m);
+      Placed match = null;
+      for (Placed e : earlier) {
+        if (e.head() != m.head() && e.headForm().equals(m.headForm()) && (match == null || later(e, match))) {
+          match = e;
+        }
+      }
+      if (match == null) {
+        match = nearest;
+      }
+      for (MentionType t : types) {
+        if (right.contains(nearest.head())) {
+          baselines.get(NEAREST)[t.ordinal()]++;
+        }
+        if (right.contains(match.head())) {
+          baselines.get(HEAD_MATCH)[t.ordinal()]++;
+        }
+      }
+    }
+  }
+
+  /** The earlier mention with the latest start, then end, whose head is not the mention's own. */
+  private static Placed nearest(List<Placed> earlier, Placed m) {
+    Placed best = null;
+    for (Placed e : earlier) {
+      if (e.head() != m.head() && (best == null || later(e, best))) {
+        best = e;
+      }
+    }
+    return best;
+  }
+
+  private static boolean later(Placed a, Placed b) {
+    return a.start() > b.start() || (a.start() == b.start() && a.end() > b.end());
+  }
+
+  /** Documents cut into windows of whole sentences (see the class comment). */
+  static List<Window> windows(BertModel model, Treebank treebank, int window, int[] tooLong) {
+    int max = model.tokenizer().maxLength();
+    List<Window> out = new ArrayList<>();
+    List<Sentence> current = new ArrayList<>();
+    int pieces = 2;
+    String document = null;
+    for (Sentence s : treebank.sentences()) {
+      int p = model.tokenizer().encodeWords(s.words().stream().map(Word::form).toList()).encoding().length() - 2;
+      boolean newDoc = !s.document().equals(document);
+      if (!current.isEmpty() && (newDoc || pieces + p > window)) {
+        out.add(window(model, current));
+        current = new ArrayList<>();
+        pieces = 2;
+      }
+      document = s.document();
+      if (p + 2 > window) {
+        if (p + 2 <= max) {
+          out.add(window(model, List.of(s))); // a long sentence is a window of its own
+        } else {
+          tooLong[0]++;
+        }
+        continue;
+      }
+      current.add(s);
+      pieces += p;
+    }
+    if (!current.isEmpty()) {
+      out.add(window(model, current));
+    }
+    return out;
+  }
+
+  private static Window window(BertModel model, List<Sentence> sentences) {
+    List<String> words = new ArrayList<>();
+    List<Placed> mentions = new ArrayList<>();
+    for (Sentence s : sentences) {
+      int offset = words.size();
+      for (Mention m : s.mentions()) {
+        Word head = s.word(m.head());
+        mentions.add(new Placed(m.entity(), offset + m.start(), offset + m.end(), offset + m.head(),
+            head.form().toLowerCase(Locale.ROOT), MentionType.of(head.upos())));
+      }
+      s.words().forEach(w -> words.add(w.form()));
+    }
+    mentions.sort(java.util.Comparator.comparingInt(Placed::start).thenComparingInt(Placed::end));
+    return new Window(sentences.get(0).document(), model.tokenizer().encodeWords(words), mentions);
+  }
+}
