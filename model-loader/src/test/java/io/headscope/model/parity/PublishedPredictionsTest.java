@@ -7,6 +7,7 @@ import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.testing.FullModel;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Hugging Face's published fill-mask output for bert-base-uncased (model card), with the erf GELU of
  * Hugging Face's config; and the tanh-GELU figures of METHODS.md for Google's own activation.
  */
+@Tag("full-model")
 class PublishedPredictionsTest {
 
   @ParameterizedTest(name = "{0}: {1}")

@@ -11,6 +11,7 @@ import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * only): all 144 maps and the sequence output, for a sentence and a sentence pair, with tanh GELU
  * as Google trained it.
  */
+@Tag("full-model")
 class TensorFlowParityTest {
   static TensorFlowBert tf;
 
