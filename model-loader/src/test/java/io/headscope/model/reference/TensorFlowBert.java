@@ -146,6 +146,7 @@ public final class TensorFlowBert implements AutoCloseable {
    * @param variant {@code "uncased"}, {@code "cased"} or {@code "multi-cased"}
    */
   public static TensorFlowBert openEmbedded(String variant) {
+    io.headscope.model.testing.FullModel.refuseInFastTier("TensorFlow's graph of bert-base");
     String resource = RESOURCES.get(variant);
     if (resource == null) {
       throw new IllegalArgumentException(
