@@ -11,6 +11,8 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +57,7 @@ class SweepViewModelTest {
   @Test
   void aCancelledSweepStopsAndLeavesNoResult() {
     boolean[] cancel = {false};
+    List<Double> progress = new ArrayList<>();
     // the same-thread worker, except that once asked, work sees itself cancelled at its next check
     Worker worker = new Worker() {
       @Override
@@ -63,7 +66,10 @@ class SweepViewModelTest {
         try {
           result = work.run(new Progress() {
             @Override
-            public void update(String message, double fraction) {}
+            public void update(String message, double fraction) {
+              progress.add(fraction);
+              cancel[0] |= fraction > 0; // cancelled part-way: once the first step is done
+            }
 
             @Override
             public boolean isCancelled() {
@@ -83,10 +89,10 @@ class SweepViewModelTest {
     };
     MainViewModel main = main(worker);
     SweepViewModel vm = new SweepViewModel(main);
-    cancel[0] = true;
     vm.run();
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("cancelled");
+    assertThat(progress).as("progress before the cancel").anyMatch(f -> f > 0).noneMatch(f -> f >= 1);
     assertThat(vm.runningProperty().get()).isFalse();
     assertThat(main.errorProperty().get()).isNull();
   }
