@@ -9,6 +9,7 @@ import io.headscope.model.testing.FullModel;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * token-type attention per layer and Kobayashi et al.'s fall of [SEP] under norm weighting. The one
  * full-model corpus run of this module; its per-layer table is printed for the report.
  */
+@Tag("full-model")
 class ClarkKobayashiFindingsTest {
   private static CorpusResult result;
 

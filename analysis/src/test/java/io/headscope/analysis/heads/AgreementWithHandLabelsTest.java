@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * designed after looking at the maps the first version got wrong in both halves, so the held-out
  * figure is somewhat optimistic about features; the thresholds never saw the odd half.
  */
+@Tag("full-model")
 class AgreementWithHandLabelsTest {
   /**
    * Held-out agreement measured when the defaults were set: 0.875 (105 of 120; 0.974 on the 78 maps

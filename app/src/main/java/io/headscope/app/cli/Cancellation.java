@@ -8,6 +8,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Ctrl-C for a long command: a shutdown hook sets the flag the work polls, then waits for the
  * command to finish (stop, or complete the atomic write it is doing), so a file is either written
  * whole or not at all. Close it when the command is done.
+ *
+ * <p>The JVM runs shutdown hooks on SIGINT (it then exits 130) and on SIGTERM (exit 143), so a plain
+ * {@code kill} cancels the same way. A JVM that starts with SIGINT ignored (a background job of a script)
+ * never hears SIGINT; {@code ./headscope} therefore starts commands with SIGINT at its default.
  */
 final class Cancellation implements AutoCloseable {
   /** How long Ctrl-C waits for the work to notice; one layer of a long input takes well under this. */
@@ -25,7 +29,10 @@ final class Cancellation implements AutoCloseable {
     return c;
   }
 
-  /** Exit code of a command stopped by Ctrl-C (128 + SIGINT), after saying so. */
+  /**
+   * Exit code of a command stopped by Ctrl-C (128 + SIGINT), after saying so. After SIGTERM the JVM
+   * exits with 143 (128 + SIGTERM) on its own, once the hook returns.
+   */
   static int cancelled() {
     System.err.println("headscope: cancelled; nothing was written.");
     System.err.flush();

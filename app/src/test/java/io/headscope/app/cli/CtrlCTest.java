@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.model.testing.TinyBert;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,13 +17,38 @@ import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A real Ctrl-C (SIGINT) to a real {@code headscope ablate} process in the middle of a corpus. */
+/**
+ * A real Ctrl-C (SIGINT) and a real {@code kill} (SIGTERM) to a real {@code headscope ablate} process in the
+ * middle of a corpus.
+ *
+ * <p>The child starts with SIGINT at its default action, as {@code ./headscope} starts the JVM, whatever this
+ * JVM inherited: a test run started as a background job of a script ({@code mvn verify &}) has SIGINT ignored,
+ * every child inherits that, and a JVM that starts with SIGINT ignored never installs its handler. A shell
+ * cannot undo an ignore it inherited ({@code sh -c 'trap - INT; exec java ...'} keeps it, as POSIX says for
+ * non-interactive shells), nor can {@code setsid}; {@code env --default-signal=INT} (GNU coreutils 8.31+) or
+ * perl can.
+ */
 class CtrlCTest {
   @TempDir Path dir;
 
   @Test
   @EnabledOnOs({OS.LINUX, OS.MAC})
-  void ctrlCDuringAnAblationLeavesNoFileAndNoTemporaryFile() throws Exception {
+  void ctrlCDuringAnAblationLeavesNoFileAndNoTemporaryFileAndExits130() throws Exception {
+    Interrupted run = interruptAblation("INT");
+    assertThat(run.exit()).as(run.output()).isEqualTo(130);
+  }
+
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void sigtermDuringAnAblationCancelsTheSameWayAndExits143() throws Exception {
+    Interrupted run = interruptAblation("TERM");
+    assertThat(run.exit()).as(run.output()).isEqualTo(143);
+  }
+
+  private record Interrupted(int exit, String output) {}
+
+  /** Starts an ablation of a long corpus, sends {@code signal} once it reports progress, checks nothing was written. */
+  private Interrupted interruptAblation(String signal) throws Exception {
     Path model = dir.resolve("tiny");
     TinyBert.create(2, 2, 3).writeTo(model);
     List<String> lines = new ArrayList<>();
@@ -35,29 +61,69 @@ class CtrlCTest {
 
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", "ablate",
-        "--model", model.toString(), "--corpus", corpus.toString(), "--out", out.toString())
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>(withDefaultSigint());
+    command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", "ablate",
+        "--model", model.toString(), "--corpus", corpus.toString(), "--out", out.toString()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     StringBuilder seen = new StringBuilder();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         seen.append(line).append('\n');
         if (line.startsWith("headscope: ablate ")) { // the first progress line: the sweep is running
-          new ProcessBuilder("kill", "-INT", String.valueOf(p.pid())).start().waitFor();
+          if (signal.equals("INT")) {
+            assertThat(sigintIgnored(p.pid())).as("the child JVM started with SIGINT ignored").isFalse();
+          }
+          new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).start().waitFor();
           break;
         }
       }
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as(seen.toString()).isTrue();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the %s was heeded within 60 s:%n%s", signal, seen).isTrue();
       r.lines().forEach(l -> seen.append(l).append('\n'));
     } finally {
       p.destroyForcibly();
     }
     assertThat(seen.toString()).contains("headscope: ablate ");
     assertThat(seen.toString()).contains("headscope: cancelled; nothing was written.");
-    assertThat(p.exitValue()).as(seen.toString()).isEqualTo(130);
     try (var files = Files.list(outDir)) {
       assertThat(files).as("no output and no temporary file").isEmpty();
     }
+    return new Interrupted(p.exitValue(), seen.toString());
+  }
+
+  /** A prefix that starts the command with SIGINT at its default action (see the class comment). */
+  private static List<String> withDefaultSigint() throws Exception {
+    if (succeeds("env", "--default-signal=INT", "true")) {
+      return List.of("env", "--default-signal=INT");
+    }
+    if (succeeds("perl", "-e", "1")) {
+      return List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec { $ARGV[0] } @ARGV or die \"cannot run $ARGV[0]: $!\\n\"");
+    }
+    throw new AssertionError("neither GNU env (--default-signal) nor perl is installed: cannot give the child "
+        + "SIGINT back if this test run ignores it");
+  }
+
+  private static boolean succeeds(String... command) throws InterruptedException {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      return p.waitFor() == 0;
+    } catch (IOException notInstalled) {
+      return false;
+    }
+  }
+
+  /** Whether the process ignores SIGINT (Linux: the SigIgn mask of /proc/PID/status); false where unknown. */
+  private static boolean sigintIgnored(long pid) throws IOException {
+    Path status = Path.of("/proc", String.valueOf(pid), "status");
+    if (!Files.isReadable(status)) {
+      return false;
+    }
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("SigIgn:")) {
+        return (Long.parseLong(line.substring(7).trim(), 16) & (1L << 1)) != 0; // bit 1: signal 2, SIGINT
+      }
+    }
+    return false;
   }
 }

@@ -18,6 +18,8 @@ import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,13 +116,17 @@ class CorpusViewModelTest {
   @Test
   void aCancelledRunLeavesNoResult() {
     boolean[] cancel = {false};
+    List<Double> progress = new ArrayList<>();
     Worker worker = new Worker() {
       @Override
       public <T> Job submit(Work<T> work, Listener<T> listener) {
         try {
           T result = work.run(new Progress() {
             @Override
-            public void update(String message, double fraction) {}
+            public void update(String message, double fraction) {
+              progress.add(fraction);
+              cancel[0] |= fraction > 0; // cancelled part-way: once the first step is done
+            }
 
             @Override
             public boolean isCancelled() {
@@ -139,10 +145,10 @@ class CorpusViewModelTest {
     MainViewModel main = main(worker);
     CorpusViewModel vm = new CorpusViewModel(main);
     vm.sourceProperty().set(CorpusSource.shipped("english-sentences.txt"));
-    cancel[0] = true;
     vm.run();
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("Cancelled");
+    assertThat(progress).as("progress before the cancel").anyMatch(f -> f > 0).noneMatch(f -> f >= 1);
     assertThat(main.errorProperty().get()).isNull();
   }
 

@@ -21,6 +21,7 @@ import javafx.embed.swing.SwingFXUtils;
 import javafx.geometry.Bounds;
 import javafx.scene.Node;
 import javafx.stage.Stage;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,8 @@ import org.testfx.util.WaitForAsyncUtils;
  * screenshot of each state (how the note's pictures were made).
  */
 @ExtendWith(ApplicationExtension.class)
+@Tag("full-model")
+@Tag("ui")
 class GuiFullModelTest {
   @TempDir static Path dir;
   MainView view;

@@ -27,6 +27,7 @@ import javafx.scene.input.KeyCode;
 import javafx.scene.layout.Region;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.testfx.util.WaitForAsyncUtils;
 
 /** Real clicks on the real window, with a tiny model so each step is quick. Runs under Xvfb. */
 @ExtendWith(ApplicationExtension.class)
+@Tag("ui")
 class GuiMainWindowTest {
   @TempDir static Path dir;
   static Path tiny;

@@ -122,18 +122,36 @@ class AblationSweepTest {
   }
 
   @Test
-  void progressReachesTheEndAndCancellationStopsTheSweep() {
+  void progressIsReportedAfterEveryLayerOfEveryInputAndReachesTheEnd() {
     List<Encoding> inputs = List.of(model.encode("the cat sat .", null), model.encode("the dog ran .", null));
     List<Double> seen = new ArrayList<>();
     new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> seen.add(f), () -> false);
     assertThat(seen).hasSize(6).isSorted();
     assertThat(seen.get(5)).isEqualTo(1.0);
+  }
 
-    int[] polls = {0};
-    assertThatThrownBy(() -> new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT,
-        (s, f) -> {}, () -> ++polls[0] > 2))
+  @Test
+  void cancellingAfterTheFirstLayerStepStopsBeforeTheNextAndReturnsNothing() {
+    List<Encoding> inputs = List.of(model.encode("the cat sat .", null), model.encode("the dog ran .", null));
+    List<Double> seen = new ArrayList<>();
+    boolean[] cancel = {false};
+    int[] pollsAfterCancel = {0};
+    AblationResult[] returned = {null};
+    // cancel from the progress listener, as a person does after seeing the first step done
+    assertThatThrownBy(() -> returned[0] = new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT,
+        (s, f) -> {
+          seen.add(f);
+          cancel[0] = true;
+        },
+        () -> {
+          pollsAfterCancel[0] += cancel[0] ? 1 : 0;
+          return cancel[0];
+        }))
         .isInstanceOf(CancellationException.class);
-    assertThat(polls[0]).isEqualTo(3);
+    assertThat(returned[0]).as("nothing is returned").isNull();
+    // one layer step of six (2 inputs x 3 layers) had completed and been reported, and none after it
+    assertThat(seen).containsExactly(1.0 / 6);
+    assertThat(pollsAfterCancel[0]).as("the sweep stops at its first check after the request").isEqualTo(1);
   }
 
   @Test

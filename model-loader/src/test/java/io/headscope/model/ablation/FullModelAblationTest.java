@@ -10,11 +10,13 @@ import io.headscope.model.testing.FullModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 /** The fast sweep on bert-base-uncased against plain forward passes, for a few heads. */
 @DisabledIfSystemProperty(named = "headscope.skipFullModel", matches = "true")
+@Tag("full-model")
 class FullModelAblationTest {
 
   @Test

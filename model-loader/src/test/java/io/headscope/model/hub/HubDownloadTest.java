@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertConfig;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.store.ModelFiles;
@@ -16,9 +17,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,6 +79,69 @@ class HubDownloadTest {
       assertThat(t.attention()).hasDimensions(2, 4);
       assertThat(model.classLabels()).containsExactly("neg", "pos");
     }
+  }
+
+  /** The weights of a model of some megabytes, so that their download has many steps to report. */
+  private long serveBigModel() throws IOException {
+    Path big = tmp.resolve("big");
+    TinyBert.create(new BertConfig(TinyBert.VOCAB.size(), 256, 2, 4, 1024, "gelu", 64, 2, 1e-12, List.of()), 14)
+        .writeTo(big);
+    hub.serve("test-org/big", "main", big);
+    long size = Files.size(big.resolve("model.safetensors"));
+    assertThat(size).isGreaterThan(5_000_000);
+    return size;
+  }
+
+  /** Downloads test-org/big; returns each progress report of model.safetensors as {stage, fraction}. */
+  private List<Object[]> weightsProgress() {
+    List<Object[]> reports = new ArrayList<>();
+    online().resolve("hf:test-org/big", (stage, f) -> {
+      if (stage.startsWith("Downloading model.safetensors ")) {
+        reports.add(new Object[] {stage, f});
+      }
+    });
+    return reports;
+  }
+
+  /** The megabytes so far in a report such as "... (3.5 of 7.1 MB)". */
+  private static double megabytesDone(String stage) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(([0-9.]+) of [0-9.]+ MB\\)$").matcher(stage);
+    assertThat(m.find()).as(stage).isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  @Test
+  void progressOfTheWeightsRisesInSmallStepsToTheirSizeAlsoAcrossAResumedConnection() throws IOException {
+    long size = serveBigModel();
+    hub.dropNextDownloads(1); // the first connection breaks off halfway; the second resumes it
+    List<Object[]> reports = weightsProgress();
+
+    List<Double> fractions = reports.stream().map(r -> (Double) r[1]).toList();
+    List<Double> megabytes = reports.stream().map(r -> megabytesDone((String) r[0])).toList();
+    assertThat(fractions).as("progress reports of model.safetensors").hasSizeGreaterThan(20)
+        .allMatch(f -> f > 0 && f < 1).isSorted();
+    assertThat(megabytes).isSorted();
+    assertThat(fractions).as("reports on both sides of the break").anyMatch(f -> f < 0.5).anyMatch(f -> f > 0.5);
+    for (int i = 1; i < fractions.size(); i++) {
+      assertThat(fractions.get(i) - fractions.get(i - 1)).as("step %d", i).isLessThan(0.05);
+    }
+    // reports come every 1% of the file, so the last is within 1% (and one network read) of its size
+    assertThat(fractions.get(fractions.size() - 1)).isGreaterThan(0.98);
+    assertThat(megabytes.get(megabytes.size() - 1)).isGreaterThan(0.98 * size / 1e6 - 0.05);
+    assertThat(Files.size(cache.resolve("hub/test-org/big/main/model.safetensors"))).isEqualTo(size);
+  }
+
+  @Test
+  @Disabled("FileDownload.copy reports only when the fraction grew by 1% since its last report, so the last "
+      + "chunk (under 1%) is never reported: the last report says e.g. 7.0 of 7.1 MB. The fix belongs in "
+      + "model-loader/src/main (report also when done == size); enable this test with it.")
+  void theLastProgressReportOfTheWeightsSaysAllOfThemArrived() throws IOException {
+    long size = serveBigModel();
+    List<Object[]> reports = weightsProgress();
+    Object[] last = reports.get(reports.size() - 1);
+    String megabytes = String.format(Locale.ROOT, "%.1f", size / 1e6);
+    assertThat((String) last[0]).endsWith("(" + megabytes + " of " + megabytes + " MB)");
+    assertThat((Double) last[1]).isGreaterThanOrEqualTo(0.999);
   }
 
   @Test

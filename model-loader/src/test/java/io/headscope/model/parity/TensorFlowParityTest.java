@@ -1,23 +1,27 @@
 package io.headscope.model.parity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
+import io.headscope.model.MaskPrediction;
 import io.headscope.model.reference.TensorFlowBert;
 import io.headscope.model.testing.FullModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The engine against Google's own TensorFlow graph of the same weights (TensorFlow Java, test scope
- * only): all 144 maps and the sequence output, for a sentence and a sentence pair, with tanh GELU
- * as Google trained it.
+ * only): all 144 maps and the sequence output, for a sentence and a sentence pair, and the masked-LM
+ * predictions, with tanh GELU as Google trained it.
  */
+@Tag("full-model")
 class TensorFlowParityTest {
   static TensorFlowBert tf;
 
@@ -55,6 +59,53 @@ class TensorFlowParityTest {
       assertThat(maps).isEqualTo(144);
       assertThat(mapDiff).isLessThan(1e-4);
       assertThat(seqDiff).isLessThan(1e-3);
+    }
+  }
+
+  /**
+   * The tanh-GELU fill-mask top five, against the masked-LM head of Google's graph (dense, tanh GELU,
+   * LayerNorm, tied output embeddings, bias) on TensorFlow's own encoder output, softmaxed here in
+   * doubles: an independent reference, where a number written down from HeadScope's output would only
+   * check that the output had not changed.
+   */
+  @Test
+  void maskedLmTopFiveWithTanhGeluMatchesTheHeadOfTensorFlowsGraph() throws Exception {
+    BertModel model = FullModel.uncasedTanh();
+    Encoding input = model.encode("Hello I'm a [MASK] model.", null);
+    AttentionTrace t = model.trace(input);
+    assertThat(t.predictions()).hasSize(1);
+    MaskPrediction ours = t.predictions().get(0);
+    assertThat(input.tokens().get(ours.position())).isEqualTo("[MASK]");
+
+    float[] logits = tf.maskedLmLogits(ints(List.of(input), true)[0], ints(List.of(input), false)[0],
+        new int[] {ours.position()})[0];
+    double max = Double.NEGATIVE_INFINITY;
+    for (float l : logits) {
+      max = Math.max(max, l);
+    }
+    double sum = 0;
+    double[] p = new double[logits.length];
+    for (int i = 0; i < p.length; i++) {
+      p[i] = Math.exp(logits[i] - max);
+      sum += p[i];
+    }
+    for (int i = 0; i < p.length; i++) {
+      p[i] /= sum;
+    }
+    Integer[] order = new Integer[p.length];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    java.util.Arrays.sort(order, (a, b) -> Double.compare(p[b], p[a]));
+    List<String> vocab = java.nio.file.Files.readAllLines(tf.vocabulary());
+    for (int k = 0; k < 5; k++) {
+      MaskPrediction.TokenProbability got = ours.top().get(k);
+      int id = order[k];
+      System.out.printf("tanh #%d ours %s %.7f, TensorFlow %s %.7f%n", k + 1, got.token(), got.probability(),
+          vocab.get(id), p[id]);
+      assertThat(got.id()).as("#%d", k + 1).isEqualTo(id);
+      assertThat(got.token()).isEqualTo(vocab.get(id));
+      assertThat(got.probability()).as("#%d %s", k + 1, got.token()).isCloseTo(p[id], within(1e-5));
     }
   }
 

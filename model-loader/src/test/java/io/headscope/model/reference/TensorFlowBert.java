@@ -57,6 +57,16 @@ public final class TensorFlowBert implements AutoCloseable {
   public static final String SOFTMAX =
       "module_apply_tokens/bert/encoder/layer_%d/attention/self/Softmax:0";
 
+  /**
+   * The masked-LM logits of Google's own head over the sequence output (dense, tanh GELU, LayerNorm,
+   * the word embeddings as output matrix, output bias) at the positions fed to {@link #MLM_POSITIONS}:
+   * {@code [batch * positions, vocab]}.
+   */
+  public static final String MLM_LOGITS = "module_apply_tokens/cls/predictions/BiasAdd:0";
+
+  /** The token positions the masked-LM head scores: {@code int32 [batch, positions]}. */
+  public static final String MLM_POSITIONS = "module_apply_tokens/mlm_positions:0";
+
   /** The system property naming the folder the SavedModels are extracted to. */
   public static final String DIR_PROPERTY = "headscope.tfReferenceDir";
 
@@ -136,6 +146,7 @@ public final class TensorFlowBert implements AutoCloseable {
    * @param variant {@code "uncased"}, {@code "cased"} or {@code "multi-cased"}
    */
   public static TensorFlowBert openEmbedded(String variant) {
+    io.headscope.model.testing.FullModel.refuseInFastTier("TensorFlow's graph of bert-base");
     String resource = RESOURCES.get(variant);
     if (resource == null) {
       throw new IllegalArgumentException(
@@ -268,6 +279,53 @@ public final class TensorFlowBert implements AutoCloseable {
       }
     }
     return new Result(attention, sequence);
+  }
+
+  /**
+   * The masked-LM logits of Google's graph for one input: row {@code i} scores the vocabulary at
+   * token position {@code positions[i]}.
+   *
+   * @param ids token ids, 1 to {@value #MAX_LENGTH}
+   * @param segments token type ids of the same length, or {@code null} for all 0
+   * @param positions token positions, each below {@code ids.length}
+   */
+  public float[][] maskedLmLogits(int[] ids, int[] segments, int[] positions) {
+    if (closed) {
+      throw new IllegalStateException("closed");
+    }
+    int n = ids.length;
+    if (n < 1 || n > MAX_LENGTH || (segments != null && segments.length != n)) {
+      throw new IllegalArgumentException(n + " ids, expected 1.." + MAX_LENGTH + " and as many segment ids");
+    }
+    if (positions.length == 0 || Arrays.stream(positions).anyMatch(q -> q < 0 || q >= n)) {
+      throw new IllegalArgumentException("positions " + Arrays.toString(positions) + " for " + n + " tokens");
+    }
+    int[] idBuf = new int[MAX_LENGTH];
+    int[] maskBuf = new int[MAX_LENGTH];
+    int[] segBuf = new int[MAX_LENGTH];
+    System.arraycopy(ids, 0, idBuf, 0, n);
+    if (segments != null) {
+      System.arraycopy(segments, 0, segBuf, 0, n);
+    }
+    Arrays.fill(maskBuf, 0, n, 1);
+    Shape shape = Shape.of(1, MAX_LENGTH);
+    try (TInt32 idT = TInt32.tensorOf(shape, DataBuffers.of(idBuf, true, false));
+        TInt32 maskT = TInt32.tensorOf(shape, DataBuffers.of(maskBuf, true, false));
+        TInt32 segT = TInt32.tensorOf(shape, DataBuffers.of(segBuf, true, false));
+        TInt32 posT = TInt32.tensorOf(Shape.of(1, positions.length), DataBuffers.of(positions.clone(), true, false));
+        org.tensorflow.Result out = session.runner().feed(inputIds, idT).feed(inputMask, maskT)
+            .feed(segmentIds, segT).feed(MLM_POSITIONS, posT).fetch(MLM_LOGITS).run()) {
+      TFloat32 logits = (TFloat32) out.get(0);
+      int vocab = (int) logits.shape().get(1);
+      checkShape(logits, MLM_LOGITS, positions.length, vocab);
+      float[] flat = new float[positions.length * vocab];
+      logits.asRawTensor().data().asFloats().read(flat);
+      float[][] rows = new float[positions.length][vocab];
+      for (int t = 0; t < positions.length; t++) {
+        System.arraycopy(flat, t * vocab, rows[t], 0, vocab);
+      }
+      return rows;
+    }
   }
 
   @Override

@@ -18,10 +18,12 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Sanity of the TensorFlow reference itself, before anything is compared against it. */
+@Tag("full-model")
 class TensorFlowBertTest {
   static TensorFlowBert tf;
   static Map<String, Integer> vocab;

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * so resident memory moves only with native memory: in the test JVM, RSS climbs by a few hundred MB as
  * the collector first touches its young generation, which is the heap filling, not a leak.
  */
+@Tag("soak")
 class SoakTest {
   private static final int WARM_UP = 300;
   private static final int CALLS = 4000;

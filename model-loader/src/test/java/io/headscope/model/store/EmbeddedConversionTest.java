@@ -6,10 +6,12 @@ import io.headscope.model.BertConfig;
 import io.headscope.model.checkpoint.Safetensors;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The first start converts Google's checkpoint into a Hugging Face folder once; later starts reuse it. */
+@Tag("full-model")
 class EmbeddedConversionTest {
   @TempDir Path cache;
 

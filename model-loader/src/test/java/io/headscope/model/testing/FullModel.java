@@ -16,7 +16,20 @@ public final class FullModel {
   private FullModel() {}
 
   public static synchronized ModelFiles files() {
+    refuseInFastTier("the full bert-base model");
     return ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
+  }
+
+  /**
+   * Fails a test that needs the full model (or TensorFlow's graph of it) when the run leaves the
+   * full-model tier out ({@code ./headscope test fast}, {@code -Dheadscope.skipFullModel=true}): such a run
+   * gets there only from a test class without {@code @Tag("full-model")}.
+   */
+  public static void refuseInFastTier(String what) {
+    if ("fast".equals(System.getProperty("headscope.testTier")) || Boolean.getBoolean("headscope.skipFullModel")) {
+      throw new IllegalStateException("This test loads " + what + " but its class has no @Tag(\"full-model\"), "
+          + "so the fast tier (or -Dheadscope.skipFullModel=true) ran it; tag the class.");
+    }
   }
 
   /** As Hugging Face configures it: exact (erf) GELU. */
