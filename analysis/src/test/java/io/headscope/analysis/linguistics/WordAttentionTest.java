@@ -1,0 +1,44 @@
+package io.headscope.analysis.linguistics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Clark's word-level conversion on a map small enough to do by hand. */
+class WordAttentionTest {
+  @Test
+  void attentionToAWordIsSummedAndFromAWordIsAveraged() {
+    // pieces: [CLS] play ##ing now [SEP] -> words: [CLS] playing now [SEP]
+    WordAttention.Words w = WordAttention.of(List.of("[CLS]", "play", "##ing", "now", "[SEP]"));
+    assertThat(w.words()).containsExactly("[CLS]", "playing", "now", "[SEP]");
+    assertThat(w.wordOf()).containsExactly(0, 1, 1, 2, 3);
+    float[][] pieces = {
+        {0.1f, 0.2f, 0.3f, 0.4f, 0.0f},
+        {0.0f, 0.5f, 0.1f, 0.2f, 0.2f},
+        {0.4f, 0.0f, 0.2f, 0.2f, 0.2f},
+        {0.2f, 0.2f, 0.2f, 0.2f, 0.2f},
+        {1.0f, 0.0f, 0.0f, 0.0f, 0.0f}};
+    float[][] words = w.map(pieces);
+    // row "playing" = mean of piece rows 1 and 2; column "playing" = sum of piece columns 1 and 2
+    assertThat((double) words[1][0]).isCloseTo((0.0 + 0.4) / 2, within(1e-7));
+    assertThat((double) words[1][1]).isCloseTo((0.5 + 0.1 + 0.0 + 0.2) / 2, within(1e-7));
+    assertThat((double) words[1][2]).isCloseTo((0.2 + 0.2) / 2, within(1e-7));
+    assertThat((double) words[0][1]).isCloseTo(0.2 + 0.3, within(1e-7));
+    assertThat((double) words[3][0]).isCloseTo(1.0, within(1e-7));
+    for (float[] row : words) {
+      double sum = 0;
+      for (float v : row) {
+        sum += v;
+      }
+      assertThat(sum).isCloseTo(1.0, within(1e-6));
+    }
+  }
+
+  @Test
+  void aContinuationAfterASpecialTokenStartsAWord() {
+    assertThat(WordAttention.of(List.of("[CLS]", "##s", "[MASK]", "##ed", "[SEP]")).words())
+        .containsExactly("[CLS]", "##s", "[MASK]", "##ed", "[SEP]");
+  }
+}

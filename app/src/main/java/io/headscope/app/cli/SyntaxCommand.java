@@ -1,0 +1,88 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.linguistics.ConlluReader;
+import io.headscope.analysis.linguistics.DependencyHeads;
+import io.headscope.analysis.linguistics.SyntaxAnalysis;
+import io.headscope.analysis.linguistics.SyntaxCsv;
+import io.headscope.analysis.linguistics.Treebank;
+import io.headscope.model.BertModel;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "syntax", mixinStandardHelpOptions = true,
+    description = {"Which heads track dependency relations (Clark et al. 2019): for every head and both directions, "
+        + "the share of words of a CoNLL-U treebank whose gold head it predicts, per relation and over all words.",
+        "Writes relations.csv (relation,count,layer,head,direction,accuracy) and relations-best.csv beside it "
+            + "(relation,count,best_layer,best_head,best_direction,best_accuracy,baseline_offset,baseline_accuracy), "
+            + "and prints the best heads. Ctrl-C cancels and writes nothing."})
+final class SyntaxCommand implements Callable<Integer> {
+  @Option(names = "--treebank", required = true, paramLabel = "FILE.conllu", description = "A CoNLL-U file (UTF-8).")
+  Path treebank;
+
+  @Option(names = "--max-sentences", defaultValue = "0", paramLabel = "N",
+      description = "Use only the first N sentences (default: all).")
+  int maxSentences;
+
+  @Option(names = "--universal", description = "Collapse relation subtypes to their universal part (nmod:poss -> nmod).")
+  boolean universal;
+
+  @Option(names = "--out", required = true, paramLabel = "relations.csv", description = "The per-head CSV; "
+      + "the best heads go to the same name with -best before the extension.")
+  Path out;
+
+  @Option(names = "--force", description = "Overwrite existing output files.")
+  boolean force;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    if (maxSentences < 0) {
+      throw new UsageException("--max-sentences must be 0 (all) or more, got " + maxSentences + ".");
+    }
+    Path best = withSuffix(out, "-best");
+    Output.checkWritable(out, force);
+    Output.checkWritable(best, force);
+    Treebank tb = ConlluReader.read(treebank);
+    try (BertModel bert = model.open();
+        Cancellation cancel = Cancellation.onCtrlC()) {
+      SyntaxAnalysis.Result r;
+      try (CorpusProgress progress = new CorpusProgress("syntax")) {
+        r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested);
+      } catch (CancellationException e) {
+        return Cancellation.cancelled();
+      }
+      Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
+      Output.write(best, force, o -> SyntaxCsv.best(r.heads(), o), false);
+      report(tb, r);
+    }
+    return 0;
+  }
+
+  private static void report(Treebank tb, SyntaxAnalysis.Result r) {
+    System.err.printf(Locale.ROOT, "headscope: %d sentences, %d words%s%s%n", r.sentences(), r.words(),
+        r.tooLong() > 0 ? "; " + r.tooLong() + " sentences longer than the model skipped" : "",
+        tb.skipped().isEmpty() ? "" : "; " + tb.skipped().size() + " unusable sentences skipped (first: "
+            + tb.skipped().get(0) + ")");
+    System.err.printf(Locale.ROOT, "headscope: %-14s %6s  %-6s %-10s %6s   %s%n", "relation", "count", "head",
+        "direction", "acc", "baseline");
+    for (DependencyHeads.Best b : r.heads().best()) {
+      System.err.printf(Locale.ROOT, "headscope: %-14s %6d  %-6s %-10s %5.1f%%   offset %+d: %5.1f%%%n", b.relation(),
+          b.count(), b.layer() + "-" + b.head(), b.direction().label(), 100 * b.accuracy(), b.baselineOffset(),
+          100 * b.baselineAccuracy());
+    }
+  }
+
+  /** {@code relations.csv} to {@code relations-best.csv}. */
+  static Path withSuffix(Path file, String suffix) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    String next = dot > 0 ? name.substring(0, dot) + suffix + name.substring(dot) : name + suffix;
+    return file.resolveSibling(next);
+  }
+}
