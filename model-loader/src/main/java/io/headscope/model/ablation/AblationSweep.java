@@ -188,6 +188,11 @@ public final class AblationSweep {
     return out;
   }
 
+  /** The most probable token at each position of {@code [position][vocab]} log-probabilities. */
+  public static long[] topTokens(float[][] logp) {
+    return argMax(logp);
+  }
+
   /** The most probable token at each position (the first of equals, as torch's argmax). */
   static long[] argMax(float[][] logp) {
     long[] out = new long[logp.length];

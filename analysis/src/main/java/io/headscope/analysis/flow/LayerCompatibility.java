@@ -1,0 +1,98 @@
+package io.headscope.analysis.flow;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.ablation.MlmProbe;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.store.ProgressListener;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Which layers can stand in for which: the hidden state {@code h_i} after layer i (i = 0: the
+ * embeddings after their LayerNorm) is fed into layer j (j = 1..L), skipping or repeating layers, and
+ * the stitched model's masked-LM quality is scored as {@code ablate} scores it ({@link MlmProbe}: the
+ * intact model's top token at each {@code [MASK]}, or the original tokens at a seeded 15% sample).
+ * Entry (i, i + 1) is the intact model.
+ *
+ * <p>Each input runs once intact, keeping every {@code h_i}; then for each j the L + 1 stitched models
+ * that start at layer j run as one batch from there, so no lower layer is run twice.
+ *
+ * @param logprob {@code [i][j - 1]}: mean over inputs of the targets' mean log-probability
+ * @param top1 {@code [i][j - 1]}: mean share of positions whose top token is the intact model's
+ * @param intact the intact model's mean log-probability
+ */
+public record LayerCompatibility(double[][] logprob, double[][] top1, double intact, int inputs) {
+
+  public static LayerCompatibility run(BertModel model, List<Encoding> inputs, long seed, ProgressListener progress,
+      BooleanSupplier cancelled) {
+    if (inputs.isEmpty()) {
+      throw new IllegalArgumentException("no inputs");
+    }
+    int layers = model.config().numHiddenLayers();
+    double[][] logprob = new double[layers + 1][layers];
+    double[][] top1 = new double[layers + 1][layers];
+    double intact = 0;
+    for (int k = 0; k < inputs.size(); k++) {
+      MlmProbe probe = MlmProbe.of(model, inputs.get(k), seed);
+      int m = probe.positions().length;
+      RunResult base = model.run(RunRequest.of(probe.input())
+          .capture(Capture.points(HookPoint.Kind.RESID_PRE, HookPoint.Kind.FINAL))
+          .read(Readouts.none().withLogProbs(probe.positions())));
+      float[][] logp = base.logProbs()[0];
+      long[] top = io.headscope.model.ablation.AblationSweep.topTokens(logp);
+      long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? top : probe.originals();
+      double mine = 0;
+      for (int p = 0; p < m; p++) {
+        mine += logp[p][(int) targets[p]] / m;
+      }
+      intact += mine / inputs.size();
+      Activation[] h = new Activation[layers + 1];
+      for (int i = 0; i < layers; i++) {
+        h[i] = base.cache().get(HookPoint.residPre(i));
+      }
+      h[layers] = base.cache().get(HookPoint.fin());
+      Activation stacked = stack(h);
+      Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(probe.positions(), targets, logp));
+      for (int j = 1; j <= layers; j++) {
+        if (cancelled.getAsBoolean()) {
+          throw new CancellationException("layer compatibility cancelled");
+        }
+        RunResult.TargetScores[] r = model.run(RunRequest.of(Collections.nCopies(layers + 1, probe.input()))
+            .startingAt(j - 1, stacked).read(compare)).comparison();
+        for (int i = 0; i <= layers; i++) {
+          double lp = 0;
+          double agree = 0;
+          for (int p = 0; p < m; p++) {
+            lp += r[i].targetLogProbs()[p] / m;
+            agree += (r[i].top()[p] == top[p] ? 1.0 : 0.0) / m;
+          }
+          logprob[i][j - 1] += lp / inputs.size();
+          top1[i][j - 1] += agree / inputs.size();
+        }
+        progress.progress("Input " + (k + 1) + " of " + inputs.size(),
+            (k * layers + j) / (double) (inputs.size() * layers));
+      }
+    }
+    return new LayerCompatibility(logprob, top1, intact, inputs.size());
+  }
+
+  /** (1, T, d) tensors stacked into (N, T, d). */
+  static Activation stack(Activation[] parts) {
+    int per = parts[0].data().length;
+    float[] out = new float[per * parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      System.arraycopy(parts[i].data(), 0, out, i * per, per);
+    }
+    int[] shape = parts[0].shape();
+    shape[0] = parts.length;
+    return new Activation(out, shape);
+  }
+}

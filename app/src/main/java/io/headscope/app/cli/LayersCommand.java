@@ -1,0 +1,82 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.flow.LayerCompatibility;
+import io.headscope.model.BertModel;
+import io.headscope.model.tokenizer.Encoding;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(name = "layers", mixinStandardHelpOptions = true,
+    description = {"Which layers can stand in for which: the hidden state after layer i (0: the embeddings) fed into "
+        + "layer j, skipping or repeating layers, scored as ablate scores masked-LM quality. CSV: from_layer,to_layer,"
+        + "logprob,delta_logprob,top1_agreement,inputs (from_layer 0..L, to_layer 1..L; to = from + 1 is the intact "
+        + "model; delta against it; top-1 agreement with the intact model's top tokens).",
+        "Ctrl-C cancels and writes nothing."})
+final class LayersCommand implements Callable<Integer> {
+  @Mixin InputOptions inputs;
+
+  @Mixin CsvOutput output;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    inputs.check();
+    output.check();
+    try (BertModel bert = model.open();
+        Cancellation cancel = Cancellation.onCtrlC()) {
+      List<Encoding> encoded = inputs.encode(bert);
+      LayerCompatibility c;
+      try (ProgressDisplay progress = ProgressDisplay.start("layers")) {
+        c = LayerCompatibility.run(bert, encoded, inputs.seed, progress, cancel::requested);
+      } catch (CancellationException e) {
+        return Cancellation.cancelled();
+      }
+      output.write(o -> {
+        try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
+            .setHeader("from_layer", "to_layer", "logprob", "delta_logprob", "top1_agreement", "inputs")
+            .setRecordSeparator('\n').get())) {
+          for (int i = 0; i < c.logprob().length; i++) {
+            for (int j = 1; j <= c.logprob()[i].length; j++) {
+              p.printRecord(i, j, num(c.logprob()[i][j - 1]), num(c.logprob()[i][j - 1] - c.intact()),
+                  num(c.top1()[i][j - 1]), c.inputs());
+            }
+          }
+        }
+      });
+      summary(c);
+    }
+    return 0;
+  }
+
+  private static String num(double v) {
+    return String.format(Locale.ROOT, "%.6f", v);
+  }
+
+  /** The matrix of deltas at a glance: rows the state fed in, columns the first layer run on it. */
+  private static void summary(LayerCompatibility c) {
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+        "headscope: intact log-probability %.4f; change when h_i (rows) is fed into layer j (columns)%n", c.intact()));
+    b.append(String.format(Locale.ROOT, "%5s", "i\\j"));
+    for (int j = 1; j <= c.logprob()[0].length; j++) {
+      b.append(String.format(Locale.ROOT, " %7d", j));
+    }
+    b.append('\n');
+    for (int i = 0; i < c.logprob().length; i++) {
+      b.append(String.format(Locale.ROOT, "%5d", i));
+      for (int j = 1; j <= c.logprob()[i].length; j++) {
+        b.append(String.format(Locale.ROOT, " %+7.2f", c.logprob()[i][j - 1] - c.intact()));
+      }
+      b.append('\n');
+    }
+    System.err.print(b);
+  }
+}

@@ -1,0 +1,102 @@
+package io.headscope.app.cli;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.headscope.analysis.flow.AttentionFlow;
+import io.headscope.analysis.flow.Rollout;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "rollout", mixinStandardHelpOptions = true,
+    description = "Attention rollout (Abnar & Zuidema 2020) of every layer, and with --flow the attention flow into "
+        + "the last layer's outputs, as JSON: tokens, ids, rollout[layer][j][i] (0-based layer = after layer 1; the "
+        + "share of output j that comes from input i), flow[j][i] and flowNormalized[j][i]. With --disable, on the "
+        + "maps as the model ran them.")
+final class RolloutCommand implements Callable<Integer> {
+  @Mixin TextOptions sentence;
+
+  @Option(names = "--flow", description = "Also the attention flow (maximum flow through the layered graph).")
+  boolean flow;
+
+  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads switched off first (5-4,8-10 or a layer: 7).")
+  String disable;
+
+  @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform", description = "How --disable switches off.")
+  String mode;
+
+  @Mixin JsonOutput output;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    sentence.check();
+    HeadMask.Mode m = UsageException.mode(mode);
+    output.check();
+    try (BertModel bert = model.open()) {
+      Set<Head> off = UsageException.heads("--disable", disable, bert.config());
+      AttentionTrace t = bert.trace(List.of(bert.encode(sentence.text, sentence.pair)), HeadMask.of(off, m), 1,
+          AttentionTrace.Maps.AS_RUN).get(0);
+      Warnings.truncation(t.encoding());
+      double[][][] rollout = Rollout.of(t.attention());
+      AttentionFlow f = flow ? AttentionFlow.of(t.attention()) : null;
+      output.write(o -> write(t, rollout, f, o));
+    }
+    return 0;
+  }
+
+  private static void write(AttentionTrace t, double[][][] rollout, AttentionFlow f, java.io.OutputStream out)
+      throws IOException {
+    try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
+      g.writeStartObject();
+      g.writeStringField("model", t.model());
+      g.writeArrayFieldStart("tokens");
+      for (String s : t.tokens()) {
+        g.writeString(s);
+      }
+      g.writeEndArray();
+      g.writeFieldName("ids");
+      g.writeArray(t.encoding().ids(), 0, t.encoding().ids().length);
+      g.writeArrayFieldStart("disabled");
+      for (Head h : t.mask().off()) {
+        g.writeString(h.toString());
+      }
+      g.writeEndArray();
+      g.writeStringField("maps", t.mapsLabel());
+      g.writeArrayFieldStart("rollout");
+      for (double[][] layer : rollout) {
+        matrix(g, layer);
+      }
+      g.writeEndArray();
+      if (f != null) {
+        g.writeFieldName("flow");
+        matrix(g, f.raw());
+        g.writeFieldName("flowNormalized");
+        matrix(g, f.normalized());
+      }
+      g.writeEndObject();
+    }
+  }
+
+  private static void matrix(JsonGenerator g, double[][] m) throws IOException {
+    g.writeStartArray();
+    for (double[] row : m) {
+      g.writeStartArray();
+      for (double v : row) {
+        g.writeNumber((float) v);
+      }
+      g.writeEndArray();
+    }
+    g.writeEndArray();
+  }
+}
