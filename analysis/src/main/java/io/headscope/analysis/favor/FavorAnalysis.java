@@ -1,0 +1,270 @@
+package io.headscope.analysis.favor;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadMask;
+import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.MlmProbe;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.store.ProgressListener;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Which heads linear attention could replace (issue 18): per head, how close FAVOR+ comes to the real
+ * map as the number of features m grows ({@link Favor#error}, mean and spread over R draws), and, when
+ * asked, what running that head (or its whole layer, or every head) on FAVOR+ does to the masked-LM
+ * score that {@code ablate} uses, beside switching the head off.
+ *
+ * <p>The effect of one head on FAVOR+ reuses the lower layers as the ablation sweep does: its queries and
+ * keys are the intact model's, so its FAVOR+ map is computed once and patched into the pattern of a
+ * batch of variants that starts at its layer. With every head on FAVOR+ each layer's map comes from the
+ * queries and keys as they ran (Java edits at the hook points), one input at a time.
+ */
+public final class FavorAnalysis {
+  /** What to compute. */
+  public record Options(int[] features, int draws, long seed, List<RandomFeatures.Kind> kinds, boolean effect) {}
+
+  /** One row of favor.csv: a head, a whole layer (head -1) or the whole model (layer and head -1). */
+  public record Row(int layer, int head, int features, RandomFeatures.Kind kind, double mapError, double mapErrorSd,
+      double deltaLogprob, double offDeltaLogprob, int inputs) {}
+
+  /** The rows, and per features/kind the share of positions whose top token survives all heads on FAVOR+. */
+  public record Result(List<Row> rows, double[][] fullModelAgreement) {}
+
+  private FavorAnalysis() {}
+
+  public static Result run(BertModel model, List<Encoding> inputs, Options o, ProgressListener progress,
+      BooleanSupplier cancelled) {
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    int nk = o.kinds().size();
+    int nm = o.features().length;
+    // per draw: the error summed over inputs, then averaged; and the effects
+    double[][][][][] err = new double[layers][heads][nm][nk][o.draws()];
+    double[][][][] headEffect = new double[layers][heads][nm][nk];
+    double[][][] layerEffect = new double[layers][nm][nk];
+    double[][] modelEffect = new double[nm][nk];
+    double[][] agreement = new double[nm][nk];
+    double[][] off = new double[layers][heads];
+    for (int x = 0; x < inputs.size(); x++) {
+      Encoding e = inputs.get(x);
+      int n = e.length();
+      RunResult intact = model.run(RunRequest.of(e).capture(Capture.points(HookPoint.Kind.ATTN_Q,
+          HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN, HookPoint.Kind.RESID_PRE)));
+      Maps maps = new Maps(intact, layers, heads, n, model.config().headSize());
+      // every head's errors are independent: both cores share them
+      java.util.stream.IntStream.range(0, layers * heads).parallel().forEach(lh -> {
+        int l = lh / heads;
+        int h = lh % heads;
+        for (int mi = 0; mi < nm; mi++) {
+          for (int ki = 0; ki < nk; ki++) {
+            for (int d = 0; d < o.draws(); d++) {
+              double[][] w = directions(o, l, h, d, mi, ki, model.config().headSize());
+              err[l][h][mi][ki][d] += Favor.error(maps.pattern[l][h], Favor.map(maps.q[l][h], maps.k[l][h], w))
+                  / inputs.size();
+            }
+          }
+        }
+      });
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("favor cancelled");
+      }
+      progress.progress("Input " + (x + 1) + " of " + inputs.size() + ": map errors",
+          (x + (o.effect() ? 0.3 : 1)) / inputs.size());
+      if (!o.effect()) {
+        continue;
+      }
+      MlmProbe probe = MlmProbe.of(model, e, o.seed());
+      RunResult base = model.run(RunRequest.of(probe.input())
+          .capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN,
+              HookPoint.Kind.RESID_PRE))
+          .read(Readouts.none().withLogProbs(probe.positions())));
+      Maps probeMaps = new Maps(base, layers, heads, n, model.config().headSize());
+      float[][] logp = base.logProbs()[0];
+      long[] top = AblationSweep.topTokens(logp);
+      long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? top : probe.originals();
+      double baseline = mean(logp, targets);
+      Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(probe.positions(), targets, logp));
+      for (int mi = 0; mi < nm; mi++) {
+        for (int ki = 0; ki < nk; ki++) {
+          for (int l = 0; l < layers; l++) {
+            if (cancelled.getAsBoolean()) {
+              throw new CancellationException("favor cancelled");
+            }
+            // variants 0..H-1: head h on FAVOR+ (draw 0); variant H: the whole layer
+            float[] patch = new float[(heads + 1) * heads * n * n];
+            for (int v = 0; v <= heads; v++) {
+              for (int h = 0; h < heads; h++) {
+                boolean favor = v == heads || v == h;
+                double[][] fav = favor ? Favor.map(probeMaps.q[l][h], probeMaps.k[l][h],
+                    directions(o, l, h, 0, mi, ki, model.config().headSize())) : null;
+                for (int i = 0; i < n; i++) {
+                  for (int j = 0; j < n; j++) {
+                    patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.pattern[l][h][i][j];
+                  }
+                }
+              }
+            }
+            RunResult.TargetScores[] r = model.run(RunRequest.of(Collections.nCopies(heads + 1, probe.input()))
+                .startingAt(l, base.cache().get(HookPoint.residPre(l)).repeatRows(heads + 1))
+                .intervene(new Intervention.Patch(HookPoint.pattern(l), new Activation(patch, new int[] {heads + 1, heads, n, n})))
+                .read(compare)).comparison();
+            for (int h = 0; h < heads; h++) {
+              headEffect[l][h][mi][ki] += (mean(r[h]) - baseline) / inputs.size();
+            }
+            layerEffect[l][mi][ki] += (mean(r[heads]) - baseline) / inputs.size();
+          }
+          RunResult all = allOnFavor(model, probe, compare, o, mi, ki);
+          modelEffect[mi][ki] += (mean(all.comparison()[0]) - baseline) / inputs.size();
+          double agree = 0;
+          for (int p = 0; p < top.length; p++) {
+            agree += (all.comparison()[0].top()[p] == top[p] ? 1.0 : 0.0) / top.length;
+          }
+          agreement[mi][ki] += agree / inputs.size();
+          progress.progress("Input " + (x + 1) + " of " + inputs.size() + ": effects",
+              (x + 0.3 + 0.7 * (mi * nk + ki + 1) / (double) (nm * nk)) / inputs.size());
+        }
+      }
+      AblationResult sweep = new AblationSweep(model).run(List.of(e),
+          new AblationSweep.Options(HeadMask.Mode.ZERO, false, o.seed()), ProgressListener.NONE, cancelled);
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          off[l][h] += sweep.deltaLogprob(l, h) / inputs.size();
+        }
+      }
+    }
+    List<Row> rows = new ArrayList<>();
+    double nan = Double.NaN;
+    for (int mi = 0; mi < nm; mi++) {
+      for (int ki = 0; ki < nk; ki++) {
+        RandomFeatures.Kind kind = o.kinds().get(ki);
+        int m = o.features()[mi];
+        double[] modelDraws = new double[o.draws()];
+        for (int l = 0; l < layers; l++) {
+          double[] layerDraws = new double[o.draws()];
+          for (int h = 0; h < heads; h++) {
+            double[] draws = err[l][h][mi][ki];
+            for (int d = 0; d < draws.length; d++) {
+              layerDraws[d] += draws[d] / heads;
+              modelDraws[d] += draws[d] / (heads * layers);
+            }
+            rows.add(new Row(l + 1, h + 1, m, kind, mean(draws), sd(draws),
+                o.effect() ? headEffect[l][h][mi][ki] : nan, o.effect() ? off[l][h] : nan, inputs.size()));
+          }
+          rows.add(new Row(l + 1, -1, m, kind, mean(layerDraws), sd(layerDraws),
+              o.effect() ? layerEffect[l][mi][ki] : nan, nan, inputs.size()));
+        }
+        rows.add(new Row(-1, -1, m, kind, mean(modelDraws), sd(modelDraws), o.effect() ? modelEffect[mi][ki] : nan,
+            nan, inputs.size()));
+      }
+    }
+    return new Result(rows, o.effect() ? agreement : null);
+  }
+
+  /** Every head on FAVOR+ (draw 0): each layer's maps from its queries and keys as they ran. */
+  private static RunResult allOnFavor(BertModel model, MlmProbe probe, Readouts compare, Options o, int mi, int ki) {
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    int dh = model.config().headSize();
+    RunRequest r = RunRequest.of(probe.input()).read(compare);
+    for (int l = 0; l < layers; l++) {
+      int layer = l;
+      Activation[] qk = new Activation[2];
+      r = r.intervene(new Intervention.Edit(HookPoint.of(HookPoint.Kind.ATTN_Q, l), a -> qk[0] = a))
+          .intervene(new Intervention.Edit(HookPoint.of(HookPoint.Kind.ATTN_K, l), a -> qk[1] = a))
+          .intervene(new Intervention.Edit(HookPoint.pattern(l), a -> {
+            int n = a.dim(2);
+            float[] out = new float[a.data().length];
+            for (int h = 0; h < heads; h++) {
+              double[][] fav = Favor.map(qk[0].matrix(n, dh, 0, h), qk[1].matrix(n, dh, 0, h),
+                  directions(o, layer, h, 0, mi, ki, dh));
+              for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                  out[(h * n + i) * n + j] = (float) fav[i][j];
+                }
+              }
+            }
+            return new Activation(out, a.shape());
+          }));
+    }
+    return model.run(r);
+  }
+
+  static double[][] directions(Options o, int layer, int head, int draw, int mi, int ki, int dh) {
+    RandomFeatures.Kind kind = o.kinds().get(ki);
+    int m = o.features()[mi];
+    return RandomFeatures.draw(kind, m, dh,
+        new Random(RandomFeatures.seed(o.seed() * 1_000_003L + m, layer, head, draw, kind)));
+  }
+
+  private static double mean(float[][] logp, long[] targets) {
+    double s = 0;
+    for (int p = 0; p < targets.length; p++) {
+      s += logp[p][(int) targets[p]] / targets.length;
+    }
+    return s;
+  }
+
+  private static double mean(RunResult.TargetScores t) {
+    double s = 0;
+    for (float v : t.targetLogProbs()) {
+      s += v / t.targetLogProbs().length;
+    }
+    return s;
+  }
+
+  static double mean(double[] v) {
+    double s = 0;
+    for (double x : v) {
+      s += x / v.length;
+    }
+    return s;
+  }
+
+  static double sd(double[] v) {
+    if (v.length < 2) {
+      return 0;
+    }
+    double m = mean(v);
+    double s = 0;
+    for (double x : v) {
+      s += (x - m) * (x - m);
+    }
+    return Math.sqrt(s / (v.length - 1));
+  }
+
+  /** Each head's q, k and map of one input, trimmed to its tokens. */
+  private static final class Maps {
+    final float[][][][] q;
+    final float[][][][] k;
+    final float[][][][] pattern;
+
+    Maps(RunResult r, int layers, int heads, int n, int dh) {
+      q = new float[layers][heads][][];
+      k = new float[layers][heads][][];
+      pattern = new float[layers][heads][][];
+      for (int l = 0; l < layers; l++) {
+        Activation aq = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Q, l));
+        Activation ak = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_K, l));
+        Activation ap = r.cache().get(HookPoint.pattern(l));
+        for (int h = 0; h < heads; h++) {
+          q[l][h] = aq.matrix(n, dh, 0, h);
+          k[l][h] = ak.matrix(n, dh, 0, h);
+          pattern[l][h] = ap.matrix(n, n, 0, h);
+        }
+      }
+    }
+  }
+}
