@@ -1,7 +1,7 @@
 package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
 import java.util.Locale;
 import java.util.Map;
 import javafx.geometry.VPos;
@@ -39,7 +39,7 @@ final class CategoryShareChart extends Canvas {
       g.fillText(p.label(), LABEL - 6, y + ROW / 2);
       g.setFill(Color.web("#eeeeee"));
       g.fillRect(LABEL, y + 3, barMax, ROW - 6);
-      g.setFill(CategoryColors.fx(p));
+      g.setFill(FxColors.category(p));
       g.fillRect(LABEL, y + 3, share * barMax, ROW - 6);
       g.setFill(Color.BLACK);
       g.setTextAlign(TextAlignment.LEFT);

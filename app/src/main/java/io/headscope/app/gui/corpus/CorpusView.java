@@ -4,7 +4,7 @@ import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.facts.TokenTypeChart;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.Head;
 import java.nio.file.Path;
 import javafx.geometry.Insets;
@@ -141,7 +141,7 @@ public final class CorpusView extends VBox {
     HBox key = new HBox(10);
     key.setId("corpus-colour-key");
     for (HeadPattern p : HeadPattern.values()) {
-      Label l = new Label(p.label(), new Rectangle(11, 11, CategoryColors.fx(p)));
+      Label l = new Label(p.label(), new Rectangle(11, 11, FxColors.category(p)));
       l.setStyle("-fx-font-size: 11px;");
       key.getChildren().add(l);
     }

@@ -2,7 +2,7 @@ package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.Head;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -79,7 +79,7 @@ final class ShareGrid extends Canvas {
     for (HeadSummary s : result.perHead()) {
       double share = s.share(s.majority());
       // pale at chance (a fifth), full colour when every input agrees
-      Color c = Color.WHITE.interpolate(CategoryColors.fx(s.majority()), 0.25 + 0.75 * share);
+      Color c = Color.WHITE.interpolate(FxColors.category(s.majority()), 0.25 + 0.75 * share);
       double x = LEFT + s.head().head() * cell;
       double y = TOP + s.head().layer() * cell;
       g.setFill(c);

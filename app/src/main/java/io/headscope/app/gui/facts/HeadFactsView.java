@@ -6,8 +6,8 @@ import io.headscope.analysis.heads.HeadStats;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.app.gui.grid.CategoryLegend;
-import io.headscope.app.gui.render.CategoryColors;
-import io.headscope.app.gui.render.TokenTypeColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.TokenTypeColors;
 import java.util.Locale;
 import javafx.collections.ListChangeListener;
 import javafx.geometry.Pos;
@@ -75,7 +75,7 @@ public final class HeadFactsView extends VBox {
       looks.setText("");
       return;
     }
-    swatch.setFill(CategoryColors.fx(s.category()));
+    swatch.setFill(FxColors.category(s.category()));
     category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f%s", s.category().label(),
         s.confidence(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
@@ -85,10 +85,10 @@ public final class HeadFactsView extends VBox {
         + HeadFactsViewModel.offsetName(s.dominantOffset()));
 
     numbers.add(Bars.heading("Pattern scores"), 0, 0, 2, 1);
-    row(numbers, 0, 1, "vertical", s.vertical(), CategoryColors.fx(HeadPattern.VERTICAL));
-    row(numbers, 0, 2, "diagonal", s.diagonal(), CategoryColors.fx(HeadPattern.DIAGONAL));
-    row(numbers, 0, 3, "block", s.block(), CategoryColors.fx(HeadPattern.BLOCK));
-    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), CategoryColors.fx(HeadPattern.HETEROGENEOUS));
+    row(numbers, 0, 1, "vertical", s.vertical(), FxColors.category(HeadPattern.VERTICAL));
+    row(numbers, 0, 2, "diagonal", s.diagonal(), FxColors.category(HeadPattern.DIAGONAL));
+    row(numbers, 0, 3, "block", s.block(), FxColors.category(HeadPattern.BLOCK));
+    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), FxColors.category(HeadPattern.HETEROGENEOUS));
     numbers.add(Bars.heading("Attention to"), 2, 0, 2, 1);
     Color grey = Color.web("#6b8fb5");
     row(numbers, 2, 1, "previous", st.previous(), grey);
@@ -104,8 +104,8 @@ public final class HeadFactsView extends VBox {
     for (TokenType t : TokenType.values()) {
       Label name = Bars.name(TokenTypeColors.label(t));
       types.add(name, 0, t.ordinal());
-      types.add(Bars.bar(w[t.ordinal()], TokenTypeColors.fx(t)), 1, t.ordinal());
-      types.add(Bars.bar(n[t.ordinal()], TokenTypeColors.fx(t)), 2, t.ordinal());
+      types.add(Bars.bar(w[t.ordinal()], FxColors.tokenType(t)), 1, t.ordinal());
+      types.add(Bars.bar(n[t.ordinal()], FxColors.tokenType(t)), 2, t.ordinal());
     }
   }
 

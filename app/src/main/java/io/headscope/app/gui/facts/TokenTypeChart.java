@@ -3,7 +3,8 @@ package io.headscope.app.gui.facts;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.analysis.heads.TokenTypeShares;
-import io.headscope.app.gui.render.TokenTypeColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.TokenTypeColors;
 import java.util.List;
 import java.util.Locale;
 import javafx.geometry.VPos;
@@ -92,7 +93,7 @@ public final class TokenTypeChart extends VBox {
     double x = LEFT;
     g.setTextAlign(TextAlignment.LEFT);
     for (TokenType t : TokenType.values()) {
-      g.setFill(TokenTypeColors.fx(t));
+      g.setFill(FxColors.tokenType(t));
       g.fillRect(x, 4, 10, 10);
       g.setFill(Color.BLACK);
       g.fillText(TokenTypeColors.label(t), x + 13, 9);
@@ -132,7 +133,7 @@ public final class TokenTypeChart extends VBox {
     double y = TOP + plotH;
     for (TokenType t : TokenType.values()) {
       double part = Math.max(0, s.get(t)) * plotH;
-      g.setFill(TokenTypeColors.fx(t));
+      g.setFill(FxColors.tokenType(t));
       g.fillRect(x, y - part, bw, part);
       y -= part;
     }

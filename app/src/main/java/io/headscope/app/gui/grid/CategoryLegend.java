@@ -3,7 +3,7 @@ package io.headscope.app.gui.grid;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.collections.ListChangeListener;
@@ -70,7 +70,7 @@ public final class CategoryLegend extends FlowPane {
       boolean shown = vm.shownCategoriesProperty().get().contains(p);
       b.setSelected(shown);
       Rectangle swatch = new Rectangle(12, 12);
-      Color c = CategoryColors.fx(p);
+      Color c = FxColors.category(p);
       swatch.setFill(shown ? c : Color.TRANSPARENT);
       swatch.setStroke(c);
       swatch.setStrokeWidth(2);

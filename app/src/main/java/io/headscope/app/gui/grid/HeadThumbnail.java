@@ -1,7 +1,7 @@
 package io.headscope.app.gui.grid;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.Head;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -95,7 +95,7 @@ final class HeadThumbnail extends VBox {
   /** Frames the map in the category's colour; null while the category is not known yet. */
   void setCategory(HeadPattern p, String description) {
     pattern = p;
-    category = p == null ? UNKNOWN : CategoryColors.fx(p);
+    category = p == null ? UNKNOWN : FxColors.category(p);
     tip.setText("Head " + head + " (layer " + (head.layer() + 1) + ", head " + (head.head() + 1) + ")"
         + (description == null ? "" : ": " + description) + ".\n" + HINT);
     updateBorder();

@@ -2,15 +2,15 @@ package io.headscope.app.gui.grid;
 
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.render.FxImages;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.style.FxImages;
+import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.Locale;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;

@@ -1,8 +1,9 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.head.HeadMatrix.Display;
-import io.headscope.app.gui.head.HeadMatrix.PairFilter;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.render.HeadMatrix.Display;
+import io.headscope.app.render.HeadMatrix.PairFilter;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.Palette;
 import java.util.Locale;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;

@@ -1,7 +1,8 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.render.FxImages;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.style.FxImages;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.Palette;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;

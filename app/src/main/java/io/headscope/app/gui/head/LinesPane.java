@@ -1,5 +1,6 @@
 package io.headscope.app.gui.head;
 
+import io.headscope.app.render.HeadMatrix;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;

@@ -6,6 +6,7 @@ import io.headscope.app.gui.grid.ModelGridView;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.predict.PredictionsView;
+import io.headscope.app.render.PngFiles;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -24,7 +25,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
-import javafx.scene.control.TextInputDialog;
 import javafx.scene.control.MenuBar;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.ProgressBar;
@@ -34,6 +34,7 @@ import javafx.scene.control.SplitPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
+import javafx.scene.control.TextInputDialog;
 import javafx.scene.control.Tooltip;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
@@ -185,8 +186,8 @@ public final class MainView extends BorderPane {
         p -> Exports.attentionJson(vm.traceProperty().get(), p)));
     MenuItem gridPng = new MenuItem("Grid as PNG…");
     // the legend goes above the grid in the picture too: the frame colours mean nothing without it
-    gridPng.setOnAction(e -> export("PNG", "png", "grid.png", p -> Exports.png(
-        Exports.stacked(snapshot(legend), snapshot(grid.gridNode())), p)));
+    gridPng.setOnAction(e -> export("PNG", "png", "grid.png", p -> PngFiles.write(
+        PngFiles.stacked(snapshot(legend), snapshot(grid.gridNode())), p)));
     MenuItem headPng = new MenuItem("Head view as PNG…");
     headPng.setOnAction(e -> exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode()));
     exportMenu.getItems().addAll(json, gridPng, headPng);
@@ -217,7 +218,7 @@ public final class MainView extends BorderPane {
 
   /** Snapshots a node into a PNG (through javafx-swing's SwingFXUtils and ImageIO). */
   public void exportPng(String name, Supplier<Node> node) {
-    export("PNG", "png", name, p -> Exports.png(snapshot(node.get()), p));
+    export("PNG", "png", name, p -> PngFiles.write(snapshot(node.get()), p));
   }
 
   private static java.awt.image.BufferedImage snapshot(Node node) {

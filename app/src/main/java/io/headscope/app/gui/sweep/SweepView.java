@@ -1,6 +1,6 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.render.Palette;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
 import javafx.geometry.Insets;
