@@ -1,5 +1,6 @@
 package io.headscope.app.gui.corpus;
 
+import io.headscope.app.render.UiColor;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.style.FxColors;
 import java.util.Locale;
@@ -37,7 +38,7 @@ final class CategoryShareChart extends Canvas {
       g.setFill(Color.BLACK);
       g.setTextAlign(TextAlignment.RIGHT);
       g.fillText(p.label(), LABEL - 6, y + ROW / 2);
-      g.setFill(Color.web("#eeeeee"));
+      g.setFill(FxColors.of(UiColor.TRACK));
       g.fillRect(LABEL, y + 3, barMax, ROW - 6);
       g.setFill(FxColors.category(p));
       g.fillRect(LABEL, y + 3, share * barMax, ROW - 6);

@@ -90,7 +90,7 @@ public final class CorpusView extends VBox {
     Button png = new Button("Charts as PNG…");
     png.setOnAction(e -> main.exportPng("corpus.png", this::chartsNode));
     HBox exports = new HBox(6, csv, png);
-    hover.setStyle("-fx-font-size: 11px; -fx-text-fill: #333;");
+    hover.getStyleClass().add("hs-readout");
     hover.setWrapText(true);
     results = new VBox(4, heading("Each head's most frequent category and its share of inputs (%)"),
         colourKey(), grid, hover, heading("Share of all maps (inputs × heads) in each category"), shares,
@@ -117,7 +117,7 @@ public final class CorpusView extends VBox {
 
   private static Label heading(String s) {
     Label l = new Label(s);
-    l.setStyle("-fx-font-weight: bold; -fx-font-size: 11px;");
+    l.getStyleClass().add("hs-small-heading");
     l.setWrapText(true);
     return l;
   }
@@ -142,7 +142,7 @@ public final class CorpusView extends VBox {
     key.setId("corpus-colour-key");
     for (HeadPattern p : HeadPattern.values()) {
       Label l = new Label(p.label(), new Rectangle(11, 11, FxColors.category(p)));
-      l.setStyle("-fx-font-size: 11px;");
+      l.getStyleClass().add("hs-small");
       key.getChildren().add(l);
     }
     return key;

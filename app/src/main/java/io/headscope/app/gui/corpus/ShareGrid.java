@@ -1,5 +1,6 @@
 package io.headscope.app.gui.corpus;
 
+import io.headscope.app.render.UiColor;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
 import io.headscope.app.gui.style.FxColors;
@@ -67,12 +68,12 @@ final class ShareGrid extends Canvas {
     g.setTextAlign(TextAlignment.CENTER);
     g.setTextBaseline(VPos.CENTER);
     g.setFont(Font.font(10));
-    g.setFill(Color.web("#444"));
+    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
     for (int h = 0; h < result.heads(); h++) {
       g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
     }
     for (int l = 0; l < result.layers(); l++) {
-      g.setFill(Color.web("#444"));
+      g.setFill(FxColors.of(UiColor.TEXT_SOFT));
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
     }
     g.setFont(Font.font(Math.min(10, cell * 0.36)));

@@ -1,5 +1,6 @@
 package io.headscope.app.gui.facts;
 
+import io.headscope.app.render.UiColor;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.HeadStats;
@@ -38,10 +39,10 @@ public final class HeadFactsView extends VBox {
     setId("head-facts");
     setSpacing(2);
     category.setId("facts-category");
-    category.setStyle("-fx-font-weight: bold;");
+    category.getStyleClass().add("hs-heading");
     looks.setId("facts-looks");
     looks.setWrapText(true);
-    looks.setStyle("-fx-font-size: 11px;");
+    looks.getStyleClass().add("hs-small");
     numbers.setHgap(6);
     numbers.setVgap(0);
     numbers.setId("facts-numbers");
@@ -90,7 +91,7 @@ public final class HeadFactsView extends VBox {
     row(numbers, 0, 3, "block", s.block(), FxColors.category(HeadPattern.BLOCK));
     row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), FxColors.category(HeadPattern.HETEROGENEOUS));
     numbers.add(Bars.heading("Attention to"), 2, 0, 2, 1);
-    Color grey = Color.web("#6b8fb5");
+    Color grey = FxColors.of(UiColor.NEUTRAL_BAR);
     row(numbers, 2, 1, "previous", st.previous(), grey);
     row(numbers, 2, 2, "self", st.self(), grey);
     row(numbers, 2, 3, "next", st.next(), grey);

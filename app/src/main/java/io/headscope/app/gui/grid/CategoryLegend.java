@@ -1,5 +1,6 @@
 package io.headscope.app.gui.grid;
 
+import io.headscope.app.gui.style.States;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
@@ -33,6 +34,7 @@ public final class CategoryLegend extends FlowPane {
       b.setId("legend-" + p.columnName());
       b.setFocusTraversable(false);
       b.setTooltip(new Tooltip(describe(p) + "\nClick to hide or show these heads in the grid."));
+      b.getStyleClass().add("legend-item");
       b.setOnAction(e -> vm.toggleCategory(p));
       items.put(p, b);
       getChildren().add(b);
@@ -40,7 +42,7 @@ public final class CategoryLegend extends FlowPane {
     Button all = new Button("show all");
     all.setId("legend-all");
     all.setFocusTraversable(false);
-    all.setStyle("-fx-font-size: 10px; -fx-padding: 1 4 1 4;");
+    all.getStyleClass().add("legend-all");
     all.setOnAction(e -> vm.showAllCategories());
     all.visibleProperty().bind(vm.shownCategoriesProperty().map(s -> s.size() < HeadPattern.values().length));
     getChildren().add(all);
@@ -76,8 +78,7 @@ public final class CategoryLegend extends FlowPane {
       swatch.setStrokeWidth(2);
       b.setGraphic(swatch);
       b.setText(p.label() + (vm.scoresProperty().isEmpty() ? "" : " " + counts.getOrDefault(p, 0)));
-      b.setStyle("-fx-font-size: 11px; -fx-padding: 1 5 1 3;"
-          + (shown ? "" : "-fx-text-fill: #999;"));
+      b.pseudoClassStateChanged(States.FADED, !shown);
     }
   }
 }

@@ -109,7 +109,7 @@ public final class ModelGridView extends VBox {
     }
     for (int h = 0; h < heads; h++) {
       Label col = new Label(heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
-      col.setStyle("-fx-font-size: 10px; -fx-text-fill: #555;");
+      col.getStyleClass().add("grid-column-label");
       GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
       grid.add(col, h + 1, 0);
     }
@@ -117,7 +117,7 @@ public final class ModelGridView extends VBox {
       int layer = l;
       Button layerButton = new Button("L" + (l + 1));
       layerButton.setId("layer-" + (l + 1));
-      layerButton.setStyle("-fx-font-size: 10px; -fx-padding: 2 3 2 3;");
+      layerButton.getStyleClass().add("layer-button");
       layerButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
       layerButton.setTooltip(new Tooltip("Switch all heads of layer " + (l + 1) + " off / on"));
       layerButton.setOnAction(e -> vm.toggleLayer(layer));

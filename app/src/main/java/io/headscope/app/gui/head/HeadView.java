@@ -1,9 +1,9 @@
 package io.headscope.app.gui.head;
 
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
 import io.headscope.app.render.HeadMatrix;
-import io.headscope.app.render.Palette;
 import java.util.Locale;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -42,7 +42,7 @@ public final class HeadView extends VBox {
     setId("head-view");
     setSpacing(4);
     setPadding(new Insets(4));
-    title.setStyle("-fx-font-weight: bold; -fx-font-size: 14px;");
+    title.getStyleClass().add("hs-title");
     title.setId("head-title");
 
     ChoiceBox<Display> display = new ChoiceBox<>();
@@ -172,8 +172,7 @@ public final class HeadView extends VBox {
     g.fillRect(0, 0, scale.getWidth(), scale.getHeight());
     double max = m == null ? 1 : m.max();
     for (int x = 0; x < 120; x++) {
-      int argb = Palette.argb(x / 119.0 * max, max);
-      g.setFill(Color.rgb((argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF));
+      g.setFill(FxColors.scale(x / 119.0 * max, max));
       g.fillRect(30 + x, 2, 1, 12);
     }
     g.setStroke(Color.gray(0.5));

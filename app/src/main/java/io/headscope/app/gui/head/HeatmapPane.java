@@ -1,5 +1,7 @@
 package io.headscope.app.gui.head;
 
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.Palette;
@@ -81,11 +83,11 @@ final class HeatmapPane extends Canvas {
     g.setStroke(Color.gray(0.6));
     g.strokeRect(LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
     if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < matrix.rows() && hoverCol < matrix.cols()) {
-      g.setStroke(Color.web("#ff7f0e"));
+      g.setStroke(FxColors.of(UiColor.CURSOR));
       g.setLineWidth(2);
       g.strokeRect(LABEL + hoverCol * cell, LABEL + hoverRow * cell, cell, cell);
       g.setLineWidth(1);
-      g.setStroke(Color.web("#ff7f0e", 0.5));
+      g.setStroke(FxColors.of(UiColor.CURSOR, 0.5));
       g.strokeRect(LABEL, LABEL + hoverRow * cell, matrix.cols() * cell, cell);
       g.strokeRect(LABEL + hoverCol * cell, LABEL, cell, matrix.rows() * cell);
     }
@@ -103,13 +105,13 @@ final class HeatmapPane extends Canvas {
     g.setTextAlign(TextAlignment.RIGHT);
     g.setTextBaseline(VPos.CENTER);
     for (int i = 0; i < matrix.rows(); i++) {
-      g.setFill(i == hoverRow ? Color.web("#d35400") : Color.BLACK);
+      g.setFill(i == hoverRow ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
       g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, LABEL + (i + 0.5) * cell);
     }
     g.save();
     g.setTextAlign(TextAlignment.LEFT);
     for (int j = 0; j < matrix.cols(); j++) {
-      g.setFill(j == hoverCol ? Color.web("#d35400") : Color.BLACK);
+      g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
       g.save();
       g.translate(LABEL + (j + 0.5) * cell, LABEL - 4);
       g.rotate(-90);

@@ -1,5 +1,6 @@
 package io.headscope.app.gui.main;
 
+import io.headscope.app.gui.style.States;
 import io.headscope.app.gui.facts.HeadFactsView;
 import io.headscope.app.gui.facts.HeadFactsViewModel;
 import io.headscope.model.Head;
@@ -27,7 +28,7 @@ public final class HeadPanel extends BorderPane {
     this.factsVm = new HeadFactsViewModel(vm);
     this.facts = new HeadFactsView(factsVm);
     setId("head-panel");
-    title.setStyle("-fx-font-weight: bold;");
+    title.getStyleClass().add("panel-title");
     title.setId("panel-title");
     power.setId("head-power");
     power.setOnAction(e -> {
@@ -45,7 +46,7 @@ public final class HeadPanel extends BorderPane {
     Label chartTitle = new Label("Attention on [CLS], [SEP], punctuation and other tokens, per layer (mean over its "
         + "heads): left bar the weights, right bar norm-weighted (Kobayashi). The selected head's layer is tinted.");
     chartTitle.setWrapText(true);
-    chartTitle.setStyle("-fx-font-size: 11px;");
+    chartTitle.getStyleClass().add("hs-small");
     VBox chartBox = new VBox(4, chartTitle, facts.layerChart());
     chartBox.setPadding(new Insets(4));
     Tab headTab = new Tab("This head", scroll);
@@ -80,7 +81,7 @@ public final class HeadPanel extends BorderPane {
     }
     boolean off = vm.maskProperty().get().isOff(h);
     title.setText("Head " + h + (off ? "  — switched OFF" : ""));
-    title.setStyle("-fx-font-weight: bold;" + (off ? "-fx-text-fill: #d62728;" : ""));
+    title.pseudoClassStateChanged(States.OFF, off);
     power.setText(off ? "Switch " + h + " back on" : "Switch " + h + " off");
   }
 }

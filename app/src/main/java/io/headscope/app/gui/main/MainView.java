@@ -1,5 +1,7 @@
 package io.headscope.app.gui.main;
 
+import io.headscope.app.gui.style.States;
+import io.headscope.app.gui.style.Theme;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.grid.ModelGridView;
@@ -97,6 +99,7 @@ public final class MainView extends BorderPane {
         Alert alert = new Alert(Alert.AlertType.ERROR, msg);
         alert.setHeaderText("HeadScope could not do that");
         alert.setTitle("HeadScope");
+        Theme.apply(alert);
         if (getScene() != null) {
           alert.initOwner(getScene().getWindow());
         }
@@ -172,6 +175,7 @@ public final class MainView extends BorderPane {
     hub.setOnAction(e -> {
       TextInputDialog ask = new TextInputDialog("textattack/bert-base-uncased-MRPC");
       ask.setTitle("Hugging Face Hub model");
+      Theme.apply(ask);
       ask.setHeaderText("A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
           + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.");
       ask.setContentText("Model id:");
@@ -275,7 +279,7 @@ public final class MainView extends BorderPane {
     scroll.setFitToWidth(true);
     scroll.setPrefViewportHeight(26);
     scroll.setMaxHeight(64);
-    scroll.setStyle("-fx-background-color: transparent;");
+    scroll.getStyleClass().add("token-strip-scroll");
     vm.traceProperty().addListener((o, x, t) -> {
       strip.getChildren().clear();
       if (t == null) {
@@ -285,9 +289,10 @@ public final class MainView extends BorderPane {
       for (int i = 0; i < t.tokens().size(); i++) {
         String tok = t.tokens().get(i);
         Label l = new Label(tok);
-        String bg = tok.equals("[MASK]") ? "#ffd8a8" : tok.startsWith("[") ? "#e0e0e0"
-            : second >= 0 && i >= second ? "#d3f0d3" : "#dbe9f7";
-        l.setStyle("-fx-background-color: " + bg + "; -fx-padding: 1 4 1 4; -fx-background-radius: 3;");
+        l.getStyleClass().add("token-chip");
+        l.pseudoClassStateChanged(States.MASK, tok.equals("[MASK]"));
+        l.pseudoClassStateChanged(States.SPECIAL, tok.startsWith("["));
+        l.pseudoClassStateChanged(States.SECOND, second >= 0 && i >= second);
         l.setTooltip(new Tooltip("token " + i + ", id " + t.encoding().ids()[i]
             + (second >= 0 ? ", segment " + (i >= second ? "b" : "a") : "")));
         strip.getChildren().add(l);
@@ -298,9 +303,9 @@ public final class MainView extends BorderPane {
 
   private Node gridHeader() {
     Label title = new Label("All heads: layers ↓, heads →");
-    title.setStyle("-fx-font-weight: bold;");
+    title.getStyleClass().add("hs-heading");
     Label hint = new Label("click = view · × = switch off · Ctrl-click = pick several, X = switch them · L# = layer");
-    hint.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
+    hint.getStyleClass().add("hs-hint");
     VBox box = new VBox(2, title, hint, legend);
     return box;
   }
@@ -316,11 +321,11 @@ public final class MainView extends BorderPane {
     status.textProperty().bind(vm.statusProperty());
     Label model = new Label();
     model.textProperty().bind(vm.modelNameProperty());
-    model.setStyle("-fx-font-weight: bold;");
+    model.getStyleClass().add("hs-heading");
     HBox box = new HBox(10, model, bar, status);
     box.setAlignment(Pos.CENTER_LEFT);
     box.setPadding(new Insets(3, 6, 3, 6));
-    box.setStyle("-fx-background-color: #f0f0f0; -fx-border-color: #ccc; -fx-border-width: 1 0 0 0;");
+    box.getStyleClass().add("status-bar");
     return box;
   }
 

@@ -1,5 +1,6 @@
 package io.headscope.app.gui.predict;
 
+import io.headscope.app.gui.style.States;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.util.List;
@@ -30,7 +31,7 @@ public final class PredictionsView extends ScrollPane {
   private void refresh() {
     box.getChildren().clear();
     Label head = new Label("Predictions");
-    head.setStyle("-fx-font-weight: bold;");
+    head.getStyleClass().add("hs-heading");
     box.getChildren().add(head);
     List<PredictionRow> rows = vm.predictionsProperty();
     if (rows.isEmpty() && vm.classesProperty().isEmpty()) {
@@ -45,7 +46,7 @@ public final class PredictionsView extends ScrollPane {
       g.setHgap(10);
       g.setVgap(1);
       Label t = new Label(r.title() + (r.changed() ? "  —  before → after" : ""));
-      t.setStyle("-fx-font-weight: bold;");
+      t.getStyleClass().add("hs-heading");
       g.add(t, 0, 0, 4, 1);
       for (int k = 0; k < r.before().size(); k++) {
         TokenProbability b = r.before().get(k);
@@ -54,7 +55,8 @@ public final class PredictionsView extends ScrollPane {
         if (r.changed() && k < r.after().size()) {
           TokenProbability a = r.after().get(k);
           Label al = new Label("→  " + a.token() + "  " + PredictionRow.percent(a.probability()));
-          al.setStyle(a.token().equals(b.token()) ? "" : "-fx-text-fill: #d62728; -fx-font-weight: bold;");
+          al.getStyleClass().add("prediction-after");
+          al.pseudoClassStateChanged(States.CHANGED, !a.token().equals(b.token()));
           al.setId("after-" + r.title().replaceAll("\\D", "") + "-" + (k + 1));
           g.add(al, 2, k + 1);
         }
@@ -62,13 +64,13 @@ public final class PredictionsView extends ScrollPane {
       Label s = new Label(r.summary());
       s.setId("summary-" + r.title().replaceAll("\\D", ""));
       s.setWrapText(true);
-      s.setStyle("-fx-text-fill: #444;");
+      s.getStyleClass().add("prediction-summary");
       g.add(s, 0, r.before().size() + 1, 4, 1);
       box.getChildren().add(g);
     }
     if (!vm.classesProperty().isEmpty()) {
       Label c = new Label("Classifier");
-      c.setStyle("-fx-font-weight: bold;");
+      c.getStyleClass().add("hs-heading");
       box.getChildren().add(c);
       for (ClassRow r : vm.classesProperty()) {
         box.getChildren().add(new Label(r.label() + ": " + PredictionRow.percent(r.before())

@@ -3,9 +3,11 @@ package io.headscope.app.gui.style;
 import io.headscope.app.render.Palette;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javafx.scene.Scene;
+import javafx.scene.control.Dialog;
 
 /**
  * The window's look: a generated stylesheet that defines the palette's colours as looked-up colours
@@ -18,9 +20,19 @@ public final class Theme {
 
   private Theme() {}
 
-  /** Adds the colours and the stylesheet to a scene (the window's and each dialog's). */
+  /** Adds the colours and the stylesheet to the window's scene. */
   public static void apply(Scene scene) {
-    scene.getStylesheets().addAll(colorsStylesheet(), Theme.class.getResource(STYLESHEET).toExternalForm());
+    scene.getStylesheets().addAll(stylesheets());
+  }
+
+  /** Adds them to a dialog, which has a scene of its own. */
+  public static void apply(Dialog<?> dialog) {
+    dialog.getDialogPane().getStylesheets().addAll(stylesheets());
+  }
+
+  /** The generated colours first: headscope.css looks them up. */
+  static List<String> stylesheets() {
+    return List.of(colorsStylesheet(), Theme.class.getResource(STYLESHEET).toExternalForm());
   }
 
   /** The palette as a {@code data:} stylesheet (JavaFX reads data URLs since 17): {@code .root { -hs-off: #d62728; ... }}. */

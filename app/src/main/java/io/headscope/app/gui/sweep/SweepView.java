@@ -1,6 +1,6 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.render.Palette;
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
 import javafx.geometry.Insets;
@@ -65,7 +65,7 @@ public final class SweepView extends VBox {
     status.textProperty().bind(vm.statusProperty());
     Label input = new Label();
     input.setWrapText(true);
-    input.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
+    input.getStyleClass().add("hs-hint");
     input.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
     ScrollPane scroll = new ScrollPane(canvas);
     VBox.setVgrow(scroll, Priority.ALWAYS);
@@ -149,10 +149,10 @@ public final class SweepView extends VBox {
         }
         double v = vm.value(l, h);
         double max = h < 0 ? maxLayer : maxHead;
-        int argb = signed ? Palette.diverging(v, max) : Palette.argb(v, max);
+
         double x = h < 0 ? LEFT + r.heads() * cell + GAP : LEFT + h * cell;
         double y = TOP + l * cell;
-        g.setFill(Color.rgb((argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF));
+        g.setFill(signed ? FxColors.diverging(v, max) : FxColors.scale(v, max));
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 28) {
           g.setFill(Math.abs(v) > 0.6 * max ? Color.WHITE : Color.BLACK);
