@@ -13,11 +13,11 @@ import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 /** The model-wide share of all maps (inputs x heads) in each category: Kovaleva's bar, one row each. */
-final class CategoryShareChart extends Canvas {
+public final class CategoryShareChart extends Canvas {
   private static final double ROW = 18;
   private static final double LABEL = 120;
 
-  CategoryShareChart() {
+  public CategoryShareChart() {
     super(420, 5 * ROW + 6);
     setId("corpus-shares");
   }

@@ -18,14 +18,18 @@ import javafx.scene.text.TextAlignment;
  * Layers x heads, each cell in the colour of the head's most frequent category over the corpus,
  * paler the smaller that category's share, with the share written in it when there is room.
  */
-final class ShareGrid extends Canvas {
+public final class ShareGrid extends Canvas {
   static final double LEFT = 30;
   static final double TOP = 18;
   private CorpusResult result;
   private double cell = 28;
 
-  ShareGrid(Consumer<Head> onClick, Consumer<Head> onHover) {
+  public ShareGrid() {
     setId("corpus-grid");
+  }
+
+  /** What a click and the pointer over a head do (null: outside the grid). */
+  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
     setOnMouseClicked(e -> {
       Head h = headAt(e.getX(), e.getY());
       if (h != null) {

@@ -8,6 +8,7 @@ import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.TokenTypeColors;
 import java.util.List;
 import java.util.Locale;
+import javafx.beans.NamedArg;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -33,7 +34,7 @@ public final class TokenTypeChart extends VBox {
   private List<LayerTokenTypes> layers = List.of();
   private int highlight = -1;
 
-  public TokenTypeChart(double height) {
+  public TokenTypeChart(@NamedArg("chartHeight") double height) {
     setSpacing(1);
     canvas.setHeight(height);
     holder.setMinHeight(height);

@@ -4,7 +4,7 @@ import io.headscope.app.gui.style.States;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.gui.style.CategorySwatch;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.collections.ListChangeListener;
@@ -13,8 +13,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.FlowPane;
-import javafx.scene.paint.Color;
-import javafx.scene.shape.Rectangle;
 
 /**
  * The five Kovaleva categories in their frame colours, with how many heads fall in each on this
@@ -35,6 +33,7 @@ public final class CategoryLegend extends FlowPane {
       b.setFocusTraversable(false);
       b.setTooltip(new Tooltip(describe(p) + "\nClick to hide or show these heads in the grid."));
       b.getStyleClass().add("legend-item");
+      b.setGraphic(CategorySwatch.of(p));
       b.setOnAction(e -> vm.toggleCategory(p));
       items.put(p, b);
       getChildren().add(b);
@@ -71,12 +70,6 @@ public final class CategoryLegend extends FlowPane {
       ToggleButton b = items.get(p);
       boolean shown = vm.shownCategoriesProperty().get().contains(p);
       b.setSelected(shown);
-      Rectangle swatch = new Rectangle(12, 12);
-      Color c = FxColors.category(p);
-      swatch.setFill(shown ? c : Color.TRANSPARENT);
-      swatch.setStroke(c);
-      swatch.setStrokeWidth(2);
-      b.setGraphic(swatch);
       b.setText(p.label() + (vm.scoresProperty().isEmpty() ? "" : " " + counts.getOrDefault(p, 0)));
       b.pseudoClassStateChanged(States.FADED, !shown);
     }

@@ -17,7 +17,7 @@ import javafx.scene.text.TextAlignment;
  * The large heatmap: the map scaled without smoothing, query tokens down the left, key tokens along
  * the top. Cell size is the zoom; the caller puts it in a scroll pane for long inputs.
  */
-final class HeatmapPane extends Canvas {
+public final class HeatmapPane extends Canvas {
   static final double LABEL = 90;
   /** The smallest cell, in pixels, at which the token labels are drawn. */
   static final double LABELLED_CELL = 6;
@@ -27,7 +27,7 @@ final class HeatmapPane extends Canvas {
   private int hoverRow = -1;
   private int hoverCol = -1;
 
-  HeatmapPane() {
+  public HeatmapPane() {
     setId("head-heatmap");
   }
 

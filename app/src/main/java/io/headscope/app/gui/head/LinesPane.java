@@ -14,7 +14,7 @@ import javafx.scene.text.TextAlignment;
  * BertViz's head view: query tokens on the left, key tokens on the right, a line from each query to
  * each key whose opacity and width follow the value. Hovering a token shows only its lines.
  */
-final class LinesPane extends Canvas {
+public final class LinesPane extends Canvas {
   private double row = 18;
   static final double COL_WIDTH = 110;
   static final double GAP = 220;
@@ -22,7 +22,7 @@ final class LinesPane extends Canvas {
   private int hovered = -1; // row index within the matrix, or -1
   private boolean hoveredIsKey;
 
-  LinesPane() {
+  public LinesPane() {
     setId("head-lines");
     setWidth(COL_WIDTH * 2 + GAP);
   }
