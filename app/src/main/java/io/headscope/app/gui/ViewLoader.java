@@ -3,6 +3,7 @@ package io.headscope.app.gui;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URL;
+import java.util.Map;
 import javafx.fxml.FXMLLoader;
 
 /**
@@ -14,6 +15,14 @@ public final class ViewLoader {
   private ViewLoader() {}
 
   public static void load(Object view) {
+    load(view, Map.of());
+  }
+
+  /**
+   * @param parts views made in Java (they need their view models) that the layout places by name:
+   *     {@code <fx:reference source="grid"/>}
+   */
+  public static void load(Object view, Map<String, Object> parts) {
     String name = view.getClass().getSimpleName() + ".fxml";
     URL url = view.getClass().getResource(name);
     if (url == null) {
@@ -22,6 +31,7 @@ public final class ViewLoader {
     FXMLLoader loader = new FXMLLoader(url);
     loader.setRoot(view);
     loader.setController(view);
+    loader.getNamespace().putAll(parts);
     // the class loader of the app, so FXML can name our own controls (Canvas panes, charts)
     loader.setClassLoader(view.getClass().getClassLoader());
     try {

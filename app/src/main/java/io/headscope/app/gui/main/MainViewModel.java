@@ -204,6 +204,23 @@ public final class MainViewModel {
     return worker;
   }
 
+  /**
+   * Whether an embedded model can be picked: its jar is on the class path, or the injected
+   * repository already holds it converted (asking the repository, which knows its cache layout; for a
+   * model not built in, {@code embedded} converts nothing and only checks the cache).
+   */
+  public boolean canLoad(ModelRepository.Embedded e) {
+    if (e.isAvailable()) {
+      return true;
+    }
+    try {
+      repository.embedded(e, io.headscope.model.store.ProgressListener.NONE);
+      return true;
+    } catch (HeadScopeException notCached) {
+      return false;
+    }
+  }
+
   // --- commands --------------------------------------------------------------------------
 
   /** Loads an embedded model by name or a Hugging Face folder; on failure the previous model stays. */

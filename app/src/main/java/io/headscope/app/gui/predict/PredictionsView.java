@@ -1,11 +1,12 @@
 package io.headscope.app.gui.predict;
 
 import io.headscope.app.gui.style.States;
+import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.util.List;
 import javafx.collections.ListChangeListener;
-import javafx.geometry.Insets;
+import javafx.fxml.FXML;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.GridPane;
@@ -14,14 +15,11 @@ import javafx.scene.layout.VBox;
 /** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
 public final class PredictionsView extends ScrollPane {
   private final MainViewModel vm;
-  private final VBox box = new VBox(8);
+  @FXML private VBox rows;
 
   public PredictionsView(MainViewModel vm) {
     this.vm = vm;
-    setId("predictions");
-    box.setPadding(new Insets(6));
-    setContent(box);
-    setFitToWidth(true);
+    ViewLoader.load(this);
     vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> refresh());
     vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
     vm.traceProperty().addListener((o, a, b) -> refresh());
@@ -29,19 +27,17 @@ public final class PredictionsView extends ScrollPane {
   }
 
   private void refresh() {
+    VBox box = rows;
     box.getChildren().clear();
-    Label head = new Label("Predictions");
-    head.getStyleClass().add("hs-heading");
-    box.getChildren().add(head);
-    List<PredictionRow> rows = vm.predictionsProperty();
-    if (rows.isEmpty() && vm.classesProperty().isEmpty()) {
+    List<PredictionRow> predictions = vm.predictionsProperty();
+    if (predictions.isEmpty() && vm.classesProperty().isEmpty()) {
       var m = vm.modelProperty().get();
       Label hint = new Label(m != null && !m.hasMaskedLmHead()
           ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
       hint.setWrapText(true);
       box.getChildren().add(hint);
     }
-    for (PredictionRow r : rows) {
+    for (PredictionRow r : predictions) {
       GridPane g = new GridPane();
       g.setHgap(10);
       g.setVgap(1);
