@@ -90,4 +90,23 @@ class SweepViewModelTest {
     assertThat(vm.runningProperty().get()).isFalse();
     assertThat(main.errorProperty().get()).isNull();
   }
+
+  @Test
+  void theTestWorkerCancelsASweepMidJob() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main);
+    double[] cancelledAt = {-1};
+    vm.progressProperty().addListener((o, a, b) -> {
+      if (vm.runningProperty().get() && b.doubleValue() > 0 && b.doubleValue() < 1 && cancelledAt[0] < 0) {
+        cancelledAt[0] = b.doubleValue();
+        vm.cancel();
+      }
+    });
+    vm.run();
+    assertThat(cancelledAt[0]).as("cancelled between two steps of the sweep").isBetween(0.0, 1.0);
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("cancelled");
+    assertThat(vm.runningProperty().get()).isFalse();
+    assertThat(main.errorProperty().get()).isNull();
+  }
 }
