@@ -7,6 +7,7 @@ import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
 import io.headscope.app.gui.sweep.SweepViewModel;
+import java.util.List;
 import javafx.scene.control.Button;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.SeparatorMenuItem;
@@ -40,7 +41,7 @@ final class AppServices {
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
     sentenceCsv.setOnAction(e -> view.export("head classification CSV", "csv", "classify.csv",
-        p -> Exports.classificationCsv(Exports.oneInput(main.scoresProperty(), main.thresholds()), p)));
+        () -> Exports.oneInput(List.copyOf(main.scoresProperty()), main.thresholds()), Exports::classificationCsv));
     sentenceCsv.disableProperty().bind(main.traceProperty().isNull());
     MenuItem corpusCsv = new MenuItem("Head classification CSV (corpus run)…");
     corpusCsv.setId("export-classify-corpus");
@@ -70,6 +71,6 @@ final class AppServices {
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {
-    view.export("ablation CSV", "csv", "ablation.csv", p -> Exports.ablationCsv(sweepVm.resultProperty().get(), p));
+    view.export("ablation CSV", "csv", "ablation.csv", sweepVm.resultProperty()::get, Exports::ablationCsv);
   }
 }

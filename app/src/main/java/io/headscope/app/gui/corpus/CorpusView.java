@@ -87,7 +87,7 @@ public final class CorpusView extends VBox {
   /** Asks for a file and writes the classification CSV; errors show as a dialog. */
   @FXML
   public void exportCsv() {
-    main.export("head classification CSV", "csv", "classify.csv", vm::exportCsv);
+    main.export("head classification CSV", "csv", "classify.csv", vm.resultProperty()::get, CorpusViewModel::writeCsv);
   }
 
   /** The node a PNG export of the corpus charts snapshots. */

@@ -101,7 +101,11 @@ public final class CorpusViewModel {
 
   /** Writes the {@code classify} CSV of the last run (the same writer and columns as the CLI). */
   public void exportCsv(Path file) {
-    CorpusResult r = result.get();
+    writeCsv(result.get(), file);
+  }
+
+  /** The CSV of a corpus run (any thread: the result does not change). */
+  public static void writeCsv(CorpusResult r, Path file) {
     if (r == null) {
       throw new HeadScopeException("Run a corpus first: the CSV holds each head's category shares over it.");
     }

@@ -1,6 +1,7 @@
 package io.headscope.app.gui.main;
 
 import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.grid.ModelGridView;
@@ -16,6 +17,7 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.store.ModelRepository;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import javafx.animation.PauseTransition;
 import javafx.embed.swing.SwingFXUtils;
@@ -54,6 +56,8 @@ public final class MainView extends BorderPane {
   private final HeadPanel headPanel;
   private final CategoryLegend legend;
   private FileAsker files;
+  /** Exports, written off the FX thread one at a time. */
+  private final BackgroundJob exports;
   @FXML private Menu modelMenu;
   @FXML private Menu analysisMenu;
   @FXML private Menu exportMenu;
@@ -78,6 +82,7 @@ public final class MainView extends BorderPane {
     this.legend = new CategoryLegend(vm);
     this.headView = new HeadView(headVm);
     this.headPanel = new HeadPanel(vm);
+    this.exports = new BackgroundJob(vm.worker(), vm::fail, "");
     VBox.setVgrow(grid, Priority.ALWAYS);
     ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
         "predictions", new PredictionsView(vm)));
@@ -195,14 +200,14 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void exportJson() {
-    export("Attention JSON", "json", "attention.json", p -> Exports.attentionJson(vm.traceProperty().get(), p));
+    export("Attention JSON", "json", "attention.json", vm.traceProperty()::get, Exports::attentionJson);
   }
 
   @FXML
   private void exportGridPng() {
     // the legend goes above the grid in the picture too: the frame colours mean nothing without it
-    export("PNG", "png", "grid.png", p -> PngFiles.write(
-        PngFiles.stacked(snapshot(legend), snapshot(grid.gridNode())), p));
+    export("PNG", "png", "grid.png", () -> PngFiles.stacked(snapshot(legend), snapshot(grid.gridNode())),
+        PngFiles::write);
   }
 
   @FXML
@@ -210,23 +215,51 @@ public final class MainView extends BorderPane {
     exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode());
   }
 
-  /** Asks for a file and writes it; a failure shows the dialog and leaves nothing half-written. */
-  public void export(String what, String ext, String name, java.util.function.Consumer<Path> writer) {
+  /**
+   * Asks for a file, takes what goes in it on the FX thread (a copy of the state, a snapshot), then
+   * writes it off the FX thread as a background job; a failure shows the dialog and leaves nothing
+   * half-written (the writers replace the file atomically).
+   */
+  public <T> void export(String what, String ext, String name, Supplier<T> content, BiConsumer<T, Path> writer) {
     Path p = files.save("Export " + what, ext, name);
     if (p == null) {
       return;
     }
+    T data;
     try {
-      writer.accept(p);
-      vm.note("Wrote " + p);
+      data = content.get();
     } catch (RuntimeException ex) {
       vm.fail(ex);
+      return;
+    }
+    boolean started = exports.start("Writing " + p + "…", -1, false, progress -> {
+      writer.accept(data, p);
+      return p;
+    }, new BackgroundJob.Outcome<Path>() {
+      @Override
+      public String done(Path written) {
+        vm.note("Wrote " + written);
+        return "Wrote " + written;
+      }
+
+      @Override
+      public String failed(Throwable error) {
+        return "Could not write " + p;
+      }
+
+      @Override
+      public String cancelled() {
+        return "Not written: " + p;
+      }
+    });
+    if (!started) {
+      vm.note("An export is still being written; try again when it is done.");
     }
   }
 
   /** Snapshots a node into a PNG (through javafx-swing's SwingFXUtils and ImageIO). */
   public void exportPng(String name, Supplier<Node> node) {
-    export("PNG", "png", name, p -> PngFiles.write(snapshot(node.get()), p));
+    export("PNG", "png", name, () -> snapshot(node.get()), PngFiles::write);
   }
 
   private static java.awt.image.BufferedImage snapshot(Node node) {
