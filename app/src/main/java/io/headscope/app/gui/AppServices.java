@@ -22,10 +22,10 @@ final class AppServices {
 
   static void install(MainView view) {
     MainViewModel main = view.viewModel();
-    SweepViewModel sweepVm = new SweepViewModel(main);
+    SweepViewModel sweepVm = new SweepViewModel(main.session());
     SweepView sweepView = new SweepView(sweepVm);
     Tab sweepTab = view.addLeftTab("Ablation sweep", "tab-sweep", sweepView);
-    CorpusViewModel corpusVm = new CorpusViewModel(main);
+    CorpusViewModel corpusVm = new CorpusViewModel(main.session());
     CorpusView corpusView = new CorpusView(corpusVm, view);
     Tab corpusTab = view.addLeftTab("Corpus", "tab-corpus", corpusView);
 

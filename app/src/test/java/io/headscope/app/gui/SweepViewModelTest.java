@@ -35,7 +35,7 @@ class SweepViewModelTest {
   @Test
   void theSweepCoversEveryHeadAndLayerAndAClickSelectsTheHead() {
     MainViewModel main = main(new DirectWorker());
-    SweepViewModel vm = new SweepViewModel(main);
+    SweepViewModel vm = new SweepViewModel(main.session());
     vm.run();
     var r = vm.resultProperty().get();
     assertThat(r.layers()).isEqualTo(2);
@@ -82,7 +82,7 @@ class SweepViewModelTest {
       }
     };
     MainViewModel main = main(worker);
-    SweepViewModel vm = new SweepViewModel(main);
+    SweepViewModel vm = new SweepViewModel(main.session());
     cancel[0] = true;
     vm.run();
     assertThat(vm.resultProperty().get()).isNull();
@@ -94,7 +94,7 @@ class SweepViewModelTest {
   @Test
   void theTestWorkerCancelsASweepMidJob() {
     MainViewModel main = main(new DirectWorker());
-    SweepViewModel vm = new SweepViewModel(main);
+    SweepViewModel vm = new SweepViewModel(main.session());
     double[] cancelledAt = {-1};
     vm.progressProperty().addListener((o, a, b) -> {
       if (vm.runningProperty().get() && b.doubleValue() > 0 && b.doubleValue() < 1 && cancelledAt[0] < 0) {

@@ -6,8 +6,8 @@ import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadSummary;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.session.Session;
 import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadScopeException;
@@ -27,16 +27,16 @@ import javafx.beans.property.SimpleObjectProperty;
  * grid, the category chart and the classification CSV (the CLI {@code classify} writer).
  */
 public final class CorpusViewModel {
-  private final MainViewModel main;
+  private final Session session;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CorpusSource.SHIPPED.get(0));
   private final ReadOnlyObjectWrapper<CorpusResult> result = new ReadOnlyObjectWrapper<>();
   private final BackgroundJob job;
 
-  public CorpusViewModel(MainViewModel main) {
-    this.main = main;
-    this.job = new BackgroundJob(main.worker(), main::fail,
+  public CorpusViewModel(Session session) {
+    this.session = session;
+    this.job = new BackgroundJob(session.worker(), session::fail,
         "Pick a shipped corpus or open a file (one input per line, a TAB between the sentences of a pair), then Run.");
-    main.modelProperty().addListener((o, a, b) -> {
+    session.modelProperty().addListener((o, a, b) -> {
       cancel();
       result.set(null);
     });
@@ -65,7 +65,7 @@ public final class CorpusViewModel {
 
   /** Reads the chosen corpus and classifies it; the previous result stays until the new one is done. */
   public void run() {
-    BertModel m = main.modelProperty().get();
+    BertModel m = session.model();
     if (m == null || job.isRunning()) {
       return;
     }
@@ -85,7 +85,7 @@ public final class CorpusViewModel {
 
       @Override
       public String failed(Throwable e) {
-        return "The corpus run failed: " + MainViewModel.message(e);
+        return "The corpus run failed: " + Session.message(e);
       }
 
       @Override
@@ -114,7 +114,7 @@ public final class CorpusViewModel {
 
   /** Clicking a head's cell shows that head in the main view. */
   public void select(Head h) {
-    main.select(h);
+    session.select(h);
   }
 
   /** One line for the pointer: the head's shares over the corpus. */

@@ -1,6 +1,8 @@
 package io.headscope.app.gui.main;
 
 import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.dialog.DialogService;
+import io.headscope.app.gui.dialog.FxDialogService;
 import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.grid.CategoryLegend;
@@ -9,7 +11,6 @@ import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.predict.PredictionsView;
 import io.headscope.app.gui.style.States;
-import io.headscope.app.gui.style.Theme;
 import io.headscope.app.render.PngFiles;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
@@ -24,7 +25,6 @@ import javafx.embed.swing.SwingFXUtils;
 import javafx.fxml.FXML;
 import javafx.scene.Node;
 import javafx.scene.SnapshotParameters;
-import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
@@ -35,7 +35,6 @@ import javafx.scene.control.SplitPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
-import javafx.scene.control.TextInputDialog;
 import javafx.scene.control.Tooltip;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
@@ -56,6 +55,7 @@ public final class MainView extends BorderPane {
   private final HeadPanel headPanel;
   private final CategoryLegend legend;
   private FileAsker files;
+  private DialogService dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow());
   /** Exports, written off the FX thread one at a time. */
   private final BackgroundJob exports;
   @FXML private Menu modelMenu;
@@ -97,14 +97,7 @@ public final class MainView extends BorderPane {
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
         vm.acknowledgeError();
-        Alert alert = new Alert(Alert.AlertType.ERROR, msg);
-        alert.setHeaderText("HeadScope could not do that");
-        alert.setTitle("HeadScope");
-        Theme.apply(alert);
-        if (getScene() != null) {
-          alert.initOwner(getScene().getWindow());
-        }
-        alert.show();
+        dialogs.showError(msg);
       }
     });
   }
@@ -146,6 +139,11 @@ public final class MainView extends BorderPane {
     return exportMenu;
   }
 
+  /** Replaces the error and question dialogs (tests answer them). */
+  public void setDialogService(DialogService d) {
+    dialogs = d;
+  }
+
   public void setFileAsker(FileAsker f) {
     files = f;
   }
@@ -178,13 +176,10 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void openHub() {
-    TextInputDialog ask = new TextInputDialog("textattack/bert-base-uncased-MRPC");
-    ask.setTitle("Hugging Face Hub model");
-    Theme.apply(ask);
-    ask.setHeaderText("A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
-        + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.");
-    ask.setContentText("Model id:");
-    ask.showAndWait().map(String::strip).filter(id -> !id.isEmpty())
+    dialogs.askText("Hugging Face Hub model",
+        "A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
+        + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.",
+        "Model id:", "textattack/bert-base-uncased-MRPC")
         .ifPresent(id -> vm.loadModel(id.startsWith("hf:") ? id : "hf:" + id));
   }
 

@@ -1,7 +1,7 @@
 package io.headscope.app.gui.sweep;
 
 import io.headscope.app.gui.exec.BackgroundJob;
-import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -39,17 +39,17 @@ public final class SweepViewModel {
     }
   }
 
-  private final MainViewModel main;
+  private final Session session;
   private final ReadOnlyObjectWrapper<AblationResult> result = new ReadOnlyObjectWrapper<>();
   private final BackgroundJob job;
   private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.LOGPROB);
   private final ReadOnlyStringWrapper input = new ReadOnlyStringWrapper("");
 
-  public SweepViewModel(MainViewModel main) {
-    this.main = main;
-    this.job = new BackgroundJob(main.worker(), main::fail,
+  public SweepViewModel(Session session) {
+    this.session = session;
+    this.job = new BackgroundJob(session.worker(), session::fail,
         "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
-    main.modelProperty().addListener((o, a, b) -> {
+    session.modelProperty().addListener((o, a, b) -> {
       cancel();
       result.set(null);
     });
@@ -82,8 +82,8 @@ public final class SweepViewModel {
 
   /** Runs the sweep on the current input in the current switch-off mode. */
   public void run() {
-    BertModel m = main.modelProperty().get();
-    AttentionTrace t = main.traceProperty().get();
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
     if (m == null || t == null || job.isRunning()) {
       if (t == null) {
         job.say("Type a sentence first.");
@@ -91,11 +91,11 @@ public final class SweepViewModel {
       return;
     }
     if (!m.hasMaskedLmHead()) {
-      main.fail(new io.headscope.model.HeadScopeException(
+      session.fail(new io.headscope.model.HeadScopeException(
           "The sweep measures masked-LM predictions, and " + m.name() + " has no masked-LM head."));
       return;
     }
-    var options = new AblationSweep.Options(main.maskProperty().get().mode(), true, 0);
+    var options = new AblationSweep.Options(session.mask().mode(), true, 0);
     String sentence = String.join(" ", t.tokens());
     job.start("Sweeping " + t.layers() * t.heads() + " heads…", 0, false,
         p -> new AblationSweep(m).run(java.util.List.of(t.encoding()), options, p::update, p::isCancelled),
@@ -154,7 +154,7 @@ public final class SweepViewModel {
   /** Clicking a head's cell selects it in the main view. */
   public void select(int layer, int head) {
     if (head >= 0) {
-      main.select(new Head(layer, head));
+      session.select(new Head(layer, head));
     }
   }
 }
