@@ -1,6 +1,7 @@
 package io.headscope.app.gui.grid;
 
 import io.headscope.analysis.heads.HeadScore;
+import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.Palette;
@@ -12,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import javafx.geometry.Insets;
+import javafx.fxml.FXML;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -33,22 +35,15 @@ public final class ModelGridView extends VBox {
   static final int THUMB_CELLS = 128;
 
   private final MainViewModel vm;
-  private final GridPane grid = new GridPane();
-  private final ScrollPane scroll = new ScrollPane(grid);
+  @FXML private GridPane grid;
+  @FXML private ScrollPane scroll;
   private final Map<Head, HeadThumbnail> thumbs = new HashMap<>();
   /** Thumbnails of categories hidden by the legend's filter fade to this opacity (still clickable, in place). */
   static final double HIDDEN_OPACITY = 0.15;
 
   public ModelGridView(MainViewModel vm) {
     this.vm = vm;
-    setId("model-grid");
-    grid.setHgap(3);
-    grid.setVgap(1);
-    grid.setPadding(new Insets(4));
-    scroll.setFitToWidth(true);
-    scroll.setPannable(false);
-    getChildren().add(scroll);
-    VBox.setVgrow(scroll, javafx.scene.layout.Priority.ALWAYS);
+    ViewLoader.load(this);
 
     vm.layersProperty().addListener((o, a, b) -> rebuild());
     vm.headsProperty().addListener((o, a, b) -> rebuild());
@@ -67,7 +62,6 @@ public final class ModelGridView extends VBox {
         vm.clearSelection();
       }
     });
-    setFocusTraversable(true);
     rebuild();
   }
 
