@@ -8,7 +8,6 @@ import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
 import io.headscope.app.gui.sweep.SweepViewModel;
 import java.util.List;
-import javafx.scene.control.Button;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.Tab;
@@ -62,12 +61,7 @@ final class AppServices {
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv,
         new SeparatorMenuItem(), sweepPng, corpusPng, layerPng);
 
-    Button sweepCsv = new Button("Export CSV…");
-    sweepCsv.setId("sweep-export");
-    sweepCsv.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-    sweepCsv.disableProperty().bind(sweepVm.resultProperty().isNull());
-    sweepCsv.setOnAction(e -> exportAblation(view, sweepVm));
-    sweepView.addToolbarButton(sweepCsv);
+    sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {

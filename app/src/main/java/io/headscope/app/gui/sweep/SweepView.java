@@ -14,7 +14,6 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
-import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
@@ -27,9 +26,10 @@ public final class SweepView extends VBox {
   private static final double GAP = 12;
   private final SweepViewModel vm;
   private double cell = 30;
-  @FXML private HBox toolbar;
   @FXML private Button runButton;
   @FXML private Button cancelButton;
+  @FXML private Button exportButton;
+  private Runnable exportCsv = () -> { };
   @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
   @FXML private Label statusLabel;
@@ -46,6 +46,7 @@ public final class SweepView extends VBox {
     progressBar.progressProperty().bind(vm.progressProperty());
     progressBar.visibleProperty().bind(vm.runningProperty());
     progressBar.managedProperty().bind(progressBar.visibleProperty());
+    exportButton.disableProperty().bind(vm.resultProperty().isNull());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
     statusLabel.textProperty().bind(vm.statusProperty());
@@ -162,9 +163,14 @@ public final class SweepView extends VBox {
     }
   }
 
-  /** Adds a button at the end of the toolbar (exports, wired by the app). */
-  public void addToolbarButton(Button b) {
-    toolbar.getChildren().add(b);
+  /** What the Export CSV button does (the app writes the file where the user says). */
+  public void setOnExportCsv(Runnable action) {
+    exportCsv = action;
+  }
+
+  @FXML
+  private void exportCsv() {
+    exportCsv.run();
   }
 
   /** The node a PNG export snapshots. */
