@@ -4,10 +4,11 @@ import io.headscope.app.gui.style.Theme;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javafx.scene.control.Alert;
-import javafx.scene.control.TextInputDialog;
+import javafx.scene.control.ButtonType;
+import javafx.scene.control.Dialog;
 import javafx.stage.Window;
 
-/** The app's dialogs: JavaFX's Alert and TextInputDialog, in the app's stylesheet, over its window. */
+/** The app's dialogs, in the app's stylesheet, over its window: an Alert for errors, a question laid out in FXML. */
 public final class FxDialogService implements DialogService {
   private final Supplier<Window> owner;
 
@@ -31,10 +32,11 @@ public final class FxDialogService implements DialogService {
 
   @Override
   public Optional<String> askText(String title, String header, String label, String initial) {
-    TextInputDialog ask = new TextInputDialog(initial);
+    TextQuestionPane pane = new TextQuestionPane(header, label, initial);
+    Dialog<String> ask = new Dialog<>();
+    ask.setDialogPane(pane);
     ask.setTitle(title);
-    ask.setHeaderText(header);
-    ask.setContentText(label);
+    ask.setResultConverter(button -> button == ButtonType.OK ? pane.answer() : null);
     Theme.apply(ask);
     Window w = owner.get();
     if (w != null) {
