@@ -1,8 +1,8 @@
 package io.headscope.app.gui.corpus;
 
-import io.headscope.app.render.UiColor;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import java.util.Map;
 import javafx.geometry.VPos;

@@ -2,9 +2,9 @@ package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.facts.TokenTypeChart;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.model.Head;
 import java.nio.file.Path;

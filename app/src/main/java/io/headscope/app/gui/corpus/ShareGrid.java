@@ -1,9 +1,9 @@
 package io.headscope.app.gui.corpus;
 
-import io.headscope.app.render.UiColor;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
 import java.util.function.Consumer;

@@ -1,6 +1,5 @@
 package io.headscope.app.gui.facts;
 
-import io.headscope.app.render.UiColor;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.HeadStats;
@@ -10,6 +9,7 @@ import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.TokenTypeColors;
+import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;

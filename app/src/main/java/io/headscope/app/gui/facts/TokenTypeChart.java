@@ -1,11 +1,11 @@
 package io.headscope.app.gui.facts;
 
-import io.headscope.app.render.UiColor;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.analysis.heads.TokenTypeShares;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.TokenTypeColors;
+import io.headscope.app.render.UiColor;
 import java.util.List;
 import java.util.Locale;
 import javafx.beans.NamedArg;

@@ -1,10 +1,10 @@
 package io.headscope.app.gui.grid;
 
-import io.headscope.app.gui.style.States;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.CategorySwatch;
+import io.headscope.app.gui.style.States;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.collections.ListChangeListener;

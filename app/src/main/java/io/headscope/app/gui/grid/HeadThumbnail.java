@@ -1,9 +1,9 @@
 package io.headscope.app.gui.grid;
 
-import io.headscope.app.render.UiColor;
-import io.headscope.app.gui.style.States;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.gui.style.States;
+import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;

@@ -1,10 +1,10 @@
 package io.headscope.app.gui.head;
 
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.UiColor;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.Palette;
+import io.headscope.app.render.UiColor;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;

@@ -1,8 +1,8 @@
 package io.headscope.app.gui.head;
 
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.UiColor;
 import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.UiColor;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;

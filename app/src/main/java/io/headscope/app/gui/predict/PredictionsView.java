@@ -1,8 +1,8 @@
 package io.headscope.app.gui.predict;
 
-import io.headscope.app.gui.style.States;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.util.List;
 import javafx.collections.ListChangeListener;

@@ -35,7 +35,7 @@ public final class Theme {
     return List.of(colorsStylesheet(), Theme.class.getResource(STYLESHEET).toExternalForm());
   }
 
-  /** The palette as a {@code data:} stylesheet (JavaFX reads data URLs since 17): {@code .root { -hs-off: #d62728; ... }}. */
+  /** The palette as a {@code data:} stylesheet (JavaFX reads data URLs since 17): {@code .root { -hs-off: <its colour>; ... }}. */
   static String colorsStylesheet() {
     return "data:text/css;base64," + Base64.getEncoder().encodeToString(colorsCss().getBytes(StandardCharsets.UTF_8));
   }
