@@ -85,7 +85,7 @@ public final class MainView extends BorderPane {
     this.exports = new BackgroundJob(vm.worker(), vm::fail, "");
     VBox.setVgrow(grid, Priority.ALWAYS);
     ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
-        "predictions", new PredictionsView(vm)));
+        "predictions", new PredictionsView(vm.predictions())));
     center.setDividerPositions(0.47);
     right.setDividerPositions(0.6);
     lower.setDividerPositions(0.58);

@@ -6,6 +6,7 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.Worker;
 import io.headscope.app.gui.predict.ClassRow;
 import io.headscope.app.gui.predict.PredictionRow;
+import io.headscope.app.gui.predict.PredictionsViewModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
@@ -57,13 +58,11 @@ public final class MainViewModel {
   private final StringProperty textA = new SimpleStringProperty("");
   private final StringProperty textB = new SimpleStringProperty("");
 
-  private final ReadOnlyListWrapper<PredictionRow> predictions =
-      new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyListWrapper<HeadScore> scores = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyObjectWrapper<Set<HeadPattern>> shownCategories =
       new ReadOnlyObjectWrapper<>(Set.of(HeadPattern.values()));
   private final HeadClassifier classifier = new HeadClassifier();
-  private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final PredictionsViewModel predictions;
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
   private long generation;
@@ -82,6 +81,7 @@ public final class MainViewModel {
     this.session = session;
     this.worker = session.worker();
     this.repository = repository;
+    this.predictions = new PredictionsViewModel(session);
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -164,12 +164,17 @@ public final class MainViewModel {
     return session.selectionProperty();
   }
 
+  /** The predictions panel's view model (it follows the session's traces). */
+  public PredictionsViewModel predictions() {
+    return predictions;
+  }
+
   public ReadOnlyListProperty<PredictionRow> predictionsProperty() {
-    return predictions.getReadOnlyProperty();
+    return predictions.predictionsProperty();
   }
 
   public ReadOnlyListProperty<ClassRow> classesProperty() {
-    return classes.getReadOnlyProperty();
+    return predictions.classesProperty();
   }
 
   /** Every head's Kovaleva category, scores and statistics on the intact trace (layer-major). */
@@ -296,8 +301,6 @@ public final class MainViewModel {
     if (a.isEmpty()) {
       session.setTraces(null, null);
       scores.clear();
-      predictions.clear();
-      classes.clear();
       status.set("Type a sentence above; use [MASK] to see predictions.");
       return;
     }
@@ -321,8 +324,6 @@ public final class MainViewModel {
       this.cachedScores = res.scores();
       scores.setAll(res.scores());
       session.setTraces(r[0], r[1]);
-      predictions.setAll(PredictionRow.of(r[0], r[1]));
-      classes.setAll(ClassRow.of(r[0], r[1], m.hasClassifier() ? m.classLabels() : List.of()));
       Encoding e = r[0].encoding();
       status.set(e.length() + " tokens" + (e.wasTruncated()
           ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"

@@ -1,7 +1,6 @@
 package io.headscope.app.gui.predict;
 
 import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.util.List;
@@ -14,15 +13,15 @@ import javafx.scene.layout.VBox;
 
 /** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
 public final class PredictionsView extends ScrollPane {
-  private final MainViewModel vm;
+  private final PredictionsViewModel vm;
   @FXML private VBox rows;
 
-  public PredictionsView(MainViewModel vm) {
+  public PredictionsView(PredictionsViewModel vm) {
     this.vm = vm;
     ViewLoader.load(this);
     vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> refresh());
     vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
-    vm.traceProperty().addListener((o, a, b) -> refresh());
+    vm.emptyHintProperty().addListener((o, a, b) -> refresh());
     refresh();
   }
 
@@ -31,9 +30,7 @@ public final class PredictionsView extends ScrollPane {
     box.getChildren().clear();
     List<PredictionRow> predictions = vm.predictionsProperty();
     if (predictions.isEmpty() && vm.classesProperty().isEmpty()) {
-      var m = vm.modelProperty().get();
-      Label hint = new Label(m != null && !m.hasMaskedLmHead()
-          ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+      Label hint = new Label(vm.emptyHintProperty().get());
       hint.setWrapText(true);
       box.getChildren().add(hint);
     }
