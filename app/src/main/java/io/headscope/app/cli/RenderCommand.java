@@ -2,9 +2,9 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.head.HeadMatrix;
-import io.headscope.app.gui.render.Java2DRenderer;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.Java2DRenderer;
+import io.headscope.app.render.PngFiles;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -76,13 +76,13 @@ final class RenderCommand implements Callable<Integer> {
       Files.createDirectories(out);
       int thumb = Math.max(24, Math.min(96, 1152 / h));
       List<HeadScore> scores = new HeadClassifier().classifyAll(t);
-      Exports.png(Java2DRenderer.grid(t, mask, thumb, hd -> scores.get(hd.layer() * h + hd.head()).category()),
+      PngFiles.write(Java2DRenderer.grid(t, mask, thumb, hd -> scores.get(hd.layer() * h + hd.head()).category()),
           files.get(0));
       int k = 1;
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);
-        Exports.png(Java2DRenderer.head(hm, cell), files.get(k++));
+        PngFiles.write(Java2DRenderer.head(hm, cell), files.get(k++));
       }
       files.forEach(f -> System.err.println("headscope: wrote " + f));
     } catch (java.io.IOException e) {

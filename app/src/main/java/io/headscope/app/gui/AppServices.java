@@ -7,7 +7,7 @@ import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
 import io.headscope.app.gui.sweep.SweepViewModel;
-import javafx.scene.control.Button;
+import java.util.List;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.Tab;
@@ -21,10 +21,10 @@ final class AppServices {
 
   static void install(MainView view) {
     MainViewModel main = view.viewModel();
-    SweepViewModel sweepVm = new SweepViewModel(main);
+    SweepViewModel sweepVm = new SweepViewModel(main.session());
     SweepView sweepView = new SweepView(sweepVm);
     Tab sweepTab = view.addLeftTab("Ablation sweep", "tab-sweep", sweepView);
-    CorpusViewModel corpusVm = new CorpusViewModel(main);
+    CorpusViewModel corpusVm = new CorpusViewModel(main.session());
     CorpusView corpusView = new CorpusView(corpusVm, view);
     Tab corpusTab = view.addLeftTab("Corpus", "tab-corpus", corpusView);
 
@@ -40,7 +40,7 @@ final class AppServices {
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
     sentenceCsv.setOnAction(e -> view.export("head classification CSV", "csv", "classify.csv",
-        p -> Exports.classificationCsv(Exports.oneInput(main.scoresProperty(), main.thresholds()), p)));
+        () -> Exports.oneInput(List.copyOf(main.scoresProperty()), main.thresholds()), Exports::classificationCsv));
     sentenceCsv.disableProperty().bind(main.traceProperty().isNull());
     MenuItem corpusCsv = new MenuItem("Head classification CSV (corpus run)…");
     corpusCsv.setId("export-classify-corpus");
@@ -61,15 +61,10 @@ final class AppServices {
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv,
         new SeparatorMenuItem(), sweepPng, corpusPng, layerPng);
 
-    Button sweepCsv = new Button("Export CSV…");
-    sweepCsv.setId("sweep-export");
-    sweepCsv.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-    sweepCsv.disableProperty().bind(sweepVm.resultProperty().isNull());
-    sweepCsv.setOnAction(e -> exportAblation(view, sweepVm));
-    sweepView.addToolbarButton(sweepCsv);
+    sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {
-    view.export("ablation CSV", "csv", "ablation.csv", p -> Exports.ablationCsv(sweepVm.resultProperty().get(), p));
+    view.export("ablation CSV", "csv", "ablation.csv", sweepVm.resultProperty()::get, Exports::ablationCsv);
   }
 }

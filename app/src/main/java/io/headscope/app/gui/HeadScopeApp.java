@@ -3,6 +3,7 @@ package io.headscope.app.gui;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.style.Theme;
 import io.headscope.model.store.ModelRepository;
 import javafx.application.Application;
 import javafx.scene.Scene;
@@ -32,6 +33,7 @@ public final class HeadScopeApp extends Application {
     MainView view = new MainView(vm, null);
     AppServices.install(view);
     Scene scene = new Scene(view, 1280, 800);
+    Theme.apply(scene);
     stage.setScene(scene);
     stage.setTitle("HeadScope");
     view.setFileAsker(new io.headscope.app.gui.main.DialogFileAsker(stage));

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.render.CategoryColors;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.render.CategoryColors;
+import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;

@@ -51,7 +51,7 @@ class CorpusViewModelTest {
   @Test
   void aCorpusRunClassifiesEveryHeadAndItsCsvIsTheClassifyCommandsFile() throws Exception {
     MainViewModel main = main(new DirectWorker());
-    CorpusViewModel vm = new CorpusViewModel(main);
+    CorpusViewModel vm = new CorpusViewModel(main.session());
     vm.sourceProperty().set(CorpusSource.file(corpus));
     vm.run();
     CorpusResult r = vm.resultProperty().get();
@@ -85,7 +85,7 @@ class CorpusViewModelTest {
         "--out", cli.toString())).isZero();
     assertThat(Files.readString(app)).isEqualTo(Files.readString(cli));
 
-    SweepViewModel sweep = new SweepViewModel(main);
+    SweepViewModel sweep = new SweepViewModel(main.session());
     sweep.run();
     Path appAblation = dir.resolve("app-ablation.csv");
     Exports.ablationCsv(sweep.resultProperty().get(), appAblation);
@@ -98,7 +98,7 @@ class CorpusViewModelTest {
   @Test
   void aFileThatIsNotUtf8IsReportedAndTheLastResultStays() throws Exception {
     MainViewModel main = main(new DirectWorker());
-    CorpusViewModel vm = new CorpusViewModel(main);
+    CorpusViewModel vm = new CorpusViewModel(main.session());
     vm.sourceProperty().set(CorpusSource.file(corpus));
     vm.run();
     CorpusResult first = vm.resultProperty().get();
@@ -108,7 +108,7 @@ class CorpusViewModelTest {
     assertThat(main.errorProperty().get()).contains("not UTF-8");
     assertThat(vm.resultProperty().get()).isSameAs(first);
     assertThat(vm.runningProperty().get()).isFalse();
-    assertThatThrownBy(() -> new CorpusViewModel(main).exportCsv(dir.resolve("none.csv")))
+    assertThatThrownBy(() -> new CorpusViewModel(main.session()).exportCsv(dir.resolve("none.csv")))
         .isInstanceOf(HeadScopeException.class).hasMessageContaining("Run a corpus first");
     assertThat(dir.resolve("none.csv")).doesNotExist();
   }
@@ -143,7 +143,7 @@ class CorpusViewModelTest {
       }
     };
     MainViewModel main = main(worker);
-    CorpusViewModel vm = new CorpusViewModel(main);
+    CorpusViewModel vm = new CorpusViewModel(main.session());
     vm.sourceProperty().set(CorpusSource.shipped("english-sentences.txt"));
     vm.run();
     assertThat(vm.resultProperty().get()).isNull();

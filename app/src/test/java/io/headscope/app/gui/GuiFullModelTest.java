@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.head.HeadMatrix;
 import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.PngFiles;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
 import java.nio.file.Files;
@@ -92,7 +92,7 @@ class GuiFullModelTest {
     }
     WaitForAsyncUtils.waitForFxEvents();
     var img = WaitForAsyncUtils.asyncFx(() -> stage.getScene().getRoot().snapshot(null, null)).get();
-    Exports.png(SwingFXUtils.fromFXImage(img, null), Path.of(dir, name + ".png"));
+    PngFiles.write(SwingFXUtils.fromFXImage(img, null), Path.of(dir, name + ".png"));
   }
 
   private static void moveInto(FxRobot robot, Node node, double fx, double fy) {

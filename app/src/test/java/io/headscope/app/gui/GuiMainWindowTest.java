@@ -11,7 +11,8 @@ import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.CategoryColors;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
@@ -149,7 +150,7 @@ class GuiMainWindowTest {
     for (HeadScore s : vm().scoresProperty()) {
       Region frame = robot.lookup("#frame-" + s.head()).queryAs(Region.class);
       assertThat(frame.getBorder().getStrokes().get(0).getTopStroke()).as("frame of %s", s.head())
-          .isEqualTo(CategoryColors.fx(s.category()));
+          .isEqualTo(FxColors.category(s.category()));
     }
     HeadPattern hidden = vm().score(new Head(0, 0)).category();
     long inIt = vm().scoresProperty().stream().filter(s -> s.category() == hidden).count();

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.app.gui.exec.DirectWorker;
-import io.headscope.app.gui.head.HeadMatrix;
-import io.headscope.app.gui.head.HeadMatrix.Display;
-import io.headscope.app.gui.head.HeadMatrix.PairFilter;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.render.HeadMatrix.Display;
+import io.headscope.app.render.HeadMatrix.PairFilter;
+import io.headscope.app.render.HeadMatrix;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;

@@ -35,7 +35,7 @@ class SweepViewModelTest {
   @Test
   void theSweepCoversEveryHeadAndLayerAndAClickSelectsTheHead() {
     MainViewModel main = main(new DirectWorker());
-    SweepViewModel vm = new SweepViewModel(main);
+    SweepViewModel vm = new SweepViewModel(main.session());
     vm.run();
     var r = vm.resultProperty().get();
     assertThat(r.layers()).isEqualTo(2);
@@ -82,9 +82,28 @@ class SweepViewModelTest {
       }
     };
     MainViewModel main = main(worker);
-    SweepViewModel vm = new SweepViewModel(main);
+    SweepViewModel vm = new SweepViewModel(main.session());
     cancel[0] = true;
     vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("cancelled");
+    assertThat(vm.runningProperty().get()).isFalse();
+    assertThat(main.errorProperty().get()).isNull();
+  }
+
+  @Test
+  void theTestWorkerCancelsASweepMidJob() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    double[] cancelledAt = {-1};
+    vm.progressProperty().addListener((o, a, b) -> {
+      if (vm.runningProperty().get() && b.doubleValue() > 0 && b.doubleValue() < 1 && cancelledAt[0] < 0) {
+        cancelledAt[0] = b.doubleValue();
+        vm.cancel();
+      }
+    });
+    vm.run();
+    assertThat(cancelledAt[0]).as("cancelled between two steps of the sweep").isBetween(0.0, 1.0);
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("cancelled");
     assertThat(vm.runningProperty().get()).isFalse();

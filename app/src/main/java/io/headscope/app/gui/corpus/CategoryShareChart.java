@@ -1,7 +1,8 @@
 package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import java.util.Map;
 import javafx.geometry.VPos;
@@ -12,11 +13,11 @@ import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 /** The model-wide share of all maps (inputs x heads) in each category: Kovaleva's bar, one row each. */
-final class CategoryShareChart extends Canvas {
+public final class CategoryShareChart extends Canvas {
   private static final double ROW = 18;
   private static final double LABEL = 120;
 
-  CategoryShareChart() {
+  public CategoryShareChart() {
     super(420, 5 * ROW + 6);
     setId("corpus-shares");
   }
@@ -37,9 +38,9 @@ final class CategoryShareChart extends Canvas {
       g.setFill(Color.BLACK);
       g.setTextAlign(TextAlignment.RIGHT);
       g.fillText(p.label(), LABEL - 6, y + ROW / 2);
-      g.setFill(Color.web("#eeeeee"));
+      g.setFill(FxColors.of(UiColor.TRACK));
       g.fillRect(LABEL, y + 3, barMax, ROW - 6);
-      g.setFill(CategoryColors.fx(p));
+      g.setFill(FxColors.category(p));
       g.fillRect(LABEL, y + 3, share * barMax, ROW - 6);
       g.setFill(Color.BLACK);
       g.setTextAlign(TextAlignment.LEFT);

@@ -5,9 +5,9 @@ import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadSummary;
-import io.headscope.app.gui.exec.Worker;
+import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadScopeException;
@@ -15,13 +15,10 @@ import java.nio.file.Path;
 import java.util.Locale;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
-import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
-import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
-import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 
 /**
@@ -30,20 +27,16 @@ import javafx.beans.property.SimpleObjectProperty;
  * grid, the category chart and the classification CSV (the CLI {@code classify} writer).
  */
 public final class CorpusViewModel {
-  private final MainViewModel main;
-  private final Worker worker;
+  private final Session session;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CorpusSource.SHIPPED.get(0));
   private final ReadOnlyObjectWrapper<CorpusResult> result = new ReadOnlyObjectWrapper<>();
-  private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
-  private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper();
-  private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
-      "Pick a shipped corpus or open a file (one input per line, a TAB between the sentences of a pair), then Run.");
-  private Worker.Job job;
+  private final BackgroundJob job;
 
-  public CorpusViewModel(MainViewModel main) {
-    this.main = main;
-    this.worker = main.worker();
-    main.modelProperty().addListener((o, a, b) -> {
+  public CorpusViewModel(Session session) {
+    this.session = session;
+    this.job = new BackgroundJob(session.worker(), session::fail,
+        "Pick a shipped corpus or open a file (one input per line, a TAB between the sentences of a pair), then Run.");
+    session.modelProperty().addListener((o, a, b) -> {
       cancel();
       result.set(null);
     });
@@ -59,76 +52,60 @@ public final class CorpusViewModel {
   }
 
   public ReadOnlyBooleanProperty runningProperty() {
-    return running.getReadOnlyProperty();
+    return job.runningProperty();
   }
 
   public ReadOnlyDoubleProperty progressProperty() {
-    return progress.getReadOnlyProperty();
+    return job.progressProperty();
   }
 
   public ReadOnlyStringProperty statusProperty() {
-    return status.getReadOnlyProperty();
+    return job.statusProperty();
   }
 
   /** Reads the chosen corpus and classifies it; the previous result stays until the new one is done. */
   public void run() {
-    BertModel m = main.modelProperty().get();
-    if (m == null || running.get()) {
+    BertModel m = session.model();
+    if (m == null || job.isRunning()) {
       return;
     }
     CorpusSource src = source.get();
     int heads = m.config().numHiddenLayers() * m.config().numAttentionHeads();
-    running.set(true);
-    progress.set(-1);
-    status.set("Reading " + src.label() + "…");
-    job = worker.submit(p -> {
+    job.start("Reading " + src.label() + "…", -1, true, p -> {
       Corpus c = src.read();
       return new CorpusAnalysis(m).run(c, (done, total) -> p.update(
           "Classifying " + heads + " heads on " + done + " of " + total + " inputs…", done / (double) total),
           p::isCancelled);
-    }, new Worker.Listener<CorpusResult>() {
+    }, new BackgroundJob.Outcome<CorpusResult>() {
       @Override
-      public void progress(String message, double fraction) {
-        if (running.get()) {
-          status.set(message);
-          progress.set(fraction);
-        }
-      }
-
-      @Override
-      public void done(CorpusResult r) {
-        running.set(false);
-        progress.set(1);
+      public String done(CorpusResult r) {
         result.set(r);
-        status.set(summary(r, src));
+        return summary(r, src);
       }
 
       @Override
-      public void failed(Throwable e) {
-        running.set(false);
-        progress.set(0);
-        status.set("The corpus run failed: " + MainViewModel.message(e));
-        main.fail(e);
+      public String failed(Throwable e) {
+        return "The corpus run failed: " + Session.message(e);
       }
 
       @Override
-      public void cancelled() {
-        running.set(false);
-        progress.set(0);
-        status.set("Cancelled; nothing changed.");
+      public String cancelled() {
+        return "Cancelled; nothing changed.";
       }
     });
   }
 
   public void cancel() {
-    if (job != null && running.get()) {
-      job.cancel();
-    }
+    job.cancel();
   }
 
   /** Writes the {@code classify} CSV of the last run (the same writer and columns as the CLI). */
   public void exportCsv(Path file) {
-    CorpusResult r = result.get();
+    writeCsv(result.get(), file);
+  }
+
+  /** The CSV of a corpus run (any thread: the result does not change). */
+  public static void writeCsv(CorpusResult r, Path file) {
     if (r == null) {
       throw new HeadScopeException("Run a corpus first: the CSV holds each head's category shares over it.");
     }
@@ -137,7 +114,7 @@ public final class CorpusViewModel {
 
   /** Clicking a head's cell shows that head in the main view. */
   public void select(Head h) {
-    main.select(h);
+    session.select(h);
   }
 
   /** One line for the pointer: the head's shares over the corpus. */

@@ -2,7 +2,8 @@ package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -17,14 +18,18 @@ import javafx.scene.text.TextAlignment;
  * Layers x heads, each cell in the colour of the head's most frequent category over the corpus,
  * paler the smaller that category's share, with the share written in it when there is room.
  */
-final class ShareGrid extends Canvas {
+public final class ShareGrid extends Canvas {
   static final double LEFT = 30;
   static final double TOP = 18;
   private CorpusResult result;
   private double cell = 28;
 
-  ShareGrid(Consumer<Head> onClick, Consumer<Head> onHover) {
+  public ShareGrid() {
     setId("corpus-grid");
+  }
+
+  /** What a click and the pointer over a head do (null: outside the grid). */
+  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
     setOnMouseClicked(e -> {
       Head h = headAt(e.getX(), e.getY());
       if (h != null) {
@@ -67,19 +72,19 @@ final class ShareGrid extends Canvas {
     g.setTextAlign(TextAlignment.CENTER);
     g.setTextBaseline(VPos.CENTER);
     g.setFont(Font.font(10));
-    g.setFill(Color.web("#444"));
+    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
     for (int h = 0; h < result.heads(); h++) {
       g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
     }
     for (int l = 0; l < result.layers(); l++) {
-      g.setFill(Color.web("#444"));
+      g.setFill(FxColors.of(UiColor.TEXT_SOFT));
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
     }
     g.setFont(Font.font(Math.min(10, cell * 0.36)));
     for (HeadSummary s : result.perHead()) {
       double share = s.share(s.majority());
       // pale at chance (a fifth), full colour when every input agrees
-      Color c = Color.WHITE.interpolate(CategoryColors.fx(s.majority()), 0.25 + 0.75 * share);
+      Color c = Color.WHITE.interpolate(FxColors.category(s.majority()), 0.25 + 0.75 * share);
       double x = LEFT + s.head().head() * cell;
       double y = TOP + s.head().layer() * cell;
       g.setFill(c);

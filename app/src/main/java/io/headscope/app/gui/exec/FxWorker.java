@@ -48,8 +48,10 @@ public final class FxWorker implements Worker, AutoCloseable {
       }
     });
     task.setOnCancelled(e -> listener.cancelled());
+    Job job = () -> task.cancel(false);
+    listener.started(job);
     thread.execute(task);
-    return () -> task.cancel(false);
+    return job;
   }
 
   @Override

@@ -30,6 +30,9 @@ public interface Worker {
 
   /** What the view model hears: progress, the result, or the failure, always on the UI thread. */
   interface Listener<T> {
+    /** The handle on the work, before it runs: Cancel works from then on, also mid-job. */
+    default void started(Job job) {}
+
     default void progress(String message, double fraction) {}
 
     void done(T result);

@@ -11,11 +11,8 @@ import io.headscope.model.AttentionTrace;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.store.SafeFiles;
-import java.awt.image.BufferedImage;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import javax.imageio.ImageIO;
 
 /**
  * The GUI's files, each written atomically (temp file + rename): the user already confirmed any
@@ -54,27 +51,5 @@ public final class Exports {
     }
     AblationTable table = AblationTable.of(r);
     SafeFiles.writeAtomically(file, true, out -> AblationCsv.ablation(table, out));
-  }
-
-  public static void png(BufferedImage image, Path file) {
-    SafeFiles.writeAtomically(file, true, out -> {
-      if (!ImageIO.write(image, "png", out)) {
-        throw new IOException("no PNG writer");
-      }
-    });
-  }
-
-  /** One picture above the other on white, left-aligned (the legend over the grid). */
-  public static BufferedImage stacked(BufferedImage top, BufferedImage bottom) {
-    int gap = 6;
-    BufferedImage out = new BufferedImage(Math.max(top.getWidth(), bottom.getWidth()),
-        top.getHeight() + gap + bottom.getHeight(), BufferedImage.TYPE_INT_RGB);
-    java.awt.Graphics2D g = out.createGraphics();
-    g.setColor(java.awt.Color.WHITE);
-    g.fillRect(0, 0, out.getWidth(), out.getHeight());
-    g.drawImage(top, 0, 0, null);
-    g.drawImage(bottom, 0, top.getHeight() + gap, null);
-    g.dispose();
-    return out;
   }
 }

@@ -1,5 +1,7 @@
 package io.headscope.app.gui.facts;
 
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import javafx.geometry.Pos;
 import javafx.scene.Node;
@@ -17,12 +19,12 @@ final class Bars {
 
   static Node bar(double value, Color color) {
     double v = Double.isFinite(value) ? Math.max(0, Math.min(1, value)) : 0;
-    Rectangle track = new Rectangle(WIDTH, 8, Color.web("#eeeeee"));
+    Rectangle track = new Rectangle(WIDTH, 8, FxColors.of(UiColor.TRACK));
     Rectangle fill = new Rectangle(Math.max(0.5, v * WIDTH), 8, color);
     StackPane s = new StackPane(track, fill);
     StackPane.setAlignment(fill, Pos.CENTER_LEFT);
     Label num = new Label(String.format(Locale.ROOT, "%.2f", value));
-    num.setStyle("-fx-font-size: 11px; -fx-font-family: monospace;");
+    num.getStyleClass().add("hs-number");
     num.setMinWidth(34);
     HBox row = new HBox(4, s, num);
     row.setAlignment(Pos.CENTER_LEFT);
@@ -31,14 +33,14 @@ final class Bars {
 
   static Label name(String text) {
     Label l = new Label(text);
-    l.setStyle("-fx-font-size: 11px;");
+    l.getStyleClass().add("hs-small");
     l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     return l;
   }
 
   static Label heading(String text) {
     Label l = new Label(text);
-    l.setStyle("-fx-font-size: 11px; -fx-font-weight: bold; -fx-text-fill: #333;");
+    l.getStyleClass().add("hs-small-heading");
     l.setWrapText(true);
     return l;
   }

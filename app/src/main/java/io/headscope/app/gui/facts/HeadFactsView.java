@@ -5,16 +5,17 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.HeadStats;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
+import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.grid.CategoryLegend;
-import io.headscope.app.gui.render.CategoryColors;
-import io.headscope.app.gui.render.TokenTypeColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.TokenTypeColors;
+import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import javafx.collections.ListChangeListener;
-import javafx.geometry.Pos;
+import javafx.fxml.FXML;
 import javafx.scene.control.Label;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.GridPane;
-import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.shape.Rectangle;
@@ -26,33 +27,16 @@ import javafx.scene.shape.Rectangle;
  */
 public final class HeadFactsView extends VBox {
   private final HeadFactsViewModel vm;
-  private final Label category = new Label();
-  private final Rectangle swatch = new Rectangle(12, 12);
-  private final Label looks = new Label();
-  private final GridPane numbers = new GridPane();
-  private final GridPane types = new GridPane();
-  private final TokenTypeChart chart = new TokenTypeChart(125);
+  @FXML private Label category;
+  @FXML private Rectangle swatch;
+  @FXML private Label looks;
+  @FXML private GridPane numbers;
+  @FXML private GridPane types;
+  @FXML private TokenTypeChart chart;
 
   public HeadFactsView(HeadFactsViewModel vm) {
     this.vm = vm;
-    setId("head-facts");
-    setSpacing(2);
-    category.setId("facts-category");
-    category.setStyle("-fx-font-weight: bold;");
-    looks.setId("facts-looks");
-    looks.setWrapText(true);
-    looks.setStyle("-fx-font-size: 11px;");
-    numbers.setHgap(6);
-    numbers.setVgap(0);
-    numbers.setId("facts-numbers");
-    types.setHgap(6);
-    types.setVgap(0);
-    types.setId("facts-types");
-    chart.setId("facts-layer-chart");
-    HBox cat = new HBox(5, swatch, category);
-    cat.setAlignment(Pos.CENTER_LEFT);
-    getChildren().addAll(cat, looks, numbers, Bars.heading("Token types this head attends to: weight | norm-weighted"),
-        types);
+    ViewLoader.load(this);
     vm.scoreProperty().addListener((o, a, b) -> refresh());
     vm.selectedOffProperty().addListener((o, a, b) -> refresh());
     vm.layersProperty().addListener((ListChangeListener<LayerTokenTypes>) c -> refresh());
@@ -75,7 +59,7 @@ public final class HeadFactsView extends VBox {
       looks.setText("");
       return;
     }
-    swatch.setFill(CategoryColors.fx(s.category()));
+    swatch.setFill(FxColors.category(s.category()));
     category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f%s", s.category().label(),
         s.confidence(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
@@ -85,12 +69,12 @@ public final class HeadFactsView extends VBox {
         + HeadFactsViewModel.offsetName(s.dominantOffset()));
 
     numbers.add(Bars.heading("Pattern scores"), 0, 0, 2, 1);
-    row(numbers, 0, 1, "vertical", s.vertical(), CategoryColors.fx(HeadPattern.VERTICAL));
-    row(numbers, 0, 2, "diagonal", s.diagonal(), CategoryColors.fx(HeadPattern.DIAGONAL));
-    row(numbers, 0, 3, "block", s.block(), CategoryColors.fx(HeadPattern.BLOCK));
-    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), CategoryColors.fx(HeadPattern.HETEROGENEOUS));
+    row(numbers, 0, 1, "vertical", s.vertical(), FxColors.category(HeadPattern.VERTICAL));
+    row(numbers, 0, 2, "diagonal", s.diagonal(), FxColors.category(HeadPattern.DIAGONAL));
+    row(numbers, 0, 3, "block", s.block(), FxColors.category(HeadPattern.BLOCK));
+    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), FxColors.category(HeadPattern.HETEROGENEOUS));
     numbers.add(Bars.heading("Attention to"), 2, 0, 2, 1);
-    Color grey = Color.web("#6b8fb5");
+    Color grey = FxColors.of(UiColor.NEUTRAL_BAR);
     row(numbers, 2, 1, "previous", st.previous(), grey);
     row(numbers, 2, 2, "self", st.self(), grey);
     row(numbers, 2, 3, "next", st.next(), grey);
@@ -104,8 +88,8 @@ public final class HeadFactsView extends VBox {
     for (TokenType t : TokenType.values()) {
       Label name = Bars.name(TokenTypeColors.label(t));
       types.add(name, 0, t.ordinal());
-      types.add(Bars.bar(w[t.ordinal()], TokenTypeColors.fx(t)), 1, t.ordinal());
-      types.add(Bars.bar(n[t.ordinal()], TokenTypeColors.fx(t)), 2, t.ordinal());
+      types.add(Bars.bar(w[t.ordinal()], FxColors.tokenType(t)), 1, t.ordinal());
+      types.add(Bars.bar(n[t.ordinal()], FxColors.tokenType(t)), 2, t.ordinal());
     }
   }
 

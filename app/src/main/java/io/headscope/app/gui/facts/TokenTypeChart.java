@@ -3,9 +3,12 @@ package io.headscope.app.gui.facts;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.analysis.heads.TokenTypeShares;
-import io.headscope.app.gui.render.TokenTypeColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.TokenTypeColors;
+import io.headscope.app.render.UiColor;
 import java.util.List;
 import java.util.Locale;
+import javafx.beans.NamedArg;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -31,7 +34,7 @@ public final class TokenTypeChart extends VBox {
   private List<LayerTokenTypes> layers = List.of();
   private int highlight = -1;
 
-  public TokenTypeChart(double height) {
+  public TokenTypeChart(@NamedArg("chartHeight") double height) {
     setSpacing(1);
     canvas.setHeight(height);
     holder.setMinHeight(height);
@@ -39,7 +42,7 @@ public final class TokenTypeChart extends VBox {
     holder.setMinWidth(160);
     canvas.widthProperty().bind(holder.widthProperty());
     canvas.widthProperty().addListener((o, a, b) -> redraw());
-    hover.setStyle("-fx-font-size: 10px; -fx-text-fill: #444;");
+    hover.getStyleClass().addAll("hs-readout", "hs-tiny");
     hover.setWrapText(true);
     canvas.setOnMouseMoved(e -> hover.setText(describe(layerAt(e.getX()))));
     canvas.setOnMouseExited(e -> hover.setText(" "));
@@ -92,13 +95,13 @@ public final class TokenTypeChart extends VBox {
     double x = LEFT;
     g.setTextAlign(TextAlignment.LEFT);
     for (TokenType t : TokenType.values()) {
-      g.setFill(TokenTypeColors.fx(t));
+      g.setFill(FxColors.tokenType(t));
       g.fillRect(x, 4, 10, 10);
       g.setFill(Color.BLACK);
       g.fillText(TokenTypeColors.label(t), x + 13, 9);
       x += 13 + 6.5 * TokenTypeColors.label(t).length() + 10;
     }
-    g.setFill(Color.web("#555"));
+    g.setFill(FxColors.of(UiColor.TEXT_MUTED));
     g.fillText("bars: weights | norms", x + 4, 9);
     if (layers.isEmpty()) {
       return;
@@ -107,23 +110,23 @@ public final class TokenTypeChart extends VBox {
     double gw = groupWidth();
     double bw = Math.max(2, gw * 0.36);
     g.setTextAlign(TextAlignment.RIGHT);
-    g.setStroke(Color.web("#ddd"));
+    g.setStroke(FxColors.of(UiColor.RULE));
     for (double v : new double[] {0, 0.5, 1}) {
       double y = TOP + plotH * (1 - v);
       g.strokeLine(LEFT, y, w - 4, y);
-      g.setFill(Color.web("#555"));
+      g.setFill(FxColors.of(UiColor.TEXT_MUTED));
       g.fillText(v == 0.5 ? ".5" : String.valueOf((int) v), LEFT - 4, y);
     }
     g.setTextAlign(TextAlignment.CENTER);
     for (int l = 0; l < layers.size(); l++) {
       double gx = LEFT + l * gw;
       if (l == highlight) {
-        g.setFill(Color.web("#fff3bf"));
+        g.setFill(FxColors.of(UiColor.HIGHLIGHT));
         g.fillRect(gx, TOP - 2, gw, plotH + BOTTOM + 2);
       }
       stack(g, layers.get(l).weight(), gx + gw / 2 - bw - 0.5, bw, plotH);
       stack(g, layers.get(l).norm(), gx + gw / 2 + 0.5, bw, plotH);
-      g.setFill(l == highlight ? Color.BLACK : Color.web("#555"));
+      g.setFill(l == highlight ? Color.BLACK : FxColors.of(UiColor.TEXT_MUTED));
       g.fillText(String.valueOf(l + 1), gx + gw / 2, h - BOTTOM / 2);
     }
   }
@@ -132,7 +135,7 @@ public final class TokenTypeChart extends VBox {
     double y = TOP + plotH;
     for (TokenType t : TokenType.values()) {
       double part = Math.max(0, s.get(t)) * plotH;
-      g.setFill(TokenTypeColors.fx(t));
+      g.setFill(FxColors.tokenType(t));
       g.fillRect(x, y - part, bw, part);
       y -= part;
     }

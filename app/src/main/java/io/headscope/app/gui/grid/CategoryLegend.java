@@ -3,7 +3,8 @@ package io.headscope.app.gui.grid;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.CategorySwatch;
+import io.headscope.app.gui.style.States;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.collections.ListChangeListener;
@@ -12,8 +13,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.FlowPane;
-import javafx.scene.paint.Color;
-import javafx.scene.shape.Rectangle;
 
 /**
  * The five Kovaleva categories in their frame colours, with how many heads fall in each on this
@@ -33,6 +32,8 @@ public final class CategoryLegend extends FlowPane {
       b.setId("legend-" + p.columnName());
       b.setFocusTraversable(false);
       b.setTooltip(new Tooltip(describe(p) + "\nClick to hide or show these heads in the grid."));
+      b.getStyleClass().add("legend-item");
+      b.setGraphic(CategorySwatch.of(p));
       b.setOnAction(e -> vm.toggleCategory(p));
       items.put(p, b);
       getChildren().add(b);
@@ -40,7 +41,7 @@ public final class CategoryLegend extends FlowPane {
     Button all = new Button("show all");
     all.setId("legend-all");
     all.setFocusTraversable(false);
-    all.setStyle("-fx-font-size: 10px; -fx-padding: 1 4 1 4;");
+    all.getStyleClass().add("legend-all");
     all.setOnAction(e -> vm.showAllCategories());
     all.visibleProperty().bind(vm.shownCategoriesProperty().map(s -> s.size() < HeadPattern.values().length));
     getChildren().add(all);
@@ -69,15 +70,8 @@ public final class CategoryLegend extends FlowPane {
       ToggleButton b = items.get(p);
       boolean shown = vm.shownCategoriesProperty().get().contains(p);
       b.setSelected(shown);
-      Rectangle swatch = new Rectangle(12, 12);
-      Color c = CategoryColors.fx(p);
-      swatch.setFill(shown ? c : Color.TRANSPARENT);
-      swatch.setStroke(c);
-      swatch.setStrokeWidth(2);
-      b.setGraphic(swatch);
       b.setText(p.label() + (vm.scoresProperty().isEmpty() ? "" : " " + counts.getOrDefault(p, 0)));
-      b.setStyle("-fx-font-size: 11px; -fx-padding: 1 5 1 3;"
-          + (shown ? "" : "-fx-text-fill: #999;"));
+      b.pseudoClassStateChanged(States.FADED, !shown);
     }
   }
 }

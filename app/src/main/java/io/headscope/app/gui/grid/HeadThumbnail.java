@@ -1,7 +1,9 @@
 package io.headscope.app.gui.grid;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.render.CategoryColors;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.gui.style.States;
+import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -29,7 +31,7 @@ final class HeadThumbnail extends VBox {
   private final Label name;
   private final Line crossA = new Line();
   private final Line crossB = new Line();
-  private static final Color UNKNOWN = Color.web("#b0b0b0");
+  private static final Color UNKNOWN = FxColors.of(UiColor.UNKNOWN);
   private static final String HINT = "Click to view, Ctrl-click to pick several, X to switch picked heads off.";
   private final Tooltip tip = new Tooltip();
   private Color category = UNKNOWN;
@@ -40,12 +42,11 @@ final class HeadThumbnail extends VBox {
   HeadThumbnail(Head head) {
     this.head = head;
     setId("thumb-" + head);
+    getStyleClass().add("head-thumbnail");
     image.setSmooth(false);
     image.setPreserveRatio(false);
-    crossA.setStroke(Color.web("#d62728"));
-    crossB.setStroke(Color.web("#d62728"));
-    crossA.setStrokeWidth(2);
-    crossB.setStrokeWidth(2);
+    crossA.getStyleClass().add("head-cross");
+    crossB.getStyleClass().add("head-cross");
     crossA.setVisible(false);
     crossB.setVisible(false);
     crossA.setManaged(false);
@@ -55,8 +56,9 @@ final class HeadThumbnail extends VBox {
     frame.setPadding(new Insets(1));
     frame.setId("frame-" + head);
     name = new Label(head.toString());
-    name.setStyle("-fx-font-size: 9px;");
+    name.getStyleClass().add("head-name");
     power.setId("power-" + head);
+    power.getStyleClass().add("head-power");
     power.setSelected(true);
     power.setFocusTraversable(false);
     power.setTooltip(new Tooltip("Switch head " + head + " off / on"));
@@ -84,18 +86,16 @@ final class HeadThumbnail extends VBox {
     power.setSelected(!off);
     // A small corner switch: grey "×" while on (click to switch off), red "OFF" while off.
     power.setText(off ? "OFF" : "×");
-    power.setStyle("-fx-font-size: 8px; -fx-padding: 0 2 0 2; -fx-background-radius: 2;"
-        + (off ? "-fx-base: #d62728; -fx-text-fill: white; -fx-font-weight: bold;" : "-fx-opacity: 0.75;"));
     crossA.setVisible(off);
     crossB.setVisible(off);
     name.setText(head.toString());
-    name.setStyle("-fx-font-size: 9px;" + (off ? "-fx-text-fill: #d62728; -fx-font-weight: bold;" : ""));
+    pseudoClassStateChanged(States.OFF, off);
   }
 
   /** Frames the map in the category's colour; null while the category is not known yet. */
   void setCategory(HeadPattern p, String description) {
     pattern = p;
-    category = p == null ? UNKNOWN : CategoryColors.fx(p);
+    category = p == null ? UNKNOWN : FxColors.category(p);
     tip.setText("Head " + head + " (layer " + (head.layer() + 1) + ", head " + (head.head() + 1) + ")"
         + (description == null ? "" : ": " + description) + ".\n" + HINT);
     updateBorder();
@@ -119,8 +119,8 @@ final class HeadThumbnail extends VBox {
   private void updateBorder() {
     frame.setBorder(new Border(new BorderStroke(category, BorderStrokeStyle.SOLID, CornerRadii.EMPTY,
         new BorderWidths(3))));
-    String bg = selected ? "-fx-background-color: #1f1f1f;" : picked ? "-fx-background-color: #ff9f1c;" : "";
-    setStyle(bg + "-fx-background-radius: 3; -fx-padding: 1 2 0 2;");
-    name.setTextFill(selected ? Color.WHITE : Color.BLACK);
+    // the selected head's dark background wins over the picked orange (headscope.css)
+    pseudoClassStateChanged(States.SELECTED, selected);
+    pseudoClassStateChanged(States.PICKED, picked);
   }
 }

@@ -1,16 +1,18 @@
 package io.headscope.app.gui.grid;
 
 import io.headscope.analysis.heads.HeadScore;
+import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.app.gui.render.FxImages;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.style.FxImages;
+import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.Locale;
+import javafx.fxml.FXML;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
@@ -33,22 +35,15 @@ public final class ModelGridView extends VBox {
   static final int THUMB_CELLS = 128;
 
   private final MainViewModel vm;
-  private final GridPane grid = new GridPane();
-  private final ScrollPane scroll = new ScrollPane(grid);
+  @FXML private GridPane grid;
+  @FXML private ScrollPane scroll;
   private final Map<Head, HeadThumbnail> thumbs = new HashMap<>();
   /** Thumbnails of categories hidden by the legend's filter fade to this opacity (still clickable, in place). */
   static final double HIDDEN_OPACITY = 0.15;
 
   public ModelGridView(MainViewModel vm) {
     this.vm = vm;
-    setId("model-grid");
-    grid.setHgap(3);
-    grid.setVgap(1);
-    grid.setPadding(new Insets(4));
-    scroll.setFitToWidth(true);
-    scroll.setPannable(false);
-    getChildren().add(scroll);
-    VBox.setVgrow(scroll, javafx.scene.layout.Priority.ALWAYS);
+    ViewLoader.load(this);
 
     vm.layersProperty().addListener((o, a, b) -> rebuild());
     vm.headsProperty().addListener((o, a, b) -> rebuild());
@@ -67,7 +62,6 @@ public final class ModelGridView extends VBox {
         vm.clearSelection();
       }
     });
-    setFocusTraversable(true);
     rebuild();
   }
 
@@ -109,7 +103,7 @@ public final class ModelGridView extends VBox {
     }
     for (int h = 0; h < heads; h++) {
       Label col = new Label(heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
-      col.setStyle("-fx-font-size: 10px; -fx-text-fill: #555;");
+      col.getStyleClass().add("grid-column-label");
       GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
       grid.add(col, h + 1, 0);
     }
@@ -117,7 +111,7 @@ public final class ModelGridView extends VBox {
       int layer = l;
       Button layerButton = new Button("L" + (l + 1));
       layerButton.setId("layer-" + (l + 1));
-      layerButton.setStyle("-fx-font-size: 10px; -fx-padding: 2 3 2 3;");
+      layerButton.getStyleClass().add("layer-button");
       layerButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
       layerButton.setTooltip(new Tooltip("Switch all heads of layer " + (l + 1) + " off / on"));
       layerButton.setOnAction(e -> vm.toggleLayer(layer));

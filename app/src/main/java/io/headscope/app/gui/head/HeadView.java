@@ -1,68 +1,50 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.head.HeadMatrix.Display;
-import io.headscope.app.gui.head.HeadMatrix.PairFilter;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.HeadMatrix.Display;
+import io.headscope.app.render.HeadMatrix.PairFilter;
+import io.headscope.app.render.HeadMatrix;
 import java.util.Locale;
-import javafx.geometry.Insets;
-import javafx.geometry.Pos;
+import javafx.fxml.FXML;
 import javafx.scene.Node;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Slider;
-import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
-import javafx.scene.layout.HBox;
-import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 
 /** The selected head, large: heatmap with token axes and a colour scale, or BertViz-style lines. */
 public final class HeadView extends VBox {
   private final HeadViewModel vm;
-  private final HeatmapPane heatmap = new HeatmapPane();
-  private final LinesPane lines = new LinesPane();
-  private final Canvas scale = new Canvas(180, 26);
-  private final Slider zoom = new Slider(0.5, 40, 16);
-  private final Label title = new Label("No head selected");
-  private final Label hover = new Label(" ");
-  private final ScrollPane heatScroll = new ScrollPane(heatmap);
-  private final TabPane tabs = new TabPane();
+  @FXML private HeatmapPane heatmap;
+  @FXML private LinesPane lines;
+  @FXML private Canvas scale;
+  @FXML private Slider zoom;
+  @FXML private Label title;
+  @FXML private Label hover;
+  @FXML private ScrollPane heatScroll;
+  @FXML private TabPane tabs;
+  @FXML private ChoiceBox<Display> displayChoice;
+  @FXML private ChoiceBox<PairFilter> filterChoice;
   private boolean fitted;
   /** Cells of this many pixels carry legible token labels (a 7-point font). */
   private static final double READABLE_CELL = 8;
 
   public HeadView(HeadViewModel vm) {
     this.vm = vm;
-    setId("head-view");
-    setSpacing(4);
-    setPadding(new Insets(4));
-    title.setStyle("-fx-font-weight: bold; -fx-font-size: 14px;");
-    title.setId("head-title");
-
-    ChoiceBox<Display> display = new ChoiceBox<>();
-    display.setId("display-choice");
-    display.getItems().setAll(Display.values());
-    display.valueProperty().bindBidirectional(vm.displayProperty());
-    ChoiceBox<PairFilter> filter = new ChoiceBox<>();
-    filter.setId("pair-filter");
-    filter.getItems().setAll(PairFilter.values());
-    filter.valueProperty().bindBidirectional(vm.filterProperty());
-    filter.disableProperty().bind(vm.pairProperty().not());
-    zoom.setPrefWidth(110);
+    ViewLoader.load(this);
+    displayChoice.getItems().setAll(Display.values());
+    displayChoice.valueProperty().bindBidirectional(vm.displayProperty());
+    filterChoice.getItems().setAll(PairFilter.values());
+    filterChoice.valueProperty().bindBidirectional(vm.filterProperty());
+    filterChoice.disableProperty().bind(vm.pairProperty().not());
     zoom.valueProperty().addListener((o, a, b) -> redraw());
-    Button fit = new Button("Fit");
-    fit.setOnAction(e -> fit());
-    HBox controls = new HBox(6, new Label("Show"), display, new Label("Pair"), filter,
-        new Label("Zoom"), zoom, fit);
-    controls.setAlignment(Pos.CENTER_LEFT);
-    VBox bar = new VBox(3, title, controls);
 
-    heatScroll.setPannable(true);
     heatmap.setOnMouseMoved(e -> {
       int[] rc = heatmap.cellAt(e.getX(), e.getY());
       vm.pointAt(rc[0], rc[1]);
@@ -78,7 +60,6 @@ public final class HeadView extends VBox {
         e.consume();
       }
     });
-    ScrollPane lineScroll = new ScrollPane(lines);
     lines.setOnMouseMoved(e -> {
       int[] t = lines.tokenAt(e.getX(), e.getY());
       HeadMatrix m = vm.matrixProperty().get();
@@ -94,20 +75,8 @@ public final class HeadView extends VBox {
       }
     });
     lines.setOnMouseExited(e -> lines.highlight(-1, false));
-    Tab heatTab = new Tab("Heatmap", heatScroll);
-    heatTab.setId("tab-heatmap");
-    Tab lineTab = new Tab("Lines (BertViz)", lineScroll);
-    lineTab.setId("tab-lines");
-    tabs.getTabs().addAll(heatTab, lineTab);
-    tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
-    VBox.setVgrow(tabs, Priority.ALWAYS);
-
-    hover.setId("hover-label");
     hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
         ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
-    HBox foot = new HBox(8, scale, hover);
-    foot.setAlignment(Pos.CENTER_LEFT);
-    getChildren().addAll(bar, tabs, foot);
 
     vm.matrixProperty().addListener((o, a, b) -> {
       if (b != null && (a == null || a.rows() != b.rows())) {
@@ -124,6 +93,7 @@ public final class HeadView extends VBox {
   }
 
   /** The Fit button: zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
+  @FXML
   public void fit() {
     fit(false);
   }
@@ -171,8 +141,7 @@ public final class HeadView extends VBox {
     g.fillRect(0, 0, scale.getWidth(), scale.getHeight());
     double max = m == null ? 1 : m.max();
     for (int x = 0; x < 120; x++) {
-      int argb = Palette.argb(x / 119.0 * max, max);
-      g.setFill(Color.rgb((argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF));
+      g.setFill(FxColors.scale(x / 119.0 * max, max));
       g.fillRect(30 + x, 2, 1, 12);
     }
     g.setStroke(Color.gray(0.5));

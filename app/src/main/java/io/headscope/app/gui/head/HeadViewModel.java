@@ -1,7 +1,8 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.head.HeadMatrix.Display;
-import io.headscope.app.gui.head.HeadMatrix.PairFilter;
+import io.headscope.app.render.HeadMatrix.Display;
+import io.headscope.app.render.HeadMatrix.PairFilter;
+import io.headscope.app.render.HeadMatrix;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import javafx.beans.property.ObjectProperty;

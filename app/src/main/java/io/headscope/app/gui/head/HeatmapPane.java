@@ -1,7 +1,10 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.render.FxImages;
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.gui.style.FxImages;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.Palette;
+import io.headscope.app.render.UiColor;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -14,7 +17,7 @@ import javafx.scene.text.TextAlignment;
  * The large heatmap: the map scaled without smoothing, query tokens down the left, key tokens along
  * the top. Cell size is the zoom; the caller puts it in a scroll pane for long inputs.
  */
-final class HeatmapPane extends Canvas {
+public final class HeatmapPane extends Canvas {
   static final double LABEL = 90;
   /** The smallest cell, in pixels, at which the token labels are drawn. */
   static final double LABELLED_CELL = 6;
@@ -24,7 +27,7 @@ final class HeatmapPane extends Canvas {
   private int hoverRow = -1;
   private int hoverCol = -1;
 
-  HeatmapPane() {
+  public HeatmapPane() {
     setId("head-heatmap");
   }
 
@@ -80,11 +83,11 @@ final class HeatmapPane extends Canvas {
     g.setStroke(Color.gray(0.6));
     g.strokeRect(LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
     if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < matrix.rows() && hoverCol < matrix.cols()) {
-      g.setStroke(Color.web("#ff7f0e"));
+      g.setStroke(FxColors.of(UiColor.CURSOR));
       g.setLineWidth(2);
       g.strokeRect(LABEL + hoverCol * cell, LABEL + hoverRow * cell, cell, cell);
       g.setLineWidth(1);
-      g.setStroke(Color.web("#ff7f0e", 0.5));
+      g.setStroke(FxColors.of(UiColor.CURSOR, 0.5));
       g.strokeRect(LABEL, LABEL + hoverRow * cell, matrix.cols() * cell, cell);
       g.strokeRect(LABEL + hoverCol * cell, LABEL, cell, matrix.rows() * cell);
     }
@@ -102,13 +105,13 @@ final class HeatmapPane extends Canvas {
     g.setTextAlign(TextAlignment.RIGHT);
     g.setTextBaseline(VPos.CENTER);
     for (int i = 0; i < matrix.rows(); i++) {
-      g.setFill(i == hoverRow ? Color.web("#d35400") : Color.BLACK);
+      g.setFill(i == hoverRow ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
       g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, LABEL + (i + 0.5) * cell);
     }
     g.save();
     g.setTextAlign(TextAlignment.LEFT);
     for (int j = 0; j < matrix.cols(); j++) {
-      g.setFill(j == hoverCol ? Color.web("#d35400") : Color.BLACK);
+      g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
       g.save();
       g.translate(LABEL + (j + 0.5) * cell, LABEL - 4);
       g.rotate(-90);

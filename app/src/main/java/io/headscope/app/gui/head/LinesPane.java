@@ -1,5 +1,8 @@
 package io.headscope.app.gui.head;
 
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.UiColor;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -11,7 +14,7 @@ import javafx.scene.text.TextAlignment;
  * BertViz's head view: query tokens on the left, key tokens on the right, a line from each query to
  * each key whose opacity and width follow the value. Hovering a token shows only its lines.
  */
-final class LinesPane extends Canvas {
+public final class LinesPane extends Canvas {
   private double row = 18;
   static final double COL_WIDTH = 110;
   static final double GAP = 220;
@@ -19,7 +22,7 @@ final class LinesPane extends Canvas {
   private int hovered = -1; // row index within the matrix, or -1
   private boolean hoveredIsKey;
 
-  LinesPane() {
+  public LinesPane() {
     setId("head-lines");
     setWidth(COL_WIDTH * 2 + GAP);
   }
@@ -71,7 +74,7 @@ final class LinesPane extends Canvas {
         if (!on || v < 0.02) {
           continue;
         }
-        g.setStroke(hovered >= 0 ? Color.rgb(214, 39, 40, Math.min(1, v)) : Color.rgb(33, 113, 181, Math.min(1, v * 0.8)));
+        g.setStroke(hovered >= 0 ? FxColors.of(UiColor.LINE_HOVER, Math.min(1, v)) : FxColors.of(UiColor.LINE, Math.min(1, v * 0.8)));
         g.setLineWidth(hovered >= 0 ? 1 + 3 * v : 0.5 + 2 * v);
         g.strokeLine(x0, y(i), x1, y(j));
       }
@@ -80,12 +83,12 @@ final class LinesPane extends Canvas {
     g.setTextBaseline(VPos.CENTER);
     g.setTextAlign(TextAlignment.RIGHT);
     for (int i = 0; i < matrix.rows(); i++) {
-      g.setFill(!hoveredIsKey && hovered == i ? Color.web("#d62728") : Color.BLACK);
+      g.setFill(!hoveredIsKey && hovered == i ? FxColors.of(UiColor.LINE_HOVER) : Color.BLACK);
       g.fillText(matrix.rowTokens().get(i), x0 - 6, y(i));
     }
     g.setTextAlign(TextAlignment.LEFT);
     for (int j = 0; j < matrix.cols(); j++) {
-      g.setFill(hoveredIsKey && hovered == j ? Color.web("#d62728") : Color.BLACK);
+      g.setFill(hoveredIsKey && hovered == j ? FxColors.of(UiColor.LINE_HOVER) : Color.BLACK);
       g.fillText(matrix.colTokens().get(j), x1 + 6, y(j));
     }
   }

@@ -1,35 +1,36 @@
 package io.headscope.app.gui.main;
 
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.dialog.DialogService;
+import io.headscope.app.gui.dialog.FxDialogService;
+import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.grid.CategoryLegend;
 import io.headscope.app.gui.grid.ModelGridView;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.predict.PredictionsView;
+import io.headscope.app.gui.style.States;
+import io.headscope.app.render.PngFiles;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.store.ModelRepository;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import javafx.animation.PauseTransition;
 import javafx.embed.swing.SwingFXUtils;
-import javafx.geometry.Insets;
-import javafx.geometry.Orientation;
-import javafx.geometry.Pos;
+import javafx.fxml.FXML;
 import javafx.scene.Node;
 import javafx.scene.SnapshotParameters;
-import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
-import javafx.scene.control.TextInputDialog;
-import javafx.scene.control.MenuBar;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.ProgressBar;
-import javafx.scene.control.ScrollPane;
-import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
@@ -38,7 +39,6 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.FlowPane;
-import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.Duration;
@@ -53,11 +53,26 @@ public final class MainView extends BorderPane {
   private final ModelGridView grid;
   private final HeadView headView;
   private final HeadPanel headPanel;
-  private FileAsker files;
-  private final Menu analysisMenu = new Menu("Analysis");
   private final CategoryLegend legend;
-  private final TabPane leftTabs = new TabPane();
-  private final Menu exportMenu = new Menu("Export");
+  private FileAsker files;
+  private DialogService dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow());
+  /** Exports, written off the FX thread one at a time. */
+  private final BackgroundJob exports;
+  @FXML private Menu modelMenu;
+  @FXML private Menu analysisMenu;
+  @FXML private Menu exportMenu;
+  @FXML private TextField textA;
+  @FXML private TextField textB;
+  @FXML private ChoiceBox<HeadMask.Mode> modeChoice;
+  @FXML private Button allOnButton;
+  @FXML private FlowPane tokenStrip;
+  @FXML private TabPane leftTabs;
+  @FXML private SplitPane center;
+  @FXML private SplitPane right;
+  @FXML private SplitPane lower;
+  @FXML private Label modelLabel;
+  @FXML private ProgressBar progress;
+  @FXML private Label status;
 
   public MainView(MainViewModel vm, FileAsker files) {
     this.vm = vm;
@@ -67,39 +82,22 @@ public final class MainView extends BorderPane {
     this.legend = new CategoryLegend(vm);
     this.headView = new HeadView(headVm);
     this.headPanel = new HeadPanel(vm);
-
-    VBox top = new VBox(menus(), inputs(), tokenStrip());
-    setTop(top);
-
-    SplitPane right = new SplitPane();
-    right.setOrientation(Orientation.VERTICAL);
-    SplitPane lower = new SplitPane(headPanel, new PredictionsView(vm));
-    lower.setDividerPositions(0.58);
-    right.getItems().addAll(headView, lower);
-    right.setDividerPositions(0.6);
-
-    VBox gridBox = new VBox(4, gridHeader(), grid);
+    this.exports = new BackgroundJob(vm.worker(), vm::fail, "");
     VBox.setVgrow(grid, Priority.ALWAYS);
-    gridBox.setPadding(new Insets(2, 4, 2, 4));
-    Tab gridTab = new Tab("All heads", gridBox);
-    gridTab.setId("tab-grid");
-    leftTabs.getTabs().add(gridTab);
-    leftTabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
-    SplitPane center = new SplitPane(leftTabs, right);
+    ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
+        "predictions", new PredictionsView(vm.predictions())));
     center.setDividerPositions(0.47);
-    setCenter(center);
-    setBottom(statusBar());
+    right.setDividerPositions(0.6);
+    lower.setDividerPositions(0.58);
+    bindInputs();
+    bindTokenStrip();
+    bindStatusBar();
+    addModelItems();
 
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
         vm.acknowledgeError();
-        Alert alert = new Alert(Alert.AlertType.ERROR, msg);
-        alert.setHeaderText("HeadScope could not do that");
-        alert.setTitle("HeadScope");
-        if (getScene() != null) {
-          alert.initOwner(getScene().getWindow());
-        }
-        alert.show();
+        dialogs.showError(msg);
       }
     });
   }
@@ -141,6 +139,11 @@ public final class MainView extends BorderPane {
     return exportMenu;
   }
 
+  /** Replaces the error and question dialogs (tests answer them). */
+  public void setDialogService(DialogService d) {
+    dialogs = d;
+  }
+
   public void setFileAsker(FileAsker f) {
     files = f;
   }
@@ -149,75 +152,109 @@ public final class MainView extends BorderPane {
     return files;
   }
 
-  private MenuBar menus() {
-    Menu model = new Menu("Model");
+  /**
+   * The embedded models, above the folder and Hub items. One that is not built in can still be picked
+   * when the injected repository has it converted already.
+   */
+  private void addModelItems() {
+    int at = 0;
     for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
       MenuItem item = new MenuItem(e.modelName + (e.isAvailable() ? "" : " (not installed)"));
-      item.setDisable(!e.isAvailable() && !ModelRepository.standard().cacheRoot()
-          .resolve("models-v1").resolve(e.modelName).toFile().isDirectory());
+      item.setDisable(!vm.canLoad(e));
       item.setOnAction(ev -> vm.loadModel(e.modelName));
-      model.getItems().add(item);
+      modelMenu.getItems().add(at++, item);
     }
-    MenuItem folder = new MenuItem("Open Hugging Face folder…");
-    folder.setId("open-folder");
-    folder.setOnAction(e -> {
-      Path p = files.openFolder("A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
-      if (p != null) {
-        vm.loadModel(p.toString());
-      }
-    });
-    MenuItem hub = new MenuItem("Hugging Face Hub model…");
-    hub.setId("open-hub");
-    hub.setOnAction(e -> {
-      TextInputDialog ask = new TextInputDialog("textattack/bert-base-uncased-MRPC");
-      ask.setTitle("Hugging Face Hub model");
-      ask.setHeaderText("A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
-          + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.");
-      ask.setContentText("Model id:");
-      ask.showAndWait().map(String::strip).filter(id -> !id.isEmpty())
-          .ifPresent(id -> vm.loadModel(id.startsWith("hf:") ? id : "hf:" + id));
-    });
-    model.getItems().addAll(new SeparatorMenuItem(), folder, hub);
-
-    MenuItem json = new MenuItem("Attention JSON…");
-    json.setId("export-json");
-    json.setOnAction(e -> export("Attention JSON", "json", "attention.json",
-        p -> Exports.attentionJson(vm.traceProperty().get(), p)));
-    MenuItem gridPng = new MenuItem("Grid as PNG…");
-    // the legend goes above the grid in the picture too: the frame colours mean nothing without it
-    gridPng.setOnAction(e -> export("PNG", "png", "grid.png", p -> Exports.png(
-        Exports.stacked(snapshot(legend), snapshot(grid.gridNode())), p)));
-    MenuItem headPng = new MenuItem("Head view as PNG…");
-    headPng.setOnAction(e -> exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode()));
-    exportMenu.getItems().addAll(json, gridPng, headPng);
-
-    Menu heads = new Menu("Heads");
-    MenuItem toggle = new MenuItem("Switch picked heads off/on (X)");
-    toggle.setOnAction(e -> vm.toggleSelectedHeads());
-    MenuItem allOn = new MenuItem("All heads on");
-    allOn.setOnAction(e -> vm.switchAllOn());
-    heads.getItems().addAll(toggle, allOn);
-    MenuBar bar = new MenuBar(model, heads, analysisMenu, exportMenu);
-    return bar;
   }
 
-  /** Asks for a file and writes it; a failure shows the dialog and leaves nothing half-written. */
-  public void export(String what, String ext, String name, java.util.function.Consumer<Path> writer) {
+  @FXML
+  private void openFolder() {
+    Path p = files.openFolder("A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
+    if (p != null) {
+      vm.loadModel(p.toString());
+    }
+  }
+
+  @FXML
+  private void openHub() {
+    dialogs.askText("Hugging Face Hub model",
+        "A BERT on the Hugging Face Hub: owner/name, optionally @revision.\n"
+        + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.",
+        "Model id:", "textattack/bert-base-uncased-MRPC")
+        .ifPresent(id -> vm.loadModel(id.startsWith("hf:") ? id : "hf:" + id));
+  }
+
+  @FXML
+  private void toggleSelectedHeads() {
+    vm.toggleSelectedHeads();
+  }
+
+  @FXML
+  private void switchAllOn() {
+    vm.switchAllOn();
+  }
+
+  @FXML
+  private void exportJson() {
+    export("Attention JSON", "json", "attention.json", vm.traceProperty()::get, Exports::attentionJson);
+  }
+
+  @FXML
+  private void exportGridPng() {
+    // the legend goes above the grid in the picture too: the frame colours mean nothing without it
+    export("PNG", "png", "grid.png", () -> PngFiles.stacked(snapshot(legend), snapshot(grid.gridNode())),
+        PngFiles::write);
+  }
+
+  @FXML
+  private void exportHeadPng() {
+    exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode());
+  }
+
+  /**
+   * Asks for a file, takes what goes in it on the FX thread (a copy of the state, a snapshot), then
+   * writes it off the FX thread as a background job; a failure shows the dialog and leaves nothing
+   * half-written (the writers replace the file atomically).
+   */
+  public <T> void export(String what, String ext, String name, Supplier<T> content, BiConsumer<T, Path> writer) {
     Path p = files.save("Export " + what, ext, name);
     if (p == null) {
       return;
     }
+    T data;
     try {
-      writer.accept(p);
-      vm.note("Wrote " + p);
+      data = content.get();
     } catch (RuntimeException ex) {
       vm.fail(ex);
+      return;
+    }
+    boolean started = exports.start("Writing " + p + "…", -1, false, progress -> {
+      writer.accept(data, p);
+      return p;
+    }, new BackgroundJob.Outcome<Path>() {
+      @Override
+      public String done(Path written) {
+        vm.note("Wrote " + written);
+        return "Wrote " + written;
+      }
+
+      @Override
+      public String failed(Throwable error) {
+        return "Could not write " + p;
+      }
+
+      @Override
+      public String cancelled() {
+        return "Not written: " + p;
+      }
+    });
+    if (!started) {
+      vm.note("An export is still being written; try again when it is done.");
     }
   }
 
   /** Snapshots a node into a PNG (through javafx-swing's SwingFXUtils and ImageIO). */
   public void exportPng(String name, Supplier<Node> node) {
-    export("PNG", "png", name, p -> Exports.png(snapshot(node.get()), p));
+    export("PNG", "png", name, () -> snapshot(node.get()), PngFiles::write);
   }
 
   private static java.awt.image.BufferedImage snapshot(Node node) {
@@ -225,58 +262,30 @@ public final class MainView extends BorderPane {
     return SwingFXUtils.fromFXImage(img, null);
   }
 
-  private Node inputs() {
-    TextField a = new TextField();
-    a.setId("text-a");
-    a.setPromptText("Type a sentence, e.g. The cat sat on the [MASK] because it was tired.");
-    a.textProperty().bindBidirectional(vm.textAProperty());
-    TextField b = new TextField();
-    b.setId("text-b");
-    b.setPromptText("Optional second sentence (pair)");
-    b.textProperty().bindBidirectional(vm.textBProperty());
+  private void bindInputs() {
+    textA.textProperty().bindBidirectional(vm.textAProperty());
+    textB.textProperty().bindBidirectional(vm.textBProperty());
     PauseTransition pause = new PauseTransition(DEBOUNCE);
     pause.setOnFinished(e -> vm.analyse());
-    a.textProperty().addListener((o, x, y) -> pause.playFromStart());
-    b.textProperty().addListener((o, x, y) -> pause.playFromStart());
-    a.setOnAction(e -> {
-      pause.stop();
-      vm.analyse();
-    });
-    b.setOnAction(e -> {
-      pause.stop();
-      vm.analyse();
-    });
-    HBox.setHgrow(a, Priority.ALWAYS);
-    b.setPrefWidth(300);
-    ChoiceBox<HeadMask.Mode> mode = new ChoiceBox<>();
-    mode.setId("mode-choice");
-    mode.getItems().setAll(HeadMask.Mode.values());
-    mode.setValue(vm.maskProperty().get().mode());
-    mode.setTooltip(new Tooltip("How a switched-off head is removed: ZERO multiplies its attention by 0 "
-        + "(Hugging Face head_mask); UNIFORM replaces it by 1/n (Kovaleva)."));
-    mode.valueProperty().addListener((o, x, y) -> vm.setMode(y));
-    vm.maskProperty().addListener((o, x, y) -> mode.setValue(y.mode()));
-    Button allOn = new Button("All heads on");
-    allOn.setId("all-on");
-    allOn.setOnAction(e -> vm.switchAllOn());
-    allOn.disableProperty().bind(vm.maskProperty().map(HeadMask::isEmpty));
-    HBox row = new HBox(6, new Label("Sentence"), a, new Label("Pair"), b, new Label("Off mode"), mode, allOn);
-    row.setAlignment(Pos.CENTER_LEFT);
-    row.setPadding(new Insets(6, 6, 2, 6));
-    return row;
+    textA.textProperty().addListener((o, x, y) -> pause.playFromStart());
+    textB.textProperty().addListener((o, x, y) -> pause.playFromStart());
+    for (TextField field : new TextField[] {textA, textB}) {
+      field.setOnAction(e -> {
+        pause.stop();
+        vm.analyse();
+      });
+    }
+    modeChoice.getItems().setAll(HeadMask.Mode.values());
+    modeChoice.setValue(vm.maskProperty().get().mode());
+    modeChoice.valueProperty().addListener((o, x, y) -> vm.setMode(y));
+    vm.maskProperty().addListener((o, x, y) -> modeChoice.setValue(y.mode()));
+    allOnButton.disableProperty().bind(vm.maskProperty().map(HeadMask::isEmpty));
   }
 
-  private Node tokenStrip() {
-    FlowPane strip = new FlowPane(3, 3);
-    strip.setId("token-strip");
-    strip.setPadding(new Insets(2, 6, 4, 6));
-    ScrollPane scroll = new ScrollPane(strip);
-    scroll.setFitToWidth(true);
-    scroll.setPrefViewportHeight(26);
-    scroll.setMaxHeight(64);
-    scroll.setStyle("-fx-background-color: transparent;");
+  /** One chip per token, coloured by kind ([MASK], other special tokens, sentence a or b) in headscope.css. */
+  private void bindTokenStrip() {
     vm.traceProperty().addListener((o, x, t) -> {
-      strip.getChildren().clear();
+      tokenStrip.getChildren().clear();
       if (t == null) {
         return;
       }
@@ -284,43 +293,22 @@ public final class MainView extends BorderPane {
       for (int i = 0; i < t.tokens().size(); i++) {
         String tok = t.tokens().get(i);
         Label l = new Label(tok);
-        String bg = tok.equals("[MASK]") ? "#ffd8a8" : tok.startsWith("[") ? "#e0e0e0"
-            : second >= 0 && i >= second ? "#d3f0d3" : "#dbe9f7";
-        l.setStyle("-fx-background-color: " + bg + "; -fx-padding: 1 4 1 4; -fx-background-radius: 3;");
+        l.getStyleClass().add("token-chip");
+        l.pseudoClassStateChanged(States.MASK, tok.equals("[MASK]"));
+        l.pseudoClassStateChanged(States.SPECIAL, tok.startsWith("["));
+        l.pseudoClassStateChanged(States.SECOND, second >= 0 && i >= second);
         l.setTooltip(new Tooltip("token " + i + ", id " + t.encoding().ids()[i]
             + (second >= 0 ? ", segment " + (i >= second ? "b" : "a") : "")));
-        strip.getChildren().add(l);
+        tokenStrip.getChildren().add(l);
       }
     });
-    return scroll;
   }
 
-  private Node gridHeader() {
-    Label title = new Label("All heads: layers ↓, heads →");
-    title.setStyle("-fx-font-weight: bold;");
-    Label hint = new Label("click = view · × = switch off · Ctrl-click = pick several, X = switch them · L# = layer");
-    hint.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
-    VBox box = new VBox(2, title, hint, legend);
-    return box;
-  }
-
-  private Node statusBar() {
-    ProgressBar bar = new ProgressBar();
-    bar.setId("progress");
-    bar.setPrefWidth(160);
-    bar.progressProperty().bind(vm.progressProperty());
-    bar.visibleProperty().bind(vm.busyProperty());
-    Label status = new Label();
-    status.setId("status");
+  private void bindStatusBar() {
+    progress.progressProperty().bind(vm.progressProperty());
+    progress.visibleProperty().bind(vm.busyProperty());
     status.textProperty().bind(vm.statusProperty());
-    Label model = new Label();
-    model.textProperty().bind(vm.modelNameProperty());
-    model.setStyle("-fx-font-weight: bold;");
-    HBox box = new HBox(10, model, bar, status);
-    box.setAlignment(Pos.CENTER_LEFT);
-    box.setPadding(new Insets(3, 6, 3, 6));
-    box.setStyle("-fx-background-color: #f0f0f0; -fx-border-color: #ccc; -fx-border-width: 1 0 0 0;");
-    return box;
+    modelLabel.textProperty().bind(vm.modelNameProperty());
   }
 
   /** For tests: the trace shown. */

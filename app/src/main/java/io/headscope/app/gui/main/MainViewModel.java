@@ -6,6 +6,8 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.Worker;
 import io.headscope.app.gui.predict.ClassRow;
 import io.headscope.app.gui.predict.PredictionRow;
+import io.headscope.app.gui.predict.PredictionsViewModel;
+import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -42,33 +44,25 @@ import javafx.collections.FXCollections;
 public final class MainViewModel {
   static final int TOP_K = 5;
 
+  private final Session session;
   private final Worker worker;
   private final ModelRepository repository;
 
-  private final ReadOnlyObjectWrapper<BertModel> model = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyStringWrapper modelName = new ReadOnlyStringWrapper("no model");
   private final ReadOnlyIntegerWrapper layers = new ReadOnlyIntegerWrapper();
   private final ReadOnlyIntegerWrapper heads = new ReadOnlyIntegerWrapper();
   private final ReadOnlyBooleanWrapper busy = new ReadOnlyBooleanWrapper();
   private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
   private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(0);
-  private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
 
   private final StringProperty textA = new SimpleStringProperty("");
   private final StringProperty textB = new SimpleStringProperty("");
 
-  private final ReadOnlyObjectWrapper<AttentionTrace> trace = new ReadOnlyObjectWrapper<>();
-  private final ReadOnlyObjectWrapper<AttentionTrace> ablated = new ReadOnlyObjectWrapper<>();
-  private final ReadOnlyObjectWrapper<HeadMask> mask = new ReadOnlyObjectWrapper<>(HeadMask.NONE);
-  private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
-  private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
-  private final ReadOnlyListWrapper<PredictionRow> predictions =
-      new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyListWrapper<HeadScore> scores = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyObjectWrapper<Set<HeadPattern>> shownCategories =
       new ReadOnlyObjectWrapper<>(Set.of(HeadPattern.values()));
   private final HeadClassifier classifier = new HeadClassifier();
-  private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final PredictionsViewModel predictions;
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
   private long generation;
@@ -79,14 +73,32 @@ public final class MainViewModel {
   private int pending;
 
   public MainViewModel(Worker worker, ModelRepository repository) {
-    this.worker = worker;
+    this(new Session(worker), repository);
+  }
+
+  /** The main screen over a shared session; its model is loaded through {@code repository}. */
+  public MainViewModel(Session session, ModelRepository repository) {
+    this.session = session;
+    this.worker = session.worker();
     this.repository = repository;
+    this.predictions = new PredictionsViewModel(session);
+    // any screen's error also shows in the status bar
+    session.errorProperty().addListener((o, a, msg) -> {
+      if (msg != null) {
+        status.set("Error: " + msg);
+      }
+    });
+  }
+
+  /** What the other screens (sweep, corpus, head view) share with this one. */
+  public Session session() {
+    return session;
   }
 
   // --- read-only state -------------------------------------------------------------------
 
   public ReadOnlyObjectProperty<BertModel> modelProperty() {
-    return model.getReadOnlyProperty();
+    return session.modelProperty();
   }
 
   public ReadOnlyStringProperty modelNameProperty() {
@@ -116,7 +128,7 @@ public final class MainViewModel {
 
   /** The latest error for a dialog; {@link #acknowledgeError()} clears it. */
   public ReadOnlyObjectProperty<String> errorProperty() {
-    return error.getReadOnlyProperty();
+    return session.errorProperty();
   }
 
   /** The sentence (segment a); the view debounces typing before calling {@link #analyse()}. */
@@ -131,33 +143,38 @@ public final class MainViewModel {
 
   /** The intact model's trace of the current input (all heads on). */
   public ReadOnlyObjectProperty<AttentionTrace> traceProperty() {
-    return trace.getReadOnlyProperty();
+    return session.traceProperty();
   }
 
   /** The trace with the switched-off heads applied (the same object as the trace when none is off). */
   public ReadOnlyObjectProperty<AttentionTrace> ablatedProperty() {
-    return ablated.getReadOnlyProperty();
+    return session.ablatedProperty();
   }
 
   public ReadOnlyObjectProperty<HeadMask> maskProperty() {
-    return mask.getReadOnlyProperty();
+    return session.maskProperty();
   }
 
   public ReadOnlyObjectProperty<Head> selectedProperty() {
-    return selected.getReadOnlyProperty();
+    return session.selectedProperty();
   }
 
   /** Heads picked with ctrl-click for switching several at once. */
   public ReadOnlyObjectProperty<Set<Head>> selectionProperty() {
-    return selection.getReadOnlyProperty();
+    return session.selectionProperty();
+  }
+
+  /** The predictions panel's view model (it follows the session's traces). */
+  public PredictionsViewModel predictions() {
+    return predictions;
   }
 
   public ReadOnlyListProperty<PredictionRow> predictionsProperty() {
-    return predictions.getReadOnlyProperty();
+    return predictions.predictionsProperty();
   }
 
   public ReadOnlyListProperty<ClassRow> classesProperty() {
-    return classes.getReadOnlyProperty();
+    return predictions.classesProperty();
   }
 
   /** Every head's Kovaleva category, scores and statistics on the intact trace (layer-major). */
@@ -204,6 +221,23 @@ public final class MainViewModel {
     return worker;
   }
 
+  /**
+   * Whether an embedded model can be picked: its jar is on the class path, or the injected
+   * repository already holds it converted (asking the repository, which knows its cache layout; for a
+   * model not built in, {@code embedded} converts nothing and only checks the cache).
+   */
+  public boolean canLoad(ModelRepository.Embedded e) {
+    if (e.isAvailable()) {
+      return true;
+    }
+    try {
+      repository.embedded(e, io.headscope.model.store.ProgressListener.NONE);
+      return true;
+    } catch (HeadScopeException notCached) {
+      return false;
+    }
+  }
+
   // --- commands --------------------------------------------------------------------------
 
   /** Loads an embedded model by name or a Hugging Face folder; on failure the previous model stays. */
@@ -225,16 +259,15 @@ public final class MainViewModel {
       @Override
       public void done(BertModel loaded) {
         end();
-        BertModel old = model.get();
-        model.set(loaded);
+        BertModel old = session.model();
+        session.setModel(loaded);
         modelName.set(loaded.name());
         layers.set(loaded.config().numHiddenLayers());
         heads.set(loaded.config().numAttentionHeads());
-        mask.set(HeadMask.NONE.withMode(mask.get().mode()));
-        selection.set(Set.of());
-        selected.set(new Head(0, 0));
-        trace.set(null);
-        ablated.set(null);
+        session.setMask(HeadMask.NONE.withMode(session.mask().mode()));
+        session.setSelection(Set.of());
+        session.select(new Head(0, 0));
+        session.setTraces(null, null);
         if (old != null) {
           worker.submit(pr -> {
             old.close();
@@ -258,7 +291,7 @@ public final class MainViewModel {
 
   /** Runs the model on the current input (intact, and with the switched-off heads). */
   public void analyse() {
-    BertModel m = model.get();
+    BertModel m = session.model();
     String a = textA.get() == null ? "" : textA.get().strip();
     String b = textB.get() == null ? "" : textB.get().strip();
     if (m == null) {
@@ -266,16 +299,13 @@ public final class MainViewModel {
     }
     long gen = ++generation;
     if (a.isEmpty()) {
-      trace.set(null);
-      ablated.set(null);
+      session.setTraces(null, null);
       scores.clear();
-      predictions.clear();
-      classes.clear();
       status.set("Type a sentence above; use [MASK] to see predictions.");
       return;
     }
-    HeadMask currentMask = mask.get();
-    AttentionTrace cached = trace.get();
+    HeadMask currentMask = session.mask();
+    AttentionTrace cached = session.trace();
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…", -1);
     worker.submit(p -> {
@@ -293,10 +323,7 @@ public final class MainViewModel {
       }
       this.cachedScores = res.scores();
       scores.setAll(res.scores());
-      trace.set(r[0]);
-      ablated.set(r[1]);
-      predictions.setAll(PredictionRow.of(r[0], r[1]));
-      classes.setAll(ClassRow.of(r[0], r[1], m.hasClassifier() ? m.classLabels() : List.of()));
+      session.setTraces(r[0], r[1]);
       Encoding e = r[0].encoding();
       status.set(e.length() + " tokens" + (e.wasTruncated()
           ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
@@ -317,26 +344,26 @@ public final class MainViewModel {
 
   /** Shows this head in the head view and the panels. */
   public void select(Head h) {
-    selected.set(h);
+    session.select(h);
   }
 
   /** Adds or removes a head from the multi-selection (ctrl-click). */
   public void toggleInSelection(Head h) {
-    Set<Head> next = new TreeSet<>(selection.get());
+    Set<Head> next = new TreeSet<>(session.selection());
     if (!next.remove(h)) {
       next.add(h);
     }
-    selection.set(Set.copyOf(next));
-    selected.set(h);
+    session.setSelection(Set.copyOf(next));
+    session.select(h);
   }
 
   public void clearSelection() {
-    selection.set(Set.of());
+    session.setSelection(Set.of());
   }
 
   /** Switches one head off, or back on. */
   public void toggleHead(Head h) {
-    setMask(mask.get().toggled(h));
+    setMask(session.mask().toggled(h));
   }
 
   /**
@@ -344,7 +371,7 @@ public final class MainViewModel {
    * With nothing multi-selected, acts on the selected head.
    */
   public void toggleSelectedHeads() {
-    Set<Head> heads = selection.get().isEmpty() && selected.get() != null ? Set.of(selected.get()) : selection.get();
+    Set<Head> heads = session.selection().isEmpty() && session.selected() != null ? Set.of(session.selected()) : session.selection();
     toggleAll(heads);
   }
 
@@ -361,28 +388,28 @@ public final class MainViewModel {
     if (hs.isEmpty()) {
       return;
     }
-    Set<Head> next = new TreeSet<>(mask.get().off());
+    Set<Head> next = new TreeSet<>(session.mask().off());
     if (next.containsAll(hs)) {
       next.removeAll(hs);
     } else {
       next.addAll(hs);
     }
-    setMask(new HeadMask(next, mask.get().mode()));
+    setMask(new HeadMask(next, session.mask().mode()));
   }
 
   public void switchAllOn() {
-    setMask(new HeadMask(Set.of(), mask.get().mode()));
+    setMask(new HeadMask(Set.of(), session.mask().mode()));
   }
 
   public void setMode(HeadMask.Mode mode) {
-    setMask(mask.get().withMode(mode));
+    setMask(session.mask().withMode(mode));
   }
 
   private void setMask(HeadMask next) {
-    if (Objects.equals(next, mask.get())) {
+    if (Objects.equals(next, session.mask())) {
       return;
     }
-    mask.set(next);
+    session.setMask(next);
     analyse();
   }
 
@@ -392,25 +419,17 @@ public final class MainViewModel {
   }
 
   public void acknowledgeError() {
-    error.set(null);
+    session.acknowledgeError();
   }
 
   /** Reports a problem from the view (e.g. an export) the same way as model errors. */
   public void fail(Throwable e) {
-    error.set(message(e));
-    status.set("Error: " + message(e));
+    session.fail(e);
   }
 
-  /** A one-line message: a HeadScopeException's own text, anything else named as unexpected. */
+  /** A one-line message for a person ({@link Session#message}). */
   public static String message(Throwable e) {
-    Throwable c = e;
-    while (!(c instanceof HeadScopeException) && c.getCause() != null) {
-      c = c.getCause();
-    }
-    if (c instanceof HeadScopeException) {
-      return c.getMessage();
-    }
-    return "Unexpected error: " + e;
+    return Session.message(e);
   }
 
   private void begin(String what, double fraction) {

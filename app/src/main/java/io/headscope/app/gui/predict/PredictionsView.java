@@ -1,10 +1,11 @@
 package io.headscope.app.gui.predict;
 
-import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.util.List;
 import javafx.collections.ListChangeListener;
-import javafx.geometry.Insets;
+import javafx.fxml.FXML;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.GridPane;
@@ -12,40 +13,33 @@ import javafx.scene.layout.VBox;
 
 /** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
 public final class PredictionsView extends ScrollPane {
-  private final MainViewModel vm;
-  private final VBox box = new VBox(8);
+  private final PredictionsViewModel vm;
+  @FXML private VBox rows;
 
-  public PredictionsView(MainViewModel vm) {
+  public PredictionsView(PredictionsViewModel vm) {
     this.vm = vm;
-    setId("predictions");
-    box.setPadding(new Insets(6));
-    setContent(box);
-    setFitToWidth(true);
+    ViewLoader.load(this);
     vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> refresh());
     vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
-    vm.traceProperty().addListener((o, a, b) -> refresh());
+    vm.emptyHintProperty().addListener((o, a, b) -> refresh());
     refresh();
   }
 
   private void refresh() {
+    VBox box = rows;
     box.getChildren().clear();
-    Label head = new Label("Predictions");
-    head.setStyle("-fx-font-weight: bold;");
-    box.getChildren().add(head);
-    List<PredictionRow> rows = vm.predictionsProperty();
-    if (rows.isEmpty() && vm.classesProperty().isEmpty()) {
-      var m = vm.modelProperty().get();
-      Label hint = new Label(m != null && !m.hasMaskedLmHead()
-          ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+    List<PredictionRow> predictions = vm.predictionsProperty();
+    if (predictions.isEmpty() && vm.classesProperty().isEmpty()) {
+      Label hint = new Label(vm.emptyHintProperty().get());
       hint.setWrapText(true);
       box.getChildren().add(hint);
     }
-    for (PredictionRow r : rows) {
+    for (PredictionRow r : predictions) {
       GridPane g = new GridPane();
       g.setHgap(10);
       g.setVgap(1);
       Label t = new Label(r.title() + (r.changed() ? "  —  before → after" : ""));
-      t.setStyle("-fx-font-weight: bold;");
+      t.getStyleClass().add("hs-heading");
       g.add(t, 0, 0, 4, 1);
       for (int k = 0; k < r.before().size(); k++) {
         TokenProbability b = r.before().get(k);
@@ -54,7 +48,8 @@ public final class PredictionsView extends ScrollPane {
         if (r.changed() && k < r.after().size()) {
           TokenProbability a = r.after().get(k);
           Label al = new Label("→  " + a.token() + "  " + PredictionRow.percent(a.probability()));
-          al.setStyle(a.token().equals(b.token()) ? "" : "-fx-text-fill: #d62728; -fx-font-weight: bold;");
+          al.getStyleClass().add("prediction-after");
+          al.pseudoClassStateChanged(States.CHANGED, !a.token().equals(b.token()));
           al.setId("after-" + r.title().replaceAll("\\D", "") + "-" + (k + 1));
           g.add(al, 2, k + 1);
         }
@@ -62,13 +57,13 @@ public final class PredictionsView extends ScrollPane {
       Label s = new Label(r.summary());
       s.setId("summary-" + r.title().replaceAll("\\D", ""));
       s.setWrapText(true);
-      s.setStyle("-fx-text-fill: #444;");
+      s.getStyleClass().add("prediction-summary");
       g.add(s, 0, r.before().size() + 1, 4, 1);
       box.getChildren().add(g);
     }
     if (!vm.classesProperty().isEmpty()) {
       Label c = new Label("Classifier");
-      c.setStyle("-fx-font-weight: bold;");
+      c.getStyleClass().add("hs-heading");
       box.getChildren().add(c);
       for (ClassRow r : vm.classesProperty()) {
         box.getChildren().add(new Label(r.label() + ": " + PredictionRow.percent(r.before())

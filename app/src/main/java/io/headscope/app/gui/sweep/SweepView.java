@@ -1,10 +1,10 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.gui.render.Palette;
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
-import javafx.geometry.Insets;
-import javafx.geometry.Pos;
+import javafx.fxml.FXML;
 import javafx.geometry.VPos;
 import javafx.scene.Node;
 import javafx.scene.canvas.Canvas;
@@ -14,8 +14,6 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
-import javafx.scene.layout.HBox;
-import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
@@ -27,50 +25,32 @@ public final class SweepView extends VBox {
   private static final double TOP = 20;
   private static final double GAP = 12;
   private final SweepViewModel vm;
-  private final Canvas canvas = new Canvas(400, 400);
-  private final Label hover = new Label(" ");
   private double cell = 30;
-  private final HBox toolbar;
+  @FXML private Button runButton;
+  @FXML private Button cancelButton;
+  @FXML private Button exportButton;
+  private Runnable exportCsv = () -> { };
+  @FXML private ProgressBar progressBar;
+  @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
+  @FXML private Label statusLabel;
+  @FXML private Label inputLabel;
+  @FXML private ScrollPane scroll;
+  @FXML private Canvas canvas;
+  @FXML private Label hover;
 
   public SweepView(SweepViewModel vm) {
     this.vm = vm;
-    setId("sweep-view");
-    setSpacing(4);
-    setPadding(new Insets(4));
-    Button run = new Button("Run sweep");
-    run.setId("sweep-run");
-    run.disableProperty().bind(vm.runningProperty());
-    run.setOnAction(e -> vm.run());
-    Button cancel = new Button("Cancel");
-    cancel.setId("sweep-cancel");
-    cancel.disableProperty().bind(vm.runningProperty().not());
-    cancel.setOnAction(e -> vm.cancel());
-    ProgressBar bar = new ProgressBar();
-    bar.progressProperty().bind(vm.progressProperty());
-    bar.visibleProperty().bind(vm.runningProperty());
-    bar.managedProperty().bind(bar.visibleProperty());
-    run.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-    cancel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-    ChoiceBox<SweepViewModel.Metric> metric = new ChoiceBox<>();
-    metric.getItems().setAll(SweepViewModel.Metric.values());
-    metric.valueProperty().bindBidirectional(vm.metricProperty());
-    Label show = new Label("Show");
-    show.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-    HBox bar1 = new HBox(6, run, cancel, bar, show, metric);
-    toolbar = bar1;
-    bar1.setAlignment(Pos.CENTER_LEFT);
-    Label status = new Label();
-    status.setWrapText(true);
-    status.setId("sweep-status");
-    status.textProperty().bind(vm.statusProperty());
-    Label input = new Label();
-    input.setWrapText(true);
-    input.setStyle("-fx-text-fill: #555; -fx-font-size: 11px;");
-    input.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
-    ScrollPane scroll = new ScrollPane(canvas);
-    VBox.setVgrow(scroll, Priority.ALWAYS);
-    getChildren().addAll(bar1, status, input, scroll, hover);
-    canvas.setId("sweep-canvas");
+    ViewLoader.load(this);
+    runButton.disableProperty().bind(vm.runningProperty());
+    cancelButton.disableProperty().bind(vm.runningProperty().not());
+    progressBar.progressProperty().bind(vm.progressProperty());
+    progressBar.visibleProperty().bind(vm.runningProperty());
+    progressBar.managedProperty().bind(progressBar.visibleProperty());
+    exportButton.disableProperty().bind(vm.resultProperty().isNull());
+    metricChoice.getItems().setAll(SweepViewModel.Metric.values());
+    metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
+    statusLabel.textProperty().bind(vm.statusProperty());
+    inputLabel.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
     canvas.setOnMouseMoved(e -> {
       int[] lh = cellAt(e.getX(), e.getY());
       hover.setText(lh == null ? " " : vm.describe(lh[0], lh[1]));
@@ -92,6 +72,16 @@ public final class SweepView extends VBox {
       redraw();
     });
     redraw();
+  }
+
+  @FXML
+  private void run() {
+    vm.run();
+  }
+
+  @FXML
+  private void cancel() {
+    vm.cancel();
   }
 
   /** {layer, head} under a point, head -1 for the whole-layer column; null outside. */
@@ -149,10 +139,10 @@ public final class SweepView extends VBox {
         }
         double v = vm.value(l, h);
         double max = h < 0 ? maxLayer : maxHead;
-        int argb = signed ? Palette.diverging(v, max) : Palette.argb(v, max);
+
         double x = h < 0 ? LEFT + r.heads() * cell + GAP : LEFT + h * cell;
         double y = TOP + l * cell;
-        g.setFill(Color.rgb((argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF));
+        g.setFill(signed ? FxColors.diverging(v, max) : FxColors.scale(v, max));
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 28) {
           g.setFill(Math.abs(v) > 0.6 * max ? Color.WHITE : Color.BLACK);
@@ -173,9 +163,14 @@ public final class SweepView extends VBox {
     }
   }
 
-  /** Adds a button at the end of the toolbar (exports, wired by the app). */
-  public void addToolbarButton(Button b) {
-    toolbar.getChildren().add(b);
+  /** What the Export CSV button does (the app writes the file where the user says). */
+  public void setOnExportCsv(Runnable action) {
+    exportCsv = action;
+  }
+
+  @FXML
+  private void exportCsv() {
+    exportCsv.run();
   }
 
   /** The node a PNG export snapshots. */

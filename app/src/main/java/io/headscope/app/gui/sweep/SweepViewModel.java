@@ -1,7 +1,7 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.gui.exec.Worker;
-import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -10,9 +10,7 @@ import io.headscope.model.ablation.AblationSweep;
 import java.util.Locale;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
-import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
-import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -41,21 +39,17 @@ public final class SweepViewModel {
     }
   }
 
-  private final MainViewModel main;
-  private final Worker worker;
+  private final Session session;
   private final ReadOnlyObjectWrapper<AblationResult> result = new ReadOnlyObjectWrapper<>();
-  private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
-  private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper();
-  private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(
-      "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
+  private final BackgroundJob job;
   private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.LOGPROB);
   private final ReadOnlyStringWrapper input = new ReadOnlyStringWrapper("");
-  private Worker.Job job;
 
-  public SweepViewModel(MainViewModel main) {
-    this.main = main;
-    this.worker = main.worker();
-    main.modelProperty().addListener((o, a, b) -> {
+  public SweepViewModel(Session session) {
+    this.session = session;
+    this.job = new BackgroundJob(session.worker(), session::fail,
+        "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
+    session.modelProperty().addListener((o, a, b) -> {
       cancel();
       result.set(null);
     });
@@ -66,15 +60,15 @@ public final class SweepViewModel {
   }
 
   public ReadOnlyBooleanProperty runningProperty() {
-    return running.getReadOnlyProperty();
+    return job.runningProperty();
   }
 
   public ReadOnlyDoubleProperty progressProperty() {
-    return progress.getReadOnlyProperty();
+    return job.progressProperty();
   }
 
   public ReadOnlyStringProperty statusProperty() {
-    return status.getReadOnlyProperty();
+    return job.statusProperty();
   }
 
   /** The sentence the shown result belongs to. */
@@ -88,64 +82,47 @@ public final class SweepViewModel {
 
   /** Runs the sweep on the current input in the current switch-off mode. */
   public void run() {
-    BertModel m = main.modelProperty().get();
-    AttentionTrace t = main.traceProperty().get();
-    if (m == null || t == null || running.get()) {
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
+    if (m == null || t == null || job.isRunning()) {
       if (t == null) {
-        status.set("Type a sentence first.");
+        job.say("Type a sentence first.");
       }
       return;
     }
     if (!m.hasMaskedLmHead()) {
-      main.fail(new io.headscope.model.HeadScopeException(
+      session.fail(new io.headscope.model.HeadScopeException(
           "The sweep measures masked-LM predictions, and " + m.name() + " has no masked-LM head."));
       return;
     }
-    var options = new AblationSweep.Options(main.maskProperty().get().mode(), true, 0);
+    var options = new AblationSweep.Options(session.mask().mode(), true, 0);
     String sentence = String.join(" ", t.tokens());
-    running.set(true);
-    progress.set(0);
-    status.set("Sweeping " + t.layers() * t.heads() + " heads…");
-    job = worker.submit(p -> new AblationSweep(m).run(java.util.List.of(t.encoding()), options,
-        p::update, p::isCancelled), new Worker.Listener<AblationResult>() {
+    job.start("Sweeping " + t.layers() * t.heads() + " heads…", 0, false,
+        p -> new AblationSweep(m).run(java.util.List.of(t.encoding()), options, p::update, p::isCancelled),
+        new BackgroundJob.Outcome<AblationResult>() {
           @Override
-          public void progress(String message, double fraction) {
-            if (running.get()) {
-              progress.set(fraction);
-            }
-          }
-
-          @Override
-          public void done(AblationResult r) {
-            running.set(false);
+          public String done(AblationResult r) {
             result.set(r);
             input.set(sentence);
-            progress.set(1);
-            status.set(String.format(Locale.ROOT,
+            return String.format(Locale.ROOT,
                 "%d position(s) probed; intact log-prob %.3f, accuracy %.0f%%. Red: removing the head hurt; blue: it helped. Click a cell to view the head.",
-                r.positions(), r.baselineLogprob(), 100 * r.baselineAccuracy()));
+                r.positions(), r.baselineLogprob(), 100 * r.baselineAccuracy());
           }
 
           @Override
-          public void failed(Throwable e) {
-            running.set(false);
-            status.set("Sweep failed.");
-            main.fail(e);
+          public String failed(Throwable e) {
+            return "Sweep failed.";
           }
 
           @Override
-          public void cancelled() {
-            running.set(false);
-            progress.set(0);
-            status.set("Sweep cancelled; nothing changed.");
+          public String cancelled() {
+            return "Sweep cancelled; nothing changed.";
           }
         });
   }
 
   public void cancel() {
-    if (job != null && running.get()) {
-      job.cancel();
-    }
+    job.cancel();
   }
 
   /** The value of a cell under the current metric; {@code head == -1} is the whole layer. */
@@ -177,7 +154,7 @@ public final class SweepViewModel {
   /** Clicking a head's cell selects it in the main view. */
   public void select(int layer, int head) {
     if (head >= 0) {
-      main.select(new Head(layer, head));
+      session.select(new Head(layer, head));
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.render;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;

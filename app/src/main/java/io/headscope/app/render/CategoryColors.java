@@ -1,4 +1,4 @@
-package io.headscope.app.gui.render;
+package io.headscope.app.render;
 
 import io.headscope.analysis.heads.HeadPattern;
 
@@ -9,6 +9,7 @@ import io.headscope.analysis.heads.HeadPattern;
 public final class CategoryColors {
   private CategoryColors() {}
 
+  /** 0xRRGGBB. */
   public static int rgb(HeadPattern p) {
     return switch (p) {
       case VERTICAL -> 0x1F77B4;          // blue
@@ -19,12 +20,8 @@ public final class CategoryColors {
     };
   }
 
-  public static javafx.scene.paint.Color fx(HeadPattern p) {
-    int c = rgb(p);
-    return javafx.scene.paint.Color.rgb((c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF);
-  }
-
-  public static java.awt.Color awt(HeadPattern p) {
-    return new java.awt.Color(rgb(p));
+  /** The stylesheet's name for it: {@code category-vertical}, {@code category-vertical-diagonal}... */
+  public static String cssName(HeadPattern p) {
+    return "category-" + p.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 }

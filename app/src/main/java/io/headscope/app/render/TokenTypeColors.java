@@ -1,19 +1,24 @@
-package io.headscope.app.gui.render;
+package io.headscope.app.render;
 
 import io.headscope.analysis.heads.TokenType;
-import javafx.scene.paint.Color;
 
 /** One colour per Clark token type, shared by every token-type chart; none is a category colour. */
 public final class TokenTypeColors {
   private TokenTypeColors() {}
 
-  public static Color fx(TokenType t) {
+  /** 0xRRGGBB. */
+  public static int rgb(TokenType t) {
     return switch (t) {
-      case CLS -> Color.web("#8c564b");   // brown
-      case SEP -> Color.web("#e377c2");   // pink
-      case PUNCT -> Color.web("#7f7f7f"); // grey
-      case OTHER -> Color.web("#dbdb8d"); // pale olive
+      case CLS -> 0x8C564B;   // brown
+      case SEP -> 0xE377C2;   // pink
+      case PUNCT -> 0x7F7F7F; // grey
+      case OTHER -> 0xDBDB8D; // pale olive
     };
+  }
+
+  /** The stylesheet's name for it: {@code token-type-cls}... */
+  public static String cssName(TokenType t) {
+    return "token-type-" + t.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** How a token type is named on screen. */

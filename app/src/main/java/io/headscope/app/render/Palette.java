@@ -1,4 +1,9 @@
-package io.headscope.app.gui.render;
+package io.headscope.app.render;
+
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.TokenType;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The colour scale every heatmap uses, as ARGB ints so the window (WritableImage) and the headless
@@ -8,6 +13,37 @@ public final class Palette {
   private static final int[] STOPS = {0xFFFFFFFF, 0xFFC6DBEF, 0xFF6BAED6, 0xFF2171B5, 0xFF08306B};
 
   private Palette() {}
+
+  /**
+   * Every named colour (categories, token types, {@link UiColor}s) by its looked-up colour name
+   * ({@code -hs-category-vertical}, {@code -hs-off}...), in a stable order: the window turns this into
+   * a small stylesheet read before headscope.css, so the stylesheet uses the colours without
+   * repeating them.
+   */
+  public static Map<String, Integer> lookedUpColors() {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (HeadPattern p : HeadPattern.values()) {
+      out.put("-hs-" + CategoryColors.cssName(p), CategoryColors.rgb(p));
+    }
+    for (TokenType t : TokenType.values()) {
+      out.put("-hs-" + TokenTypeColors.cssName(t), TokenTypeColors.rgb(t));
+    }
+    for (UiColor c : UiColor.values()) {
+      out.put("-hs-" + c.cssName(), c.rgb());
+    }
+    return out;
+  }
+
+  /** The largest value: thumbnails use their own scale so weak structure stays visible. */
+  public static double max(float[][] m) {
+    double max = 0;
+    for (float[] row : m) {
+      for (float v : row) {
+        max = Math.max(max, v);
+      }
+    }
+    return max;
+  }
 
   /** The colour of {@code v} on a scale 0..max (values outside are clamped). */
   public static int argb(double v, double max) {

@@ -1,5 +1,6 @@
-package io.headscope.app.gui.render;
+package io.headscope.app.gui.style;
 
+import io.headscope.app.render.Palette;
 import javafx.scene.image.PixelFormat;
 import javafx.scene.image.WritableImage;
 
@@ -9,13 +10,7 @@ public final class FxImages {
 
   /** The largest value: thumbnails use their own scale so weak structure stays visible. */
   public static double max(float[][] m) {
-    double max = 0;
-    for (float[] row : m) {
-      for (float v : row) {
-        max = Math.max(max, v);
-      }
-    }
-    return max;
+    return Palette.max(m);
   }
 
   public static WritableImage heatmap(float[][] m, double max, boolean dimmed) {

@@ -1,7 +1,6 @@
-package io.headscope.app.gui.render;
+package io.headscope.app.render;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.head.HeadMatrix;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -21,7 +20,7 @@ import java.util.function.Function;
  * (JavaFX's offscreen Monocle does not run on Java 17), so PNGs can be made on a server.
  */
 public final class Java2DRenderer {
-  private static final Color OFF = new Color(0xD6, 0x27, 0x28);
+  private static final Color OFF = AwtColors.of(UiColor.OFF);
 
   private Java2DRenderer() {}
 
@@ -53,10 +52,10 @@ public final class Java2DRenderer {
         Head head = new Head(l, h);
         int x = left + h * cell;
         HeadPattern p = category == null ? null : category.apply(head);
-        g.setColor(p == null ? new Color(0xB0B0B0) : CategoryColors.awt(p));
+        g.setColor(p == null ? AwtColors.of(UiColor.UNKNOWN) : AwtColors.category(p));
         g.fillRect(x, y, thumb + 6, thumb + 6);
         float[][] m = t.map(head);
-        int[] px = Palette.pixels(m, FxMax.max(m));
+        int[] px = Palette.pixels(m, Palette.max(m));
         boolean off = mask.isOff(head);
         drawPixels(g, off ? Palette.dimmed(px) : px, m.length, m.length, x + 3, y + 3, thumb, thumb);
         if (off) {
@@ -88,7 +87,7 @@ public final class Java2DRenderer {
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     int x = 8;
     for (HeadPattern p : HeadPattern.values()) {
-      g.setColor(CategoryColors.awt(p));
+      g.setColor(AwtColors.category(p));
       g.fillRect(x, y + 2, 14, 14);
       g.setColor(Color.BLACK);
       String s = p.label() + " " + counts[p.ordinal()];
@@ -128,7 +127,7 @@ public final class Java2DRenderer {
     }
     int sy = label + m.rows() * cellSize + 16;
     for (int x = 0; x < 150; x++) {
-      g.setColor(new Color(Palette.argb(x / 149.0 * m.max(), m.max())));
+      g.setColor(AwtColors.scale(x / 149.0 * m.max(), m.max()));
       g.fillRect(label + x, sy, 1, 14);
     }
     g.setColor(Color.BLACK);
@@ -154,18 +153,5 @@ public final class Java2DRenderer {
     BufferedImage cells = new BufferedImage(cols, rows, BufferedImage.TYPE_INT_ARGB);
     cells.setRGB(0, 0, cols, rows, px, 0, cols);
     g.drawImage(cells, x, y, w, h, null);
-  }
-
-  /** The per-map maximum the thumbnails use (kept here so the renderer needs no JavaFX class). */
-  private static final class FxMax {
-    static double max(float[][] m) {
-      double max = 0;
-      for (float[] row : m) {
-        for (float v : row) {
-          max = Math.max(max, v);
-        }
-      }
-      return max;
-    }
   }
 }

@@ -1,0 +1,148 @@
+package io.headscope.app.gui.exec;
+
+import java.util.function.Consumer;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+
+/**
+ * One long job of a screen (a sweep, a corpus run, an export) on the {@link Worker}: whether it runs,
+ * its progress, its status line, Cancel, and where its error goes. One job at a time: starting while
+ * one runs is ignored. State changes on the UI thread only (the worker's promise).
+ */
+public final class BackgroundJob {
+
+  /** What the screen says when the job ends; the result itself is the screen's to keep. */
+  public interface Outcome<T> {
+    /** @return the status line after success */
+    String done(T result);
+
+    /** @return the status line after a failure (the error also goes to the error handler) */
+    String failed(Throwable error);
+
+    /** @return the status line after Cancel */
+    String cancelled();
+  }
+
+  private final Worker worker;
+  private final Consumer<Throwable> errors;
+  private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper();
+  private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper();
+  private final ReadOnlyStringWrapper status;
+  private Worker.Job job;
+  /** Set by Cancel; the work sees it at its next check even before the worker handed out the job. */
+  private volatile boolean cancelRequested;
+
+  /**
+   * @param errors hears failures (the app shows them in a dialog)
+   * @param idleStatus the status line before the first run
+   */
+  public BackgroundJob(Worker worker, Consumer<Throwable> errors, String idleStatus) {
+    this.worker = worker;
+    this.errors = errors;
+    this.status = new ReadOnlyStringWrapper(idleStatus);
+  }
+
+  public ReadOnlyBooleanProperty runningProperty() {
+    return running.getReadOnlyProperty();
+  }
+
+  /** 0..1 while running, -1 when the length is unknown; 1 after success, 0 after cancel or failure. */
+  public ReadOnlyDoubleProperty progressProperty() {
+    return progress.getReadOnlyProperty();
+  }
+
+  public ReadOnlyStringProperty statusProperty() {
+    return status.getReadOnlyProperty();
+  }
+
+  public boolean isRunning() {
+    return running.get();
+  }
+
+  /** A status line outside a run (e.g. why it cannot start). */
+  public void say(String message) {
+    status.set(message);
+  }
+
+  /**
+   * Starts the work unless a job is running.
+   *
+   * @param startStatus the status line at once
+   * @param messages whether the work's progress messages replace the status line while it runs
+   * @return whether it started
+   */
+  public <T> boolean start(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
+      Outcome<T> outcome) {
+    if (running.get()) {
+      return false;
+    }
+    cancelRequested = false;
+    running.set(true);
+    progress.set(startProgress);
+    status.set(startStatus);
+    worker.submit(p -> work.run(new Worker.Progress() {
+      @Override
+      public void update(String message, double fraction) {
+        p.update(message, fraction);
+      }
+
+      @Override
+      public boolean isCancelled() {
+        return cancelRequested || p.isCancelled();
+      }
+    }), new Worker.Listener<T>() {
+      @Override
+      public void started(Worker.Job j) {
+        job = j;
+      }
+
+      @Override
+      public void progress(String message, double fraction) {
+        if (running.get()) {
+          progress.set(fraction);
+          if (messages) {
+            status.set(message);
+          }
+        }
+      }
+
+      @Override
+      public void done(T result) {
+        finish(1, outcome.done(result));
+      }
+
+      @Override
+      public void failed(Throwable error) {
+        finish(0, outcome.failed(error));
+        errors.accept(error);
+      }
+
+      @Override
+      public void cancelled() {
+        finish(0, outcome.cancelled());
+      }
+    });
+    return true;
+  }
+
+  /** Asks the running job to stop; it ends as cancelled at its next check, changing nothing. */
+  public void cancel() {
+    if (running.get()) {
+      cancelRequested = true;
+      if (job != null) {
+        job.cancel();
+      }
+    }
+  }
+
+  private void finish(double fraction, String message) {
+    running.set(false);
+    job = null;
+    progress.set(fraction);
+    status.set(message);
+  }
+}

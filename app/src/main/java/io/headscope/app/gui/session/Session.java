@@ -1,0 +1,135 @@
+package io.headscope.app.gui.session;
+
+import io.headscope.app.gui.exec.Worker;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
+import java.util.Set;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+
+/**
+ * What every screen shares: the loaded model, the traces of the current input (intact and with heads
+ * switched off), the switches, the selected head and the picked heads, the worker that runs model
+ * calls, and the latest error. The main view model writes the model, traces and switches; any screen
+ * may select a head or report an error. No controls, no dialogs: the app shows errors
+ * (through its DialogService).
+ */
+public final class Session {
+  private final Worker worker;
+  private final ReadOnlyObjectWrapper<BertModel> model = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<AttentionTrace> trace = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<AttentionTrace> ablated = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<HeadMask> mask = new ReadOnlyObjectWrapper<>(HeadMask.NONE);
+  private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
+  private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
+
+  public Session(Worker worker) {
+    this.worker = worker;
+  }
+
+  /** Runs every model call (one at a time: a model serves one call at a time). */
+  public Worker worker() {
+    return worker;
+  }
+
+  public ReadOnlyObjectProperty<BertModel> modelProperty() {
+    return model.getReadOnlyProperty();
+  }
+
+  public BertModel model() {
+    return model.get();
+  }
+
+  public void setModel(BertModel m) {
+    model.set(m);
+  }
+
+  /** The intact model's trace of the current input (all heads on). */
+  public ReadOnlyObjectProperty<AttentionTrace> traceProperty() {
+    return trace.getReadOnlyProperty();
+  }
+
+  public AttentionTrace trace() {
+    return trace.get();
+  }
+
+  /** The trace with the switched-off heads applied (the same object as the trace when none is off). */
+  public ReadOnlyObjectProperty<AttentionTrace> ablatedProperty() {
+    return ablated.getReadOnlyProperty();
+  }
+
+  /** Sets both traces of one input together. */
+  public void setTraces(AttentionTrace intact, AttentionTrace withHeadsOff) {
+    trace.set(intact);
+    ablated.set(withHeadsOff);
+  }
+
+  /** The heads switched off and how (the next traces use it). */
+  public ReadOnlyObjectProperty<HeadMask> maskProperty() {
+    return mask.getReadOnlyProperty();
+  }
+
+  public HeadMask mask() {
+    return mask.get();
+  }
+
+  public void setMask(HeadMask m) {
+    mask.set(m);
+  }
+
+  /** The head the head view and panels show. */
+  public ReadOnlyObjectProperty<Head> selectedProperty() {
+    return selected.getReadOnlyProperty();
+  }
+
+  public Head selected() {
+    return selected.get();
+  }
+
+  public void select(Head h) {
+    selected.set(h);
+  }
+
+  /** Heads picked with Ctrl-click for switching several at once. */
+  public ReadOnlyObjectProperty<Set<Head>> selectionProperty() {
+    return selection.getReadOnlyProperty();
+  }
+
+  public Set<Head> selection() {
+    return selection.get();
+  }
+
+  public void setSelection(Set<Head> heads) {
+    selection.set(Set.copyOf(heads));
+  }
+
+  /** The latest problem, as one line for a person; {@link #acknowledgeError()} clears it. */
+  public ReadOnlyObjectProperty<String> errorProperty() {
+    return error.getReadOnlyProperty();
+  }
+
+  /** Reports a problem from any screen (model call, sweep, corpus run, export). */
+  public void fail(Throwable e) {
+    error.set(message(e));
+  }
+
+  public void acknowledgeError() {
+    error.set(null);
+  }
+
+  /** A one-line message: a HeadScopeException's own text, anything else named as unexpected. */
+  public static String message(Throwable e) {
+    Throwable c = e;
+    while (!(c instanceof HeadScopeException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    if (c instanceof HeadScopeException) {
+      return c.getMessage();
+    }
+    return "Unexpected error: " + e;
+  }
+}
