@@ -11,6 +11,7 @@ import io.headscope.model.HeadScopeException;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.RawSafetensors;
 import io.headscope.model.testing.TinyBert;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -228,6 +229,43 @@ class BadCheckpointTest {
       assertThatThrownBy(() -> BertModel.load(repo.folder(broken))).isInstanceOf(HeadScopeException.class);
       Maps.assertRowsAreDistributions(good.trace(good.encode("the cat sat", null)), 1e-5);
     }
+  }
+
+  @Test
+  void nanWeightIsRefusedNamingTheFileAndTensor() {
+    TinyBert.create(2, 4, 21).edit("encoder.layer.1.attention.self.value.weight", d -> d[7] = Float.NaN)
+        .writeTo(dir);
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("model.safetensors").toString())
+        .hasMessageContaining("bert.encoder.layer.1.attention.self.value.weight")
+        .hasMessageContaining("NaN at element 7");
+  }
+
+  @Test
+  void infiniteWeightIsRefusedNamingTheFileAndTensor() {
+    TinyBert.create(2, 4, 21).edit("embeddings.LayerNorm.bias", d -> d[15] = Float.NEGATIVE_INFINITY).writeTo(dir);
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("model.safetensors").toString())
+        .hasMessageContaining("bert.embeddings.LayerNorm.bias")
+        .hasMessageContaining("-Infinity at element 15");
+  }
+
+  @Test
+  void infinityInAFloat16CheckpointIsRefused() {
+    Path w = dir.resolve("model.safetensors");
+    TinyBert.create(2, 4, 21).edit("pooler.dense.bias", d -> d[0] = 1e6f).writeTo(dir); // beyond float16's 65504
+    RawSafetensors.rewriteAs16Bit(w, "F16", RawSafetensors::toF16);
+    assertThat(loadFails()).hasMessageContaining(w.toString()).hasMessageContaining("bert.pooler.dense.bias")
+        .hasMessageContaining("Infinity at element 0");
+  }
+
+  @Test
+  void weightOfAnIntegerDtypeIsReportedWithItsDtypeNotAsMissing() {
+    Path w = dir.resolve("model.safetensors");
+    String victim = "bert.encoder.layer.0.output.dense.bias";
+    List<RawSafetensors.Entry> entries = new ArrayList<>(RawSafetensors.readF32(w));
+    entries.replaceAll(e -> e.name().equals(victim) ? new RawSafetensors.Entry(victim, "I32", e.shape(), e.data()) : e);
+    RawSafetensors.write(w, entries);
+    assertThat(loadFails()).hasMessageContaining(w.toString()).hasMessageContaining(victim)
+        .hasMessageContaining("dtype I32").hasMessageNotContaining("no tensor");
   }
 
   private void editConfig(Consumer<ObjectNode> edit) throws IOException {
