@@ -1,11 +1,17 @@
 package io.headscope.model.hub;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.net.ConnectException;
 import java.net.URI;
@@ -18,6 +24,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +41,10 @@ final class FileDownload {
   /** Tries per file; each retry resumes where the last one stopped. */
   static final int ATTEMPTS = 4;
   private static final int MAX_REDIRECTS = 5;
+  /** The slowest rate a file's deadline allows for: 100 kB/s. */
+  static final long MIN_RATE_BYTES_PER_SECOND = 100_000;
+  /** Space left free on the cache's disk after a download. */
+  private static final long RESERVE = 16L << 20;
   private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+|\\*)");
 
   private final HttpClient http;
@@ -67,15 +78,24 @@ final class FileDownload {
       return false;
     }
     Path part = dir.resolve("." + file + "." + meta.expected().tag() + ".part");
+    checkFreeSpace(meta.expected().size(), sizeOf(part));
+    long size = meta.expected().size();
+    long limitSeconds = deadlineSeconds(size);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSeconds);
     IOException last = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        transfer(meta, part);
-        last = null;
-        break;
-      } catch (IOException e) {
-        last = e; // keep the part: the next attempt resumes from its end
+    try {
+      for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        try {
+          transfer(meta, part, deadline, limitSeconds);
+          last = null;
+          break;
+        } catch (IOException e) {
+          last = e; // keep the part: the next attempt resumes from its end
+        }
       }
+    } catch (RuntimeException e) {
+      SafeFiles.deleteTree(part); // a refused download (too slow, too long, HTTP error) leaves nothing behind
+      throw e;
     }
     if (last != null) {
       throw new HeadScopeException("Downloading " + file + " of " + id + " failed " + ATTEMPTS + " times (" + last
@@ -84,6 +104,51 @@ final class FileDownload {
     }
     verifyAndPublish(meta.expected(), part);
     return true;
+  }
+
+  /** Refuses a download the cache's disk cannot hold, before any byte is fetched. */
+  private void checkFreeSpace(long size, long have) {
+    if (size < 0) {
+      return;
+    }
+    long usable;
+    try {
+      usable = Files.getFileStore(dir).getUsableSpace();
+    } catch (IOException e) {
+      return; // cannot tell: the write itself will fail cleanly if the disk fills
+    }
+    long needed = size - have + RESERVE;
+    if (needed > usable) {
+      throw new HeadScopeException(file + " of " + id + " is " + human(size) + " but the disk of the cache " + dir
+          + " has only " + human(usable) + " free; nothing was downloaded. Free some space or set headscope.cache "
+          + "(or HEADSCOPE_CACHE) to a larger disk.");
+    }
+  }
+
+  /**
+   * The most time one file may take over all its attempts: {@code max(floor, size / 100 kB/s)}, where the
+   * floor is {@code -Dheadscope.hubDeadlineSeconds} (default 60). A server that sends a byte now and
+   * then never stalls long enough for the stall limit, but cannot keep a download going forever.
+   */
+  static long deadlineSeconds(long size) {
+    long floor;
+    try {
+      floor = Math.max(1, Long.parseLong(System.getProperty("headscope.hubDeadlineSeconds", "60")));
+    } catch (NumberFormatException e) {
+      floor = 60;
+    }
+    return Math.max(floor, size < 0 ? 0 : size / MIN_RATE_BYTES_PER_SECOND);
+  }
+
+  /** "12.6 KB", "440.5 MB", "10.0 GB" (decimal units, as the progress line). */
+  static String human(long bytes) {
+    if (bytes < 1_000_000) {
+      return String.format(Locale.ROOT, "%.1f KB", bytes / 1e3);
+    }
+    if (bytes < 1_000_000_000) {
+      return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+    return String.format(Locale.ROOT, "%.1f GB", bytes / 1e9);
   }
 
   private void verifyAndPublish(ExpectedHash expected, Path part) {
@@ -108,10 +173,58 @@ final class FileDownload {
           + mismatch + "); it was deleted and nothing was cached. Try again; if this repeats, the server at "
           + url.getHost() + " is sending a damaged file.");
     }
+    if (expected.kind() == ExpectedHash.Kind.NONE) {
+      String damage = formatDamage(file, part);
+      if (damage != null) {
+        SafeFiles.deleteTree(part);
+        throw new HeadScopeException(file + " downloaded from " + id + " came without a checksum (no ETag from "
+            + url.getHost() + ") and is damaged: " + damage + "; it was deleted and nothing was cached.");
+      }
+    }
     try {
       SafeFiles.publish(part, dir.resolve(file));
     } catch (IOException e) {
       throw new HeadScopeException("Cannot move " + file + " into the cache " + dir + ": " + e.getMessage() + ".", e);
+    }
+  }
+
+  /**
+   * What is wrong with a file that came without a checksum, judged by its format, or null when it reads
+   * as what its name says: JSON files parse to an object, safetensors' header fits the file, vocab.txt
+   * is UTF-8 text.
+   */
+  static String formatDamage(String name, Path file) {
+    try {
+      if (name.endsWith(".json")) {
+        JsonNode root;
+        try {
+          root = new ObjectMapper().readTree(file.toFile());
+        } catch (IOException e) {
+          return "it is not valid JSON";
+        }
+        return root != null && root.isObject() ? null : "it is not a JSON object";
+      }
+      if (name.endsWith(".safetensors")) {
+        try (Safetensors st = Safetensors.open(file)) {
+          return null;
+        } catch (HeadScopeException e) {
+          String m = e.getMessage();
+          return m.startsWith(file.toString()) ? m.substring(file.toString().length()).replaceFirst("^[: ]+", "")
+              .replaceAll("\\.$", "") : m;
+        }
+      }
+      if (name.endsWith(".txt")) {
+        try {
+          StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file)));
+          return null;
+        } catch (CharacterCodingException e) {
+          return "it is not UTF-8 text";
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      return "it cannot be read (" + e.getMessage() + ")";
     }
   }
 
@@ -159,7 +272,7 @@ final class FileDownload {
   }
 
   /** Brings {@code part} up to the full length, resuming from its current end where the server allows. */
-  private void transfer(Meta meta, Path part) throws IOException {
+  private void transfer(Meta meta, Path part, long deadline, long limitSeconds) throws IOException {
     long size = meta.expected().size();
     long have = sizeOf(part);
     if (size >= 0 && have > size) {
@@ -202,7 +315,7 @@ final class FileDownload {
         throw new HeadScopeException(u.getHost() + " answered HTTP " + status + " when downloading " + file
             + " of " + id + ".");
       }
-      copy(body, part, append ? have : 0, size);
+      copy(body, part, append ? have : 0, size, deadline, limitSeconds);
       long got = sizeOf(part);
       if (size >= 0 && got < size) {
         throw new IOException("the connection closed after " + got + " of " + size + " bytes");
@@ -212,12 +325,17 @@ final class FileDownload {
     throw new HeadScopeException(u.getHost() + " redirected " + file + " more than " + MAX_REDIRECTS + " times.");
   }
 
-  private void copy(TimedBody body, Path part, long start, long size) throws IOException {
+  private void copy(TimedBody body, Path part, long start, long size, long deadline, long limitSeconds)
+      throws IOException {
     StandardOpenOption mode = start > 0 ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING;
     long done = start;
     double reported = -1;
     try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode)) {
-      for (ByteBuffer chunk; (chunk = body.next()) != null; ) {
+      for (ByteBuffer chunk; (chunk = next(body, deadline, limitSeconds, done, size)) != null; ) {
+        if (size >= 0 && done + chunk.remaining() > size) {
+          throw new HeadScopeException(url.getHost() + " sent more of " + file + " of " + id + " than the "
+              + size + " bytes it announced; HeadScope stopped reading at " + size + " bytes and cached nothing.");
+        }
         done += chunk.remaining();
         while (chunk.hasRemaining()) {
           out.write(chunk);
@@ -225,14 +343,40 @@ final class FileDownload {
         double fraction = size > 0 ? (double) done / size : -1;
         if (fraction < 0 || fraction - reported >= 0.01) {
           reported = fraction;
-          progress.progress(String.format(Locale.ROOT, "Downloading %s of %s (%.1f of %s MB)", file, id,
-              done / 1e6, size > 0 ? String.format(Locale.ROOT, "%.1f", size / 1e6) : "?"), Math.min(fraction, 0.999));
+          progress.progress("Downloading " + file + " of " + id + " (" + amount(done, size) + ")",
+              Math.min(fraction, 0.999));
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       body.cancel();
       throw e;
     }
+  }
+
+  /** The next chunk, waiting no longer than the stall limit nor past the file's deadline. */
+  private ByteBuffer next(TimedBody body, long deadline, long limitSeconds, long done, long size) throws IOException {
+    long left = deadline - System.nanoTime();
+    if (left > 0) {
+      try {
+        return body.next(Math.min(left, TimeUnit.SECONDS.toNanos(stallSeconds())));
+      } catch (TimedBody.NoData e) {
+        if (deadline - System.nanoTime() > 0) {
+          throw e; // a stall: retried, resuming from here
+        }
+      }
+    }
+    throw new HeadScopeException("Downloading " + file + " of " + id + " took longer than " + limitSeconds
+        + " s, the limit for " + (size < 0 ? "a file of unknown size" : "a file of " + human(size)) + " (" + done
+        + " bytes received from " + url.getHost() + "); nothing was cached. Try again later; the limit's floor is "
+        + "-Dheadscope.hubDeadlineSeconds.");
+  }
+
+  /** "3.2 of 12.6 KB" under a megabyte, "120.5 of 440.5 MB" above. */
+  static String amount(long done, long size) {
+    boolean kb = size >= 0 ? size < 1_000_000 : done < 1_000_000;
+    double unit = kb ? 1e3 : 1e6;
+    return String.format(Locale.ROOT, "%.1f of %s %s", done / unit,
+        size >= 0 ? String.format(Locale.ROOT, "%.1f", size / unit) : "?", kb ? "KB" : "MB");
   }
 
   /** How long a download may receive nothing before it is retried: {@code -Dheadscope.hubStallSeconds}, default 60. */

@@ -264,6 +264,119 @@ class HubDownloadTest {
     assertThat(HubModelId.parse("hf:google-bert/bert-base-cased@a265f77").revision()).isEqualTo("a265f77");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"config.json", "tokenizer.json", "model.safetensors"})
+  void fileWithoutAChecksumIsCheckedByItsFormatAndRejectedWhenTruncated(String file) throws IOException {
+    hub.withoutEtags(true);
+    hub.truncate(file); // served consistently as half the file: size checks cannot see it
+    assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining(file)
+        .hasMessageContaining("without a checksum")
+        .hasMessageContaining("nothing was cached");
+    assertThat(cached(file)).doesNotExist();
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void intactFilesWithoutAChecksumAreCachedAndLoad() throws IOException {
+    hub.withoutEtags(true);
+    ModelFiles files = online().resolve(SPEC, ProgressListener.NONE);
+    for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+      assertThat(Files.readAllBytes(cached(f))).as(f).isEqualTo(Files.readAllBytes(source.resolve(f)));
+    }
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.classLabels()).containsExactly("neg", "pos");
+    }
+  }
+
+  @Test
+  void aServerThatDripsBytesIsCutOffAtTheFilesDeadline() throws IOException {
+    long size = Files.size(source.resolve("config.json"));
+    assertThat(size).isGreaterThan(100); // at 150 ms a byte the whole file would take over 15 s
+    System.setProperty("headscope.hubDeadlineSeconds", "2");
+    try {
+      hub.drip("config.json", 150); // never silent for the 60 s stall limit
+      long t0 = System.nanoTime();
+      HeadScopeException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(12), () -> {
+            try {
+              online().resolve(SPEC, ProgressListener.NONE);
+            } catch (HeadScopeException ex) {
+              return ex;
+            }
+            throw new AssertionError("the dripping download finished");
+          });
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      assertThat(e).hasMessageContaining("config.json").hasMessageContaining("longer than 2 s")
+          .hasMessageContaining("nothing was cached");
+      assertThat(seconds).isBetween(1.9, 8.0);
+      assertThat(cached("config.json")).doesNotExist();
+      assertThat(partFiles()).isEmpty();
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
+  void deadlineGrowsWithTheAdvertisedSize() {
+    assertThat(FileDownload.deadlineSeconds(12_600)).isEqualTo(60); // the floor
+    assertThat(FileDownload.deadlineSeconds(440_000_000)).isEqualTo(4400); // 440 MB at 100 kB/s
+    assertThat(FileDownload.deadlineSeconds(-1)).isEqualTo(60);
+  }
+
+  @Test
+  void aServerSendingMoreThanItAnnouncedIsCutOffAtTheAnnouncedSize() throws Exception {
+    long size = Files.size(source.resolve("model.safetensors"));
+    int extra = 256 << 20;
+    hub.oversend("model.safetensors", extra);
+    assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("model.safetensors")
+        .hasMessageContaining("more")
+        .hasMessageContaining(size + " bytes");
+    long sent = -1;
+    for (int i = 0; i < 50 && sent != hub.bytesSent("model.safetensors"); i++) {
+      sent = hub.bytesSent("model.safetensors");
+      Thread.sleep(100); // until the server notices the closed connection
+    }
+    assertThat(sent).isLessThan(size + (32 << 20)); // socket buffers, not the 256 MB
+    assertThat(cached("model.safetensors")).doesNotExist();
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void aFileLargerThanTheFreeSpaceIsRefusedBeforeDownloading() throws IOException {
+    long petabyte = 1_000_000_000_000_000L;
+    hub.advertise("model.safetensors", petabyte);
+    double freeGb = Files.getFileStore(tmp).getUsableSpace() / 1e9;
+    HeadScopeException e = org.junit.jupiter.api.Assertions.assertThrows(HeadScopeException.class,
+        () -> online().resolve(SPEC, ProgressListener.NONE));
+    assertThat(e).hasMessageContaining("model.safetensors").hasMessageContaining("1000000.0 GB")
+        .hasMessageContaining("free");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("only ([0-9.]+) (KB|MB|GB) free").matcher(e.getMessage());
+    assertThat(m.find()).as(e.getMessage()).isTrue();
+    double reported = Double.parseDouble(m.group(1)) * switch (m.group(2)) {
+      case "KB" -> 1e-6;
+      case "MB" -> 1e-3;
+      default -> 1.0;
+    };
+    assertThat(reported).isCloseTo(freeGb, org.assertj.core.data.Offset.offset(1.0));
+    assertThat(hub.requests()).noneMatch(r -> r.startsWith("GET /cdn/"));
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void smallFilesShowTheirProgressInKilobytes() throws IOException {
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    long size = Files.size(source.resolve("config.json"));
+    assertThat(size).isLessThan(1_000_000);
+    String total = new java.math.BigDecimal(size).movePointLeft(3).setScale(1, java.math.RoundingMode.HALF_UP) + " KB)";
+    assertThat(stages).anyMatch(s -> s.startsWith("Downloading config.json of " + SPEC) && s.endsWith(" of " + total));
+    assertThat(stages).noneMatch(s -> s.contains("of 0.0 MB"));
+  }
+
   private List<Path> partFiles() throws IOException {
     if (!Files.exists(cache)) {
       return List.of();
