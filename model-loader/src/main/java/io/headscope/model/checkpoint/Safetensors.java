@@ -202,7 +202,7 @@ public final class Safetensors implements AutoCloseable {
       throws IOException {
     ObjectNode header = JSON.createObjectNode();
     if (!metadata.isEmpty()) {
-      header.set("__metadata__", JSON.valueToTree(metadata));
+      header.set("__metadata__", JSON.valueToTree(new java.util.TreeMap<>(metadata))); // sorted: reproducible bytes
     }
     long offset = 0;
     List<FloatTensor> ordered = new ArrayList<>(tensors);

@@ -1,17 +1,12 @@
 package io.headscope.model.hub;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.HeadScopeException;
-import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.store.CacheManifest;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.net.ConnectException;
 import java.net.URI;
@@ -174,57 +169,17 @@ final class FileDownload {
           + url.getHost() + " is sending a damaged file.");
     }
     if (expected.kind() == ExpectedHash.Kind.NONE) {
-      String damage = formatDamage(file, part);
+      String damage = CacheManifest.formatDamage(file, part);
       if (damage != null) {
         SafeFiles.deleteTree(part);
         throw new HeadScopeException(file + " downloaded from " + id + " came without a checksum (no ETag from "
-            + url.getHost() + ") and is damaged: " + damage + "; it was deleted and nothing was cached.");
+            + url.getHost() + ") and " + damage + "; it was deleted and nothing was cached.");
       }
     }
     try {
       SafeFiles.publish(part, dir.resolve(file));
     } catch (IOException e) {
       throw new HeadScopeException("Cannot move " + file + " into the cache " + dir + ": " + e.getMessage() + ".", e);
-    }
-  }
-
-  /**
-   * What is wrong with a file that came without a checksum, judged by its format, or null when it reads
-   * as what its name says: JSON files parse to an object, safetensors' header fits the file, vocab.txt
-   * is UTF-8 text.
-   */
-  static String formatDamage(String name, Path file) {
-    try {
-      if (name.endsWith(".json")) {
-        JsonNode root;
-        try {
-          root = new ObjectMapper().readTree(file.toFile());
-        } catch (IOException e) {
-          return "it is not valid JSON";
-        }
-        return root != null && root.isObject() ? null : "it is not a JSON object";
-      }
-      if (name.endsWith(".safetensors")) {
-        try (Safetensors st = Safetensors.open(file)) {
-          return null;
-        } catch (HeadScopeException e) {
-          String m = e.getMessage();
-          return m.startsWith(file.toString()) ? m.substring(file.toString().length()).replaceFirst("^[: ]+", "")
-              .replaceAll("\\.$", "") : m;
-        }
-      }
-      if (name.endsWith(".txt")) {
-        try {
-          StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file)));
-          return null;
-        } catch (CharacterCodingException e) {
-          return "it is not UTF-8 text";
-        }
-      }
-      return null;
-    } catch (IOException e) {
-      return "it cannot be read (" + e.getMessage() + ")";
     }
   }
 

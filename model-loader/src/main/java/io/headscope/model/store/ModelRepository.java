@@ -22,6 +22,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -38,6 +39,9 @@ public final class ModelRepository {
   /** Bump when the converted layout changes, so old caches are not reused. */
   private static final String CACHE_LAYOUT = "models-v1";
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Every file of a converted model, listed in its manifest. */
+  private static final List<String> EMBEDDED_FILES =
+      List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt");
 
   /** The models shipped as Maven artifacts (group {@code com.robrua.nlp.models}). */
   public enum Embedded {
@@ -157,13 +161,31 @@ public final class ModelRepository {
     Path dir = cacheRoot.resolve(CACHE_LAYOUT).resolve(model.modelName);
     ModelFiles files = new ModelFiles(model.modelName, dir.resolve("config.json"),
         dir.resolve("model.safetensors"), dir.resolve("tokenizer.json"));
-    if (Files.isRegularFile(files.config()) && Files.isRegularFile(files.weights())
-        && Files.isRegularFile(files.tokenizer())) {
+    Map<String, String> damage = Files.exists(dir) ? CacheManifest.check(dir, EMBEDDED_FILES, List.of()) : null;
+    if (damage != null && damage.isEmpty()) {
+      if (!CacheManifest.exists(dir)) {
+        try {
+          CacheManifest.write(dir, EMBEDDED_FILES); // a cache from before manifests, checked by format
+        } catch (IOException e) {
+          throw new HeadScopeException("Cannot write the manifest of the model cache " + dir + ": " + e.getMessage()
+              + ".", e);
+        }
+      }
       return files;
     }
     if (!model.isAvailable()) {
       throw new HeadScopeException("The model " + model.modelName + " is not built in: run HEADSCOPE_MODELS=all "
           + "./headscope once (it adds the Maven artifact " + model.artifact() + ").");
+    }
+    if (damage != null) {
+      progress.progress("The cached " + model.modelName + " is damaged (" + CacheManifest.describe(damage)
+          + "); converting it again", 0.0);
+      try {
+        discard(dir);
+      } catch (IOException e) {
+        throw new HeadScopeException("The cached " + model.modelName + " in " + dir + " is damaged ("
+            + CacheManifest.describe(damage) + ") and cannot be removed: " + e.getMessage() + ".", e);
+      }
     }
     try {
       convert(model, dir, progress);
@@ -189,8 +211,9 @@ public final class ModelRepository {
       progress.progress("Writing model.safetensors", 0.6);
       Path out = work.resolve("model");
       Files.createDirectories(out);
+      // sorted, so the file is the same bytes on every conversion (Map.of's order changes per JVM)
       Safetensors.write(out.resolve("model.safetensors"), hf,
-          Map.of("format", "pt", "source", model.artifact()));
+          new TreeMap<>(Map.of("format", "pt", "source", model.artifact())));
       Path vocab = out.resolve("vocab.txt");
       Files.copy(bundle.resolve("assets/vocab.txt"), vocab);
       int vocabSize = TokenizerJsonWriter.readVocab(vocab).size();
@@ -200,6 +223,7 @@ public final class ModelRepository {
       Files.writeString(out.resolve("tokenizer_config.json"),
           "{\"do_lower_case\": " + model.lowercase + ", \"model_max_length\": 512}\n");
       progress.progress("Finishing", 0.95);
+      CacheManifest.write(out, EMBEDDED_FILES); // last: its presence says the folder is complete
       SafeFiles.publish(out, dir);
       progress.progress("Ready", 1.0);
     } finally {
@@ -224,6 +248,13 @@ public final class ModelRepository {
         }
       }
     }
+  }
+
+  /** Moves a damaged folder aside in one step (so no reader sees it half-deleted), then deletes it. */
+  private static void discard(Path dir) throws IOException {
+    Path aside = dir.resolveSibling("." + dir.getFileName() + ".damaged-" + System.nanoTime());
+    Files.move(dir, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    SafeFiles.deleteTree(aside);
   }
 
   // --- local Hugging Face folders ----------------------------------------------------------

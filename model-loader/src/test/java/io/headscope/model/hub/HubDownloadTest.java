@@ -377,6 +377,106 @@ class HubDownloadTest {
     assertThat(stages).noneMatch(s -> s.contains("of 0.0 MB"));
   }
 
+  @Test
+  void truncatedCachedWeightsAreDownloadedAgainAndTheRunSaysSo() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path w = cached("model.safetensors");
+    long size = Files.size(w);
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, java.util.Arrays.copyOf(all, all.length / 2));
+
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    ModelFiles files = online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).filteredOn(st -> st.contains("damaged")).containsExactly("The cached " + SPEC
+        + " is damaged (model.safetensors is " + all.length / 2 + " bytes, expected " + size
+        + "); downloading it again");
+    assertThat(Files.readAllBytes(w)).isEqualTo(Files.readAllBytes(source.resolve("model.safetensors")));
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.classLabels()).containsExactly("neg", "pos");
+    }
+  }
+
+  @Test
+  void deletedCachedConfigIsDownloadedAgainAndTheRunSaysSo() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached("config.json"));
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).contains("The cached " + SPEC + " is damaged (config.json is missing); downloading it again");
+    assertThat(Files.readAllBytes(cached("config.json"))).isEqualTo(Files.readAllBytes(source.resolve("config.json")));
+    assertThat(hub.requests()).filteredOn(r -> r.startsWith("GET /cdn/")).hasSize(1); // the weights were not fetched again
+  }
+
+  @Test
+  void aSameSizeChangeToACachedFileIsFoundByItsHashOnceItsMtimeMoved() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path t = cached("tokenizer.json");
+    byte[] bytes = Files.readAllBytes(t);
+    int i = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).indexOf("\"the\"") + 1;
+    bytes[i] = 'T'; // "the" becomes "The": still valid JSON, same size, another vocabulary
+    java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(t);
+    Files.write(t, bytes);
+    Files.setLastModifiedTime(t, java.nio.file.attribute.FileTime.fromMillis(before.toMillis() + 5_000));
+
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).anyMatch(st -> st.contains("tokenizer.json does not match its SHA-256"));
+    assertThat(Files.readAllBytes(t)).isEqualTo(Files.readAllBytes(source.resolve("tokenizer.json")));
+  }
+
+  @Test
+  void aCacheWithoutManifestIsCheckedByFormatAndGivenOneWithoutAskingTheHub() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path manifest = cached(io.headscope.model.store.CacheManifest.NAME);
+    assertThat(manifest).exists();
+    Files.delete(manifest); // as an older HeadScope left it
+    int before = hub.requests().size();
+
+    online().resolve(SPEC, ProgressListener.NONE);
+    assertThat(hub.requests()).hasSize(before);
+    com.fasterxml.jackson.databind.JsonNode files = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(manifest.toFile()).get("files");
+    assertThat(files.size()).isEqualTo(3);
+    for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+      byte[] content = Files.readAllBytes(source.resolve(f));
+      assertThat(files.get(f).get("size").asLong()).as(f).isEqualTo(content.length);
+      assertThat(files.get(f).get("sha256").asText()).as(f).isEqualTo(sha256(content));
+    }
+  }
+
+  @Test
+  void aCacheWithoutManifestAndATruncatedWeightsFileIsRepaired() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached(io.headscope.model.store.CacheManifest.NAME));
+    Path w = cached("model.safetensors");
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, java.util.Arrays.copyOf(all, all.length - 100));
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).anyMatch(st -> st.contains("damaged (model.safetensors is not a valid safetensors file"));
+    assertThat(Files.readAllBytes(w)).isEqualTo(all);
+  }
+
+  @Test
+  void aDamagedCacheOfflineSaysWhatIsDamagedAndToGoOnline() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.write(cached("config.json"), new byte[] {'{'});
+    int before = hub.requests().size();
+    assertThatThrownBy(() -> offline().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("damaged (config.json is 1 bytes, expected")
+        .hasMessageContaining("offline");
+    assertThat(hub.requests()).hasSize(before);
+  }
+
+  private static String sha256(byte[] content) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private List<Path> partFiles() throws IOException {
     if (!Files.exists(cache)) {
       return List.of();

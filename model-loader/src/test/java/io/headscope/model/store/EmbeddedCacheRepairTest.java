@@ -1,0 +1,151 @@
+package io.headscope.model.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.model.BertModel;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A damaged cache of the embedded model is rebuilt, and says so, instead of reporting "Ready" over a
+ * broken folder or failing forever. The real conversion (about 10 s) is done once up front; each
+ * test damages its own copy.
+ */
+class EmbeddedCacheRepairTest {
+  private static final String MODEL = "bert-base-uncased";
+  private static final List<String> FILES =
+      List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt");
+
+  @TempDir static Path shared;
+  private static Path pristine;
+  @TempDir Path cache;
+
+  @BeforeAll
+  static void convertOnce() {
+    new ModelRepository(shared).resolve(MODEL, ProgressListener.NONE);
+    pristine = shared.resolve("models-v1").resolve(MODEL);
+  }
+
+  private Path copyOfPristine() throws IOException {
+    Path dir = cache.resolve("models-v1").resolve(MODEL);
+    Files.createDirectories(dir);
+    try (Stream<Path> files = Files.list(pristine)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, dir.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+      }
+    }
+    return dir;
+  }
+
+  private List<String> resolveRecording() {
+    List<String> stages = Collections.synchronizedList(new ArrayList<>());
+    new ModelRepository(cache).resolve(MODEL, (stage, f) -> stages.add(stage));
+    return stages;
+  }
+
+  private static void assertSameAsPristine(Path dir) throws IOException {
+    for (String f : FILES) { // a rebuild is byte-for-byte the first conversion
+      assertThat(Files.readAllBytes(dir.resolve(f))).as(f).isEqualTo(Files.readAllBytes(pristine.resolve(f)));
+    }
+  }
+
+  @Test
+  void deletedConfigIsRebuiltAndTheRunSaysSo() throws IOException {
+    Path dir = copyOfPristine();
+    Files.delete(dir.resolve("config.json"));
+    List<String> stages = resolveRecording();
+    assertThat(stages.get(0)).isEqualTo("The cached " + MODEL + " is damaged (config.json is missing); converting it again");
+    assertThat(stages).endsWith("Ready");
+    assertSameAsPristine(dir);
+    try (BertModel m = BertModel.load(new ModelRepository(cache).resolve(MODEL, ProgressListener.NONE))) {
+      assertThat(m.config().numHiddenLayers()).isEqualTo(12);
+    }
+  }
+
+  @Test
+  void truncatedWeightsAreRebuiltAndTheRunSaysSo() throws IOException {
+    Path dir = copyOfPristine();
+    Path w = dir.resolve("model.safetensors");
+    long size = Files.size(w);
+    try (var ch = java.nio.channels.FileChannel.open(w, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(size / 2);
+    }
+    List<String> stages = resolveRecording();
+    assertThat(stages.get(0)).isEqualTo("The cached " + MODEL + " is damaged (model.safetensors is " + size / 2
+        + " bytes, expected " + size + "); converting it again");
+    assertSameAsPristine(dir);
+    assertThat(resolveRecording()).as("the repaired cache is used as it is").isEmpty();
+  }
+
+  @Test
+  void cacheFromBeforeManifestsIsCheckedAndGivenOneWithoutConverting() throws Exception {
+    Path dir = copyOfPristine();
+    Files.delete(dir.resolve(CacheManifest.NAME));
+    long written = Files.getLastModifiedTime(dir.resolve("model.safetensors")).toMillis();
+
+    assertThat(resolveRecording()).isEmpty(); // no conversion
+    assertThat(Files.getLastModifiedTime(dir.resolve("model.safetensors")).toMillis()).isEqualTo(written);
+    JsonNode files = new ObjectMapper().readTree(dir.resolve(CacheManifest.NAME).toFile()).get("files");
+    assertThat(files.size()).isEqualTo(FILES.size());
+    for (String f : FILES) {
+      assertThat(files.get(f).get("size").asLong()).as(f).isEqualTo(Files.size(dir.resolve(f)));
+      assertThat(files.get(f).get("sha256").asText()).as(f).isEqualTo(sha256(dir.resolve(f)));
+    }
+  }
+
+  @Test
+  void cacheFromBeforeManifestsWithTruncatedWeightsIsRebuilt() throws IOException {
+    Path dir = copyOfPristine();
+    Files.delete(dir.resolve(CacheManifest.NAME));
+    Path w = dir.resolve("model.safetensors");
+    try (var ch = java.nio.channels.FileChannel.open(w, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(Files.size(w) - 4096);
+    }
+    List<String> stages = resolveRecording();
+    assertThat(stages.get(0)).startsWith("The cached " + MODEL + " is damaged (model.safetensors is not a valid "
+        + "safetensors file").endsWith("; converting it again");
+    assertSameAsPristine(dir);
+  }
+
+  @Test
+  void sizesAreCheckedAtEveryStartButHashesOnlyWhenTheMtimeMoved() throws IOException {
+    Path dir = copyOfPristine();
+    assertThat(resolveRecording()).isEmpty(); // the copy's times may be coarser: hashed once, recorded
+    Path config = dir.resolve("config.json");
+    var mtime = Files.getLastModifiedTime(config);
+    String text = Files.readString(config);
+    String changed = text.replace("\"num_hidden_layers\" : 12", "\"num_hidden_layers\" : 11");
+    assertThat(changed).isNotEqualTo(text).hasSameSizeAs(text);
+    Files.writeString(config, changed);
+    Files.setLastModifiedTime(config, mtime); // same size, same mtime: taken as it is, unhashed
+    assertThat(resolveRecording()).isEmpty();
+
+    Files.setLastModifiedTime(config, java.nio.file.attribute.FileTime.fromMillis(mtime.toMillis() + 5_000));
+    List<String> stages = resolveRecording(); // the mtime moved: hashed, found changed, rebuilt
+    assertThat(stages.get(0)).isEqualTo("The cached " + MODEL
+        + " is damaged (config.json does not match its SHA-256 (changed since it was cached)); converting it again");
+    assertSameAsPristine(dir);
+  }
+
+  private static String sha256(Path p) throws Exception {
+    MessageDigest d = MessageDigest.getInstance("SHA-256");
+    try (InputStream in = Files.newInputStream(p)) {
+      d.update(in.readAllBytes());
+    }
+    return HexFormat.of().formatHex(d.digest());
+  }
+}
