@@ -132,7 +132,18 @@ public final class Safetensors implements AutoCloseable {
     if (begin < 0 || end < begin || end > dataLength) {
       throw corrupt(file, "tensor " + name + " lies beyond the end of the file (truncated download?)");
     }
-    if (end - begin != info.elementCount() * width) {
+    long bytes;
+    try {
+      long count = 1;
+      for (long d : shape) {
+        count = Math.multiplyExact(count, d);
+      }
+      bytes = Math.multiplyExact(count, (long) width);
+    } catch (ArithmeticException e) {
+      throw corrupt(file, "tensor " + name + " has shape " + Arrays.toString(shape)
+          + ", more elements than any file can hold");
+    }
+    if (end - begin != bytes) {
       throw corrupt(file, "tensor " + name + " has " + (end - begin) + " bytes for shape "
           + Arrays.toString(shape) + " of " + dtype);
     }

@@ -13,7 +13,6 @@ import io.headscope.model.hub.HubModelId;
 import io.headscope.model.tokenizer.TokenizerJsonWriter;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -323,7 +322,7 @@ public final class ModelRepository {
         // fall through to the vocabulary's evidence
       }
     }
-    for (String token : Files.readAllLines(vocab, StandardCharsets.UTF_8)) {
+    for (String token : TokenizerJsonWriter.readVocab(vocab)) { // says so when it is not UTF-8 text
       if (!token.startsWith("[") && !token.equals(token.toLowerCase(Locale.ROOT))) {
         return false;
       }
