@@ -83,7 +83,7 @@ public final class HubClient {
 
   /** The cache folder of one model revision (it may not exist yet). */
   public Path folder(HubModelId id) {
-    return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revision());
+    return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revisionSegment());
   }
 
   /** Returns the cached folder of {@code id}, downloading what is missing unless offline. */
@@ -135,8 +135,9 @@ public final class HubClient {
       if (new FileDownload(http, id, PICKLE, url(id, PICKLE), dir, progress).exists()) {
         throw new HeadScopeException(id + " has only pytorch_model.bin, no model.safetensors: that is a Python "
             + "pickle, which can run arbitrary code when loaded, so HeadScope never downloads or reads it. "
-            + "Pick a revision with safetensors (many repos have a refs/pr/N conversion), or convert it once in "
-            + "Python and load the folder.");
+            + "Pick a revision with safetensors: many repos have a conversion in a pull request, named as "
+            + "hf:" + id.repo() + "@refs/pr/N (N from the repo's Community tab); or convert it once in Python and "
+            + "load the folder.");
       }
       throw new HeadScopeException(id + " has no model.safetensors (checked " + url(id, WEIGHTS) + ").");
     }
@@ -193,7 +194,7 @@ public final class HubClient {
     if (b.endsWith("/")) {
       b = b.substring(0, b.length() - 1);
     }
-    return URI.create(b + "/" + id.repo() + "/resolve/" + id.revision() + "/" + file);
+    return URI.create(b + "/" + id.repo() + "/resolve/" + id.revisionSegment() + "/" + file);
   }
 
   private static URI checkedBase(String url) {

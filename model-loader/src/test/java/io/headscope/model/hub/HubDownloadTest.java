@@ -477,6 +477,39 @@ class HubDownloadTest {
     }
   }
 
+  @Test
+  void thePickleRefusalsAdviceIsAnIdTheParserAcceptsAndThatDownloads() throws IOException {
+    Path pickle = tmp.resolve("pickle");
+    TinyBert.create(2, 4, 13).writeTo(pickle);
+    Path converted = tmp.resolve("converted");
+    TinyBert.create(2, 4, 13).writeTo(converted);
+    Files.move(pickle.resolve("model.safetensors"), pickle.resolve("pytorch_model.bin"));
+    hub.serve("test-org/pickled", "main", pickle);
+    hub.serve("test-org/pickled", "refs/pr/1", converted); // the Hub's safetensors-conversion pull request
+
+    HeadScopeException refusal = org.junit.jupiter.api.Assertions.assertThrows(HeadScopeException.class,
+        () -> online().resolve("hf:test-org/pickled", ProgressListener.NONE));
+    java.util.regex.Matcher advice = java.util.regex.Pattern.compile("(hf:\\S+@refs/pr/)N").matcher(refusal.getMessage());
+    assertThat(advice.find()).as(refusal.getMessage()).isTrue();
+
+    String spec = advice.group(1) + "1"; // what the user types after reading the advice
+    assertThat(HubModelId.parse(spec)).isEqualTo(new HubModelId("test-org", "pickled", "refs/pr/1"));
+    ModelFiles files = online().resolve(spec, ProgressListener.NONE);
+    assertThat(Files.readAllBytes(files.weights())).isEqualTo(Files.readAllBytes(converted.resolve("model.safetensors")));
+    assertThat(files.weights().getParent().getParent()).isEqualTo(cache.resolve("hub/test-org/pickled"));
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.encode("the cat", null).tokens()).containsExactly("[CLS]", "the", "cat", "[SEP]");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hf:org/name@refs/pr/x", "hf:org/name@refs/heads/main", "hf:org/name@refs/pr/../1",
+      "hf:org/name@refs/pr/01"})
+  void onlyPullRequestRefsMayHaveSlashesInTheRevision(String spec) {
+    assertThatThrownBy(() -> HubModelId.parse(spec)).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("Hugging Face");
+  }
+
   private List<Path> partFiles() throws IOException {
     if (!Files.exists(cache)) {
       return List.of();

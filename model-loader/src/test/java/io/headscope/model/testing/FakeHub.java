@@ -152,7 +152,7 @@ public final class FakeHub implements AutoCloseable {
   // --- the Hub's answers ---------------------------------------------------------------------
 
   private void handle(HttpExchange ex) throws IOException {
-    String path = ex.getRequestURI().getPath();
+    String path = ex.getRequestURI().getRawPath(); // a revision such as refs%2Fpr%2F1 is one segment
     String range = ex.getRequestHeaders().getFirst("Range");
     log.add(ex.getRequestMethod() + " " + path + (range == null ? "" : " " + range));
     try (ex) {
@@ -161,7 +161,7 @@ public final class FakeHub implements AutoCloseable {
         return;
       }
       Matcher m = RESOLVE.matcher(path);
-      Map<String, byte[]> repo = m.matches() ? repos.get(m.group(1) + "@" + m.group(2)) : null;
+      Map<String, byte[]> repo = m.matches() ? repos.get(m.group(1) + "@" + decode(m.group(2))) : null;
       if (repo == null) {
         boolean known = m.matches() && repos.keySet().stream().anyMatch(k -> k.startsWith(m.group(1) + "@"));
         ex.getResponseHeaders().set("X-Error-Code", known ? "RevisionNotFound" : "RepositoryNotFound");
@@ -287,6 +287,10 @@ public final class FakeHub implements AutoCloseable {
       throw new IOException("stalled on purpose");
     }
     os.write(out, start, length);
+  }
+
+  private static String decode(String segment) {
+    return java.net.URLDecoder.decode(segment, StandardCharsets.UTF_8);
   }
 
   private static void empty(HttpExchange ex, int status) throws IOException {
