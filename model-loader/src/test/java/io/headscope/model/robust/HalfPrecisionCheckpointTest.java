@@ -61,6 +61,32 @@ class HalfPrecisionCheckpointTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"F16", "BF16"})
+  void sixteenBitCheckpointLoadsInAFreshJvmInsteadOfAbortingIt(String dtype) throws Exception {
+    // As a user meets it: a new JVM loads the checkpoint and draws a map (bf16 used to end it with exit 134).
+    ModelFiles m = TinyBert.create(2, 4, 32).writeTo(tmp.resolve("child-" + dtype));
+    RawSafetensors.rewriteAs16Bit(m.weights(), dtype, dtype.equals("F16") ? RawSafetensors::toF16 : RawSafetensors::toBf16);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process p = new ProcessBuilder(javaBin, "-Xmx512m", "-cp", cp, HalfPrecisionCheckpointTest.class.getName(),
+        m.config().toString(), m.weights().toString(), m.tokenizer().toString()).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    assertThat(p.exitValue()).as(output).isZero();
+    assertThat(output).contains("maps 2 x 4, rows sum to 1");
+  }
+
+  /** The child of {@link #sixteenBitCheckpointLoadsInAFreshJvmInsteadOfAbortingIt}: config, weights, tokenizer. */
+  public static void main(String[] args) {
+    ModelFiles files = new ModelFiles("child", Path.of(args[0]), Path.of(args[1]), Path.of(args[2]));
+    try (BertModel m = BertModel.load(files)) {
+      AttentionTrace t = m.trace(m.encode("the cat sat on the mat", null));
+      Maps.assertRowsAreDistributions(t, 1e-5);
+      System.out.println("maps " + t.layers() + " x " + t.heads() + ", rows sum to 1");
+    }
+  }
+
   @Test
   void float16SpecialValuesWidenExactly() {
     // Values from the IEEE 754 binary16 tables.
