@@ -112,8 +112,8 @@ public final class HubClient {
     }
     List<String> missing = missing(dir);
     if (missing.isEmpty()) {
-      if (!CacheManifest.exists(dir)) {
-        writeManifest(dir); // a folder from before manifests, just checked by format
+      if (!CacheManifest.exists(dir)) { // a folder from before manifests, just checked by format
+        CacheManifest.adopt(dir, KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f))).toList());
       }
       return dir;
     }

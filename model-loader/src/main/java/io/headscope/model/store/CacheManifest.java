@@ -57,6 +57,19 @@ public final class CacheManifest {
     store(dir, entries);
   }
 
+  /**
+   * Writes the manifest of a folder that was just found sound without one (made by an older HeadScope);
+   * false when the cache cannot be written (read-only), in which case it is checked by format next time.
+   */
+  public static boolean adopt(Path dir, List<String> files) {
+    try {
+      write(dir, files);
+      return true;
+    } catch (IOException | HeadScopeException e) {
+      return false;
+    }
+  }
+
   /** Whether {@code dir} has a manifest (a folder without one was written by an older HeadScope, or is incomplete). */
   public static boolean exists(Path dir) {
     return Files.isRegularFile(dir.resolve(NAME));
@@ -74,7 +87,7 @@ public final class CacheManifest {
     Path manifest = dir.resolve(NAME);
     Map<String, Entry> entries = Files.isRegularFile(manifest) ? read(manifest) : null;
     try {
-      return entries != null ? verify(dir, entries) : adopt(dir, required, optional);
+      return entries != null ? verify(dir, entries) : checkByFormat(dir, required, optional);
     } catch (IOException e) {
       throw new HeadScopeException("Cannot check the cached model in " + dir + ": " + e.getMessage() + ".", e);
     }
@@ -113,12 +126,16 @@ public final class CacheManifest {
       }
     }
     if (damage.isEmpty() && rehashed) {
-      store(dir, entries);
+      try {
+        store(dir, entries);
+      } catch (HeadScopeException e) {
+        // a read-only cache: the files are sound, they are simply hashed again next time
+      }
     }
     return damage;
   }
 
-  private static Map<String, String> adopt(Path dir, List<String> required, List<String> optional)
+  private static Map<String, String> checkByFormat(Path dir, List<String> required, List<String> optional)
       throws IOException {
     Map<String, String> damage = new TreeMap<>();
     List<String> present = new ArrayList<>();

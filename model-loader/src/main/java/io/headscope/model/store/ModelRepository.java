@@ -163,12 +163,7 @@ public final class ModelRepository {
     Map<String, String> damage = Files.exists(dir) ? CacheManifest.check(dir, EMBEDDED_FILES, List.of()) : null;
     if (damage != null && damage.isEmpty()) {
       if (!CacheManifest.exists(dir)) {
-        try {
-          CacheManifest.write(dir, EMBEDDED_FILES); // a cache from before manifests, checked by format
-        } catch (IOException e) {
-          throw new HeadScopeException("Cannot write the manifest of the model cache " + dir + ": " + e.getMessage()
-              + ".", e);
-        }
+        CacheManifest.adopt(dir, EMBEDDED_FILES); // a cache from before manifests, just checked by format
       }
       return files;
     }
