@@ -191,6 +191,7 @@ public final class ModelRepository {
 
   private void convert(Embedded model, Path dir, ProgressListener progress) throws IOException {
     Files.createDirectories(dir.getParent());
+    removeLeftovers(dir.getParent(), model.modelName);
     Path work = Files.createTempDirectory(dir.getParent(), "." + model.modelName + "-");
     try {
       progress.progress("Unpacking " + model.modelName, 0.0);
@@ -241,6 +242,29 @@ public final class ModelRepository {
           Files.copy(zip, out);
         }
       }
+    }
+  }
+
+  /** A work folder untouched this long is a killed conversion's (one takes seconds), not a running one's. */
+  private static final java.time.Duration STALE_WORK = java.time.Duration.ofMinutes(30);
+
+  /**
+   * Deletes what killed runs left (a conversion stopped by a signal never reaches its finally block):
+   * stale work folders {@code .<name>-*} and damaged folders moved aside, each several hundred MB.
+   */
+  private static void removeLeftovers(Path parent, String name) {
+    try (java.nio.file.DirectoryStream<Path> all = Files.newDirectoryStream(parent, "." + name + "*")) {
+      long staleBefore = System.currentTimeMillis() - STALE_WORK.toMillis();
+      for (Path p : all) {
+        String f = p.getFileName().toString();
+        boolean damaged = f.startsWith("." + name + ".damaged-");
+        boolean work = f.startsWith("." + name + "-");
+        if (Files.isDirectory(p) && (damaged || work && Files.getLastModifiedTime(p).toMillis() < staleBefore)) {
+          SafeFiles.deleteTree(p);
+        }
+      }
+    } catch (IOException e) {
+      // best effort: leftovers waste space but do no harm
     }
   }
 

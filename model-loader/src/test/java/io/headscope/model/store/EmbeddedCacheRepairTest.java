@@ -141,6 +141,52 @@ class EmbeddedCacheRepairTest {
     assertSameAsPristine(dir);
   }
 
+  @Test
+  void aConversionKilledBySignalLeavesNoModelAndTheNextRunClearsItsLeftovers() throws Exception {
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process p = new ProcessBuilder(javaBin, "-Xmx2g", "-cp", cp, EmbeddedCacheRepairTest.class.getName(),
+        cache.toString()).redirectErrorStream(true).start();
+    StringBuilder seen = new StringBuilder();
+    try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+        java.nio.charset.StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        seen.append(line).append('\n');
+        if (line.startsWith("stage Reading TensorFlow variables")) {
+          p.destroy(); // SIGTERM, as kill or a closing terminal sends
+          break;
+        }
+      }
+    }
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(seen.toString()).isTrue();
+    assertThat(p.exitValue()).as(seen.toString()).isEqualTo(128 + 15);
+
+    Path models = cache.resolve("models-v1");
+    assertThat(models.resolve(MODEL)).as("a killed conversion publishes nothing").doesNotExist();
+    List<Path> leftovers;
+    try (Stream<Path> all = Files.list(models)) {
+      leftovers = all.toList();
+    }
+    assertThat(leftovers).as("the killed run's work folder").hasSize(1);
+    // A work folder this old is no running conversion's (one takes seconds).
+    Files.setLastModifiedTime(leftovers.get(0),
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+
+    resolveRecording();
+    try (Stream<Path> all = Files.list(models)) {
+      assertThat(all.map(x -> x.getFileName().toString())).containsExactly(MODEL);
+    }
+    assertSameAsPristine(models.resolve(MODEL));
+  }
+
+  /** The child of the signal test: converts into the cache {@code args[0]}, printing each stage. */
+  public static void main(String[] args) {
+    new ModelRepository(Path.of(args[0])).resolve(MODEL, (stage, f) -> {
+      System.out.println("stage " + stage);
+      System.out.flush();
+    });
+  }
+
   private static String sha256(Path p) throws Exception {
     MessageDigest d = MessageDigest.getInstance("SHA-256");
     try (InputStream in = Files.newInputStream(p)) {
