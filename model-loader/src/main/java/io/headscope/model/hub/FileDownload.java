@@ -49,6 +49,16 @@ final class FileDownload {
   private final Path dir;
   private final ProgressListener progress;
 
+  /**
+   * A download given up for the server's behaviour (past its deadline, longer than announced): its part
+   * file is deleted. Other failures (a dropped network) keep the part for the next run to resume.
+   */
+  private static final class Refused extends HeadScopeException {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
   /** Where to GET the content and what it must hash to. */
   private record Meta(URI content, ExpectedHash expected) {}
 
@@ -88,8 +98,8 @@ final class FileDownload {
           last = e; // keep the part: the next attempt resumes from its end
         }
       }
-    } catch (RuntimeException e) {
-      SafeFiles.deleteTree(part); // a refused download (too slow, too long, HTTP error) leaves nothing behind
+    } catch (Refused e) {
+      SafeFiles.deleteTree(part); // too slow or too long: what came is not worth resuming
       throw e;
     }
     if (last != null) {
@@ -288,7 +298,7 @@ final class FileDownload {
     try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode)) {
       for (ByteBuffer chunk; (chunk = next(body, deadline, limitSeconds, done, size)) != null; ) {
         if (size >= 0 && done + chunk.remaining() > size) {
-          throw new HeadScopeException(url.getHost() + " sent more of " + file + " of " + id + " than the "
+          throw new Refused(url.getHost() + " sent more of " + file + " of " + id + " than the "
               + size + " bytes it announced; HeadScope stopped reading at " + size + " bytes and cached nothing.");
         }
         done += chunk.remaining();
@@ -320,7 +330,7 @@ final class FileDownload {
         }
       }
     }
-    throw new HeadScopeException("Downloading " + file + " of " + id + " took longer than " + limitSeconds
+    throw new Refused("Downloading " + file + " of " + id + " took longer than " + limitSeconds
         + " s, the limit for " + (size < 0 ? "a file of unknown size" : "a file of " + human(size)) + " (" + done
         + " bytes received from " + url.getHost() + "); nothing was cached. Try again later; the limit's floor is "
         + "-Dheadscope.hubDeadlineSeconds.");
