@@ -177,7 +177,10 @@ public final class CacheManifest {
       }
       if (name.endsWith(".safetensors")) {
         try (Safetensors st = Safetensors.open(file)) {
-          return null;
+          long dataEnd = st.tensors().values().stream().mapToLong(Safetensors.TensorInfo::end).max().orElse(0);
+          long expected = 8 + headerLength(file) + dataEnd;
+          long size = Files.size(file);
+          return size == expected ? null : "is " + size + " bytes but its header describes " + expected;
         } catch (HeadScopeException e) {
           String m = e.getMessage();
           String prefix = file + " is ";
@@ -196,6 +199,13 @@ public final class CacheManifest {
       return null;
     } catch (IOException e) {
       return "cannot be read (" + e.getMessage() + ")";
+    }
+  }
+
+  private static long headerLength(Path safetensors) throws IOException {
+    try (InputStream in = Files.newInputStream(safetensors)) {
+      byte[] b = in.readNBytes(8);
+      return ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
   }
 

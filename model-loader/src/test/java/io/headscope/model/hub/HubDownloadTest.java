@@ -458,6 +458,20 @@ class HubDownloadTest {
   }
 
   @Test
+  void aCacheWithoutManifestAndWeightsLongerThanTheirHeaderSaysIsRepaired() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached(io.headscope.model.store.CacheManifest.NAME));
+    Path w = cached("model.safetensors");
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, new byte[100], java.nio.file.StandardOpenOption.APPEND); // e.g. a copy onto an older, longer file
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).contains("The cached " + SPEC + " is damaged (model.safetensors is " + (all.length + 100)
+        + " bytes but its header describes " + all.length + "); downloading it again");
+    assertThat(Files.readAllBytes(w)).isEqualTo(all);
+  }
+
+  @Test
   void aDamagedCacheOfflineSaysWhatIsDamagedAndToGoOnline() throws IOException {
     online().resolve(SPEC, ProgressListener.NONE);
     Files.write(cached("config.json"), new byte[] {'{'});
