@@ -132,8 +132,9 @@ final class FileDownload {
 
   /**
    * The most time one file may take over all its attempts: {@code max(floor, size / 100 kB/s)}, where the
-   * floor is {@code -Dheadscope.hubDeadlineSeconds} (default 60). A server that sends a byte now and
-   * then never stalls long enough for the stall limit, but cannot keep a download going forever.
+   * floor is {@code -Dheadscope.hubDeadlineSeconds} (default 60); for a file of unknown size, the floor
+   * plus a second per 100 kB received. A server that sends a byte now and then never stalls long enough
+   * for the stall limit, but cannot keep a download going forever.
    */
   static long deadlineSeconds(long size) {
     long floor;
@@ -320,6 +321,12 @@ final class FileDownload {
 
   /** The next chunk, waiting no longer than the stall limit nor past the file's deadline. */
   private ByteBuffer next(TimedBody body, long deadline, long limitSeconds, long done, long size) throws IOException {
+    if (size < 0) {
+      // Unknown size: the floor, plus a second for every 100 kB that arrived (an honest stream of any
+      // length goes on; a drip does not).
+      deadline += TimeUnit.SECONDS.toNanos(done / MIN_RATE_BYTES_PER_SECOND);
+      limitSeconds += done / MIN_RATE_BYTES_PER_SECOND;
+    }
     long left = deadline - System.nanoTime();
     if (left > 0) {
       try {

@@ -319,6 +319,42 @@ class HubDownloadTest {
   }
 
   @Test
+  void aFileOfUnannouncedSizeMayTakeLongerThanTheFloorWhileItKeepsAnHonestRate() throws IOException {
+    Path bigger = tmp.resolve("bigger");
+    TinyBert.create(2, 32, 14).writeTo(bigger);
+    hub.serve("test-org/bigger", "main", bigger);
+    long size = Files.size(bigger.resolve("model.safetensors"));
+    int rate = (int) (size / 3); // about 3 s in all, above the 100 kB/s the deadline asks for
+    assertThat(rate).isGreaterThan(2 * (int) FileDownload.MIN_RATE_BYTES_PER_SECOND);
+    System.setProperty("headscope.hubDeadlineSeconds", "1");
+    try {
+      hub.withoutEtags(true);
+      hub.streamWithoutSize("model.safetensors", rate);
+      ModelFiles files = online().resolve("hf:test-org/bigger", ProgressListener.NONE);
+      assertThat(Files.readAllBytes(files.weights())).isEqualTo(Files.readAllBytes(bigger.resolve("model.safetensors")));
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
+  void aFileOfUnannouncedSizeThatDripsIsCutOff() throws IOException {
+    System.setProperty("headscope.hubDeadlineSeconds", "1");
+    try {
+      hub.withoutEtags(true);
+      hub.streamWithoutSize("model.safetensors", 2_000); // 2 kB/s: 50 times too slow
+      assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+          .isInstanceOf(HeadScopeException.class)
+          .hasMessageContaining("model.safetensors")
+          .hasMessageContaining("unknown size");
+      assertThat(cached("model.safetensors")).doesNotExist();
+      assertThat(partFiles()).isEmpty();
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
   void deadlineGrowsWithTheAdvertisedSize() {
     assertThat(FileDownload.deadlineSeconds(12_600)).isEqualTo(60); // the floor
     assertThat(FileDownload.deadlineSeconds(440_000_000)).isEqualTo(4400); // 440 MB at 100 kB/s

@@ -50,6 +50,7 @@ public final class FakeHub implements AutoCloseable {
   private final Map<String, Integer> extraBytes = new ConcurrentHashMap<>();
   private final Map<String, Long> advertised = new ConcurrentHashMap<>();
   private final Map<String, Long> bytesSent = new ConcurrentHashMap<>();
+  private final Map<String, Integer> paced = new ConcurrentHashMap<>();
 
   private FakeHub() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -130,6 +131,14 @@ public final class FakeHub implements AutoCloseable {
   /** HEAD (and the CDN redirect's X-Linked-Size) advertises {@code length} bytes for {@code file}. */
   public void advertise(String file, long length) {
     advertised.put(file, length);
+  }
+
+  /**
+   * Serves {@code file} without announcing its size (no Content-Length on HEAD, a chunked GET), at
+   * {@code bytesPerSecond}, as a plain mirror streaming a file might. Use with {@link #withoutEtags}.
+   */
+  public void streamWithoutSize(String file, int bytesPerSecond) {
+    paced.put(file, bytesPerSecond);
   }
 
   /** How many body bytes of {@code file} the server managed to write, over all its GETs. */
@@ -229,6 +238,29 @@ public final class FakeHub implements AutoCloseable {
       ex.getResponseHeaders().set("Content-Range", "bytes " + start + "-" + (data.length - 1) + "/" + data.length);
     }
     int status = start > 0 ? 206 : 200;
+    Integer pace = paced.get(name);
+    if (pace != null && ex.getRequestMethod().equals("HEAD")) {
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
+    if (pace != null) {
+      ex.sendResponseHeaders(status, 0); // chunked
+      OutputStream os = ex.getResponseBody();
+      int chunk = Math.max(1, pace / 10);
+      for (int i = start; i < data.length; i += chunk) {
+        os.write(data, i, Math.min(chunk, data.length - i));
+        os.flush();
+        bytesSent.merge(name, (long) Math.min(chunk, data.length - i), Long::sum);
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted");
+        }
+      }
+      os.close();
+      return;
+    }
     if (ex.getRequestMethod().equals("HEAD")) {
       ex.getResponseHeaders().set("Content-Length", Long.toString(advertised.getOrDefault(name, (long) length)));
       ex.sendResponseHeaders(status, -1);
