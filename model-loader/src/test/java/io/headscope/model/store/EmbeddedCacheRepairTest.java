@@ -179,7 +179,20 @@ class EmbeddedCacheRepairTest {
     assertSameAsPristine(models.resolve(MODEL));
   }
 
-  /** The child of the signal test: converts into the cache {@code args[0]}, printing each stage. */
+  @Test
+  void aConversionInAnotherJvmIsByteForByteTheSame() throws Exception {
+    // Each JVM iterates Map.of in its own order; the converted files must not depend on it.
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process p = new ProcessBuilder(javaBin, "-Xmx2g", "-cp", cp, EmbeddedCacheRepairTest.class.getName(),
+        cache.toString()).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    assertThat(p.exitValue()).as(output).isZero();
+    assertSameAsPristine(cache.resolve("models-v1").resolve(MODEL));
+  }
+
+  /** The child of the JVM tests: converts into the cache {@code args[0]}, printing each stage. */
   public static void main(String[] args) {
     new ModelRepository(Path.of(args[0])).resolve(MODEL, (stage, f) -> {
       System.out.println("stage " + stage);
