@@ -32,13 +32,15 @@ public record BertConfig(
     List<String> id2label) {
 
   public BertConfig {
-    positive("vocab_size", vocabSize);
-    positive("hidden_size", hiddenSize);
-    positive("num_hidden_layers", numHiddenLayers);
-    positive("num_attention_heads", numAttentionHeads);
-    positive("intermediate_size", intermediateSize);
-    positive("max_position_embeddings", maxPositionEmbeddings);
-    positive("type_vocab_size", typeVocabSize);
+    // Bounds far above any BERT (bert-large: 24 layers, 1024 hidden, 4096 intermediate, 512 positions),
+    // so that a mistyped config fails here, not as an OutOfMemoryError while allocating.
+    inRange("vocab_size", vocabSize, 10_000_000);
+    inRange("hidden_size", hiddenSize, 65_536);
+    inRange("num_hidden_layers", numHiddenLayers, 1_000);
+    inRange("num_attention_heads", numAttentionHeads, 65_536);
+    inRange("intermediate_size", intermediateSize, 1 << 20);
+    inRange("max_position_embeddings", maxPositionEmbeddings, 1 << 20);
+    inRange("type_vocab_size", typeVocabSize, 1_000);
     if (hiddenSize % numAttentionHeads != 0) {
       throw new HeadScopeException(
           "config.json: hidden_size " + hiddenSize + " is not a multiple of num_attention_heads "
@@ -118,12 +120,14 @@ public record BertConfig(
           requiredInt(root, "num_attention_heads", configJson),
           requiredInt(root, "intermediate_size", configJson),
           root.path("hidden_act").asText("gelu"),
-          root.path("max_position_embeddings").asInt(512),
-          root.path("type_vocab_size").asInt(2),
+          optionalInt(root, "max_position_embeddings", 512, configJson),
+          optionalInt(root, "type_vocab_size", 2, configJson),
           root.path("layer_norm_eps").asDouble(1e-12),
           labels);
     } catch (HeadScopeException e) {
-      throw new HeadScopeException(e.getMessage().replace("config.json", configJson.toString()), e);
+      String m = e.getMessage();
+      // the constructor's checks say "config.json: ..."; name the actual file, once
+      throw m.startsWith("config.json") ? new HeadScopeException(configJson + m.substring("config.json".length()), e) : e;
     }
   }
 
@@ -152,15 +156,33 @@ public record BertConfig(
 
   private static int requiredInt(JsonNode root, String key, Path file) {
     JsonNode v = root.get(key);
-    if (v == null || !v.canConvertToInt()) {
+    if (v == null) {
       throw new HeadScopeException(file + " has no integer \"" + key + "\".");
     }
-    return v.asInt();
+    return integer(v, key, file);
   }
 
-  private static void positive(String key, int v) {
+  private static int optionalInt(JsonNode root, String key, int absent, Path file) {
+    JsonNode v = root.get(key);
+    return v == null || v.isNull() ? absent : integer(v, key, file);
+  }
+
+  /** A whole number that fits an int; 2.5, "12" and 1e12 are refused (12.0 is read as 12). */
+  private static int integer(JsonNode v, String key, Path file) {
+    boolean whole = v.isIntegralNumber() || v.isFloatingPointNumber() && v.asDouble() == Math.rint(v.asDouble());
+    if (!whole || !v.canConvertToInt() || v.isFloatingPointNumber() && Math.abs(v.asDouble()) > Integer.MAX_VALUE) {
+      throw new HeadScopeException(file + ": \"" + key + "\" must be a whole number, got " + v + ".");
+    }
+    return v.isIntegralNumber() ? v.asInt() : (int) v.asDouble();
+  }
+
+  private static void inRange(String key, int v, int max) {
     if (v <= 0) {
       throw new HeadScopeException("config.json: " + key + " must be positive, got " + v + ".");
+    }
+    if (v > max) {
+      throw new HeadScopeException("config.json: " + key + " is " + v + ", more than HeadScope accepts (" + max
+          + "); is the config right?");
     }
   }
 

@@ -29,11 +29,13 @@ public final class BertModel implements AutoCloseable {
   private final String name;
   private final Engine engine;
   private final BertTextEncoder tokenizer;
+  private final java.nio.file.Path configFile;
 
-  private BertModel(String name, Engine engine, BertTextEncoder tokenizer) {
+  private BertModel(String name, Engine engine, BertTextEncoder tokenizer, java.nio.file.Path configFile) {
     this.name = name;
     this.engine = engine;
     this.tokenizer = tokenizer;
+    this.configFile = configFile;
   }
 
   /** Loads a model folder; {@code hiddenActOverride} (nullable) replaces the config's GELU. */
@@ -41,6 +43,10 @@ public final class BertModel implements AutoCloseable {
     BertConfig config = BertConfig.read(files.config());
     if (hiddenActOverride != null) {
       config = config.withHiddenAct(hiddenActOverride);
+    }
+    if (config.maxPositionEmbeddings() < BertTextEncoder.MIN_LENGTH) {
+      throw new HeadScopeException(files.config() + ": max_position_embeddings is " + config.maxPositionEmbeddings()
+          + "; HeadScope needs at least " + BertTextEncoder.MIN_LENGTH + " positions ([CLS], a word, [SEP], ...).");
     }
     Engine engine = null;
     BertTextEncoder tokenizer = null;
@@ -51,7 +57,7 @@ public final class BertModel implements AutoCloseable {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
-      return new BertModel(files.name(), engine, tokenizer);
+      return new BertModel(files.name(), engine, tokenizer, files.config());
     } catch (RuntimeException e) {
       if (tokenizer != null) {
         tokenizer.close();
@@ -98,16 +104,42 @@ public final class BertModel implements AutoCloseable {
 
   /** Tokenizes a sentence or a pair ({@code b} null for a single sentence). */
   public Encoding encode(String a, String b) {
+    if (b != null) {
+      refusePairs();
+    }
     return b == null ? tokenizer.encode(a) : tokenizer.encode(a, b);
+  }
+
+  /** A model trained with one segment type (type_vocab_size 1) has no embedding for a second sentence. */
+  private void refusePairs() {
+    if (config().typeVocabSize() < 2) {
+      throw new HeadScopeException(configFile + ": type_vocab_size 1: " + name + " was trained on single "
+          + "sentences and has no embedding for a second sentence; leave out the second sentence.");
+    }
+  }
+
+  /** Refuses inputs whose segment ids the model has no embedding for (a pair on a one-segment model). */
+  private void checkSegments(List<Encoding> inputs) {
+    for (Encoding e : inputs) {
+      for (long s : e.segments()) {
+        if (s >= config().typeVocabSize() || s < 0) {
+          refusePairs();
+          throw new HeadScopeException(configFile + ": type_vocab_size is " + config().typeVocabSize()
+              + " but the input has segment id " + s + ".");
+        }
+      }
+    }
   }
 
   /** The forward pass with hooks and a cache: see {@link RunRequest}. */
   public RunResult run(RunRequest request) {
+    checkSegments(request.inputs());
     return engine.run(request);
   }
 
   /** A backward pass: see {@link GradientRequest}. */
   public GradientResult gradient(GradientRequest request) {
+    checkSegments(List.of(request.input()));
     return engine.gradient(request);
   }
 
@@ -140,6 +172,7 @@ public final class BertModel implements AutoCloseable {
     if (inputs.isEmpty()) {
       return List.of();
     }
+    checkSegments(inputs);
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
     RunRequest request = RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))
@@ -165,6 +198,7 @@ public final class BertModel implements AutoCloseable {
    * mask's heads switched off.
    */
   public List<float[][][]> layerNormMaps(List<Encoding> inputs, HeadMask mask) {
+    checkSegments(inputs);
     int layers = config().numHiddenLayers();
     RunResult r = engine.run(RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))

@@ -132,7 +132,18 @@ public final class Safetensors implements AutoCloseable {
     if (begin < 0 || end < begin || end > dataLength) {
       throw corrupt(file, "tensor " + name + " lies beyond the end of the file (truncated download?)");
     }
-    if (end - begin != info.elementCount() * width) {
+    long bytes;
+    try {
+      long count = 1;
+      for (long d : shape) {
+        count = Math.multiplyExact(count, d);
+      }
+      bytes = Math.multiplyExact(count, (long) width);
+    } catch (ArithmeticException e) {
+      throw corrupt(file, "tensor " + name + " has shape " + Arrays.toString(shape)
+          + ", more elements than any file can hold");
+    }
+    if (end - begin != bytes) {
       throw corrupt(file, "tensor " + name + " has " + (end - begin) + " bytes for shape "
           + Arrays.toString(shape) + " of " + dtype);
     }
@@ -202,7 +213,7 @@ public final class Safetensors implements AutoCloseable {
       throws IOException {
     ObjectNode header = JSON.createObjectNode();
     if (!metadata.isEmpty()) {
-      header.set("__metadata__", JSON.valueToTree(metadata));
+      header.set("__metadata__", JSON.valueToTree(new java.util.TreeMap<>(metadata))); // sorted: reproducible bytes
     }
     long offset = 0;
     List<FloatTensor> ordered = new ArrayList<>(tensors);

@@ -6,7 +6,9 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import io.headscope.model.BertConfig;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.checkpoint.FloatWidening;
 import io.headscope.model.checkpoint.Safetensors;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -125,26 +127,51 @@ final class BertWeights implements AutoCloseable {
     return v.matMul(outWeightByHead[l]); // (B, H, T, dh) x (H, dh, d) = (B, H, T, d)
   }
 
-  /** Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32. */
+  /**
+   * Loads and checks every tensor the config calls for; float16/bfloat16 are widened to float32 in
+   * Java (see {@link FloatWidening}). Every float tensor is checked for NaN and infinity, and the
+   * last layer the config asks for is looked up before anything is allocated.
+   */
   static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
+    Map<String, Safetensors.TensorInfo> infos = file.tensors();
+    for (Safetensors.TensorInfo info : infos.values()) {
+      boolean isFloat = switch (info.dtype()) {
+        case "F32", "F16", "BF16" -> true;
+        default -> false;
+      };
+      if (!isFloat && (info.name().endsWith(".weight") || info.name().endsWith(".bias"))) {
+        throw new HeadScopeException(file.file() + ": tensor " + info.name() + " has dtype " + info.dtype()
+            + "; HeadScope reads weights stored as F32, F16 or BF16.");
+      }
+    }
+    String lastLayer = "encoder.layer." + (config.numHiddenLayers() - 1) + ".output.LayerNorm.bias";
+    if (!infos.containsKey(lastLayer) && !infos.containsKey("bert." + lastLayer)) {
+      throw new HeadScopeException(file.file() + ": the config asks for " + config.numHiddenLayers()
+          + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer + " (nor bert." + lastLayer
+          + ").");
+    }
     NDManager manager = parent.newSubManager();
     try {
       Map<String, NDArray> arrays = new HashMap<>();
-      for (Safetensors.TensorInfo info : file.tensors().values()) {
-        DataType type = switch (info.dtype()) {
-          case "F32" -> DataType.FLOAT32;
-          case "F16" -> DataType.FLOAT16;
-          case "BF16" -> DataType.BFLOAT16;
-          default -> null; // integer buffers such as position_ids: not weights
-        };
-        if (type == null) {
-          continue;
+      for (Safetensors.TensorInfo info : infos.values()) {
+        String dtype = info.dtype();
+        if (!dtype.equals("F32") && !dtype.equals("F16") && !dtype.equals("BF16")) {
+          continue; // integer buffers such as position_ids: not weights
         }
-        // DJL wraps a direct buffer without copying; copy into torch's own memory so that nothing
-        // points into the memory-mapped file (a file replaced on disk must not crash the app).
-        try (NDArray mapped = manager.create(file.bytes(info), new Shape(info.shape()), type)) {
-          // duplicate() is a real copy; toType(FLOAT32, true) may return the same storage for F32
-          arrays.put(info.name(), type == DataType.FLOAT32 ? mapped.duplicate() : mapped.toType(DataType.FLOAT32, false));
+        ByteBuffer data = dtype.equals("F32")
+            ? file.bytes(info)
+            : FloatWidening.toFloat32(file.bytes(info), dtype, info.elementCount());
+        long bad = FloatWidening.firstNonFinite(data);
+        if (bad >= 0) {
+          float v = data.duplicate().order(data.order()).asFloatBuffer().get((int) bad);
+          throw new HeadScopeException("tensor " + info.name() + " holds " + v + " at element " + bad + " of "
+              + info.elementCount() + ": the checkpoint is damaged (or was saved after training diverged), "
+              + "so its attention maps would be meaningless.");
+        }
+        // DJL wraps a direct buffer without copying; duplicate() copies into torch's own memory so that
+        // nothing points into the memory-mapped file (a file replaced on disk must not crash the app).
+        try (NDArray wrapped = manager.create(data, new Shape(info.shape()), DataType.FLOAT32)) {
+          arrays.put(info.name(), wrapped.duplicate());
         }
       }
       BertWeights w = new BertWeights(config, manager, arrays);

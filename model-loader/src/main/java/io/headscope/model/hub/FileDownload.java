@@ -1,6 +1,7 @@
 package io.headscope.model.hub;
 
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.CacheManifest;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +36,10 @@ final class FileDownload {
   /** Tries per file; each retry resumes where the last one stopped. */
   static final int ATTEMPTS = 4;
   private static final int MAX_REDIRECTS = 5;
+  /** The slowest rate a file's deadline allows for: 100 kB/s. */
+  static final long MIN_RATE_BYTES_PER_SECOND = 100_000;
+  /** Space left free on the cache's disk after a download. */
+  private static final long RESERVE = 16L << 20;
   private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+|\\*)");
 
   private final HttpClient http;
@@ -42,6 +48,16 @@ final class FileDownload {
   private final URI url;
   private final Path dir;
   private final ProgressListener progress;
+
+  /**
+   * A download given up for the server's behaviour (past its deadline, longer than announced): its part
+   * file is deleted. Other failures (a dropped network) keep the part for the next run to resume.
+   */
+  private static final class Refused extends HeadScopeException {
+    Refused(String message) {
+      super(message);
+    }
+  }
 
   /** Where to GET the content and what it must hash to. */
   private record Meta(URI content, ExpectedHash expected) {}
@@ -67,15 +83,24 @@ final class FileDownload {
       return false;
     }
     Path part = dir.resolve("." + file + "." + meta.expected().tag() + ".part");
+    checkFreeSpace(meta.expected().size(), sizeOf(part));
+    long size = meta.expected().size();
+    long limitSeconds = deadlineSeconds(size);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSeconds);
     IOException last = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        transfer(meta, part);
-        last = null;
-        break;
-      } catch (IOException e) {
-        last = e; // keep the part: the next attempt resumes from its end
+    try {
+      for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        try {
+          transfer(meta, part, deadline, limitSeconds);
+          last = null;
+          break;
+        } catch (IOException e) {
+          last = e; // keep the part: the next attempt resumes from its end
+        }
       }
+    } catch (Refused e) {
+      SafeFiles.deleteTree(part); // too slow or too long: what came is not worth resuming
+      throw e;
     }
     if (last != null) {
       throw new HeadScopeException("Downloading " + file + " of " + id + " failed " + ATTEMPTS + " times (" + last
@@ -84,6 +109,52 @@ final class FileDownload {
     }
     verifyAndPublish(meta.expected(), part);
     return true;
+  }
+
+  /** Refuses a download the cache's disk cannot hold, before any byte is fetched. */
+  private void checkFreeSpace(long size, long have) {
+    if (size < 0) {
+      return;
+    }
+    long usable;
+    try {
+      usable = Files.getFileStore(dir).getUsableSpace();
+    } catch (IOException e) {
+      return; // cannot tell: the write itself will fail cleanly if the disk fills
+    }
+    long needed = size - have + RESERVE;
+    if (needed > usable) {
+      throw new HeadScopeException(file + " of " + id + " is " + human(size) + " but the disk of the cache " + dir
+          + " has only " + human(usable) + " free; nothing was downloaded. Free some space or set headscope.cache "
+          + "(or HEADSCOPE_CACHE) to a larger disk.");
+    }
+  }
+
+  /**
+   * The most time one file may take over all its attempts: {@code max(floor, size / 100 kB/s)}, where the
+   * floor is {@code -Dheadscope.hubDeadlineSeconds} (default 60); for a file of unknown size, the floor
+   * plus a second per 100 kB received. A server that sends a byte now and then never stalls long enough
+   * for the stall limit, but cannot keep a download going forever.
+   */
+  static long deadlineSeconds(long size) {
+    long floor;
+    try {
+      floor = Math.max(1, Long.parseLong(System.getProperty("headscope.hubDeadlineSeconds", "60")));
+    } catch (NumberFormatException e) {
+      floor = 60;
+    }
+    return Math.max(floor, size < 0 ? 0 : size / MIN_RATE_BYTES_PER_SECOND);
+  }
+
+  /** "12.6 KB", "440.5 MB", "10.0 GB" (decimal units, as the progress line). */
+  static String human(long bytes) {
+    if (bytes < 1_000_000) {
+      return String.format(Locale.ROOT, "%.1f KB", bytes / 1e3);
+    }
+    if (bytes < 1_000_000_000) {
+      return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+    return String.format(Locale.ROOT, "%.1f GB", bytes / 1e9);
   }
 
   private void verifyAndPublish(ExpectedHash expected, Path part) {
@@ -107,6 +178,14 @@ final class FileDownload {
       throw new HeadScopeException(file + " downloaded from " + id + " does not match the Hub's checksum ("
           + mismatch + "); it was deleted and nothing was cached. Try again; if this repeats, the server at "
           + url.getHost() + " is sending a damaged file.");
+    }
+    if (expected.kind() == ExpectedHash.Kind.NONE) {
+      String damage = CacheManifest.formatDamage(file, part);
+      if (damage != null) {
+        SafeFiles.deleteTree(part);
+        throw new HeadScopeException(file + " downloaded from " + id + " came without a checksum (no ETag from "
+            + url.getHost() + ") and " + damage + "; it was deleted and nothing was cached.");
+      }
     }
     try {
       SafeFiles.publish(part, dir.resolve(file));
@@ -159,7 +238,7 @@ final class FileDownload {
   }
 
   /** Brings {@code part} up to the full length, resuming from its current end where the server allows. */
-  private void transfer(Meta meta, Path part) throws IOException {
+  private void transfer(Meta meta, Path part, long deadline, long limitSeconds) throws IOException {
     long size = meta.expected().size();
     long have = sizeOf(part);
     if (size >= 0 && have > size) {
@@ -202,7 +281,7 @@ final class FileDownload {
         throw new HeadScopeException(u.getHost() + " answered HTTP " + status + " when downloading " + file
             + " of " + id + ".");
       }
-      copy(body, part, append ? have : 0, size);
+      copy(body, part, append ? have : 0, size, deadline, limitSeconds);
       long got = sizeOf(part);
       if (size >= 0 && got < size) {
         throw new IOException("the connection closed after " + got + " of " + size + " bytes");
@@ -212,12 +291,17 @@ final class FileDownload {
     throw new HeadScopeException(u.getHost() + " redirected " + file + " more than " + MAX_REDIRECTS + " times.");
   }
 
-  private void copy(TimedBody body, Path part, long start, long size) throws IOException {
+  private void copy(TimedBody body, Path part, long start, long size, long deadline, long limitSeconds)
+      throws IOException {
     StandardOpenOption mode = start > 0 ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING;
     long done = start;
     double reported = -1;
     try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE, mode)) {
-      for (ByteBuffer chunk; (chunk = body.next()) != null; ) {
+      for (ByteBuffer chunk; (chunk = next(body, deadline, limitSeconds, done, size)) != null; ) {
+        if (size >= 0 && done + chunk.remaining() > size) {
+          throw new Refused(url.getHost() + " sent more of " + file + " of " + id + " than the "
+              + size + " bytes it announced; HeadScope stopped reading at " + size + " bytes and cached nothing.");
+        }
         done += chunk.remaining();
         while (chunk.hasRemaining()) {
           out.write(chunk);
@@ -225,14 +309,46 @@ final class FileDownload {
         double fraction = size > 0 ? (double) done / size : -1;
         if (fraction < 0 || fraction - reported >= 0.01) {
           reported = fraction;
-          progress.progress(String.format(Locale.ROOT, "Downloading %s of %s (%.1f of %s MB)", file, id,
-              done / 1e6, size > 0 ? String.format(Locale.ROOT, "%.1f", size / 1e6) : "?"), Math.min(fraction, 0.999));
+          progress.progress("Downloading " + file + " of " + id + " (" + amount(done, size) + ")",
+              Math.min(fraction, 0.999));
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       body.cancel();
       throw e;
     }
+  }
+
+  /** The next chunk, waiting no longer than the stall limit nor past the file's deadline. */
+  private ByteBuffer next(TimedBody body, long deadline, long limitSeconds, long done, long size) throws IOException {
+    if (size < 0) {
+      // Unknown size: the floor, plus a second for every 100 kB that arrived (an honest stream of any
+      // length goes on; a drip does not).
+      deadline += TimeUnit.SECONDS.toNanos(done / MIN_RATE_BYTES_PER_SECOND);
+      limitSeconds += done / MIN_RATE_BYTES_PER_SECOND;
+    }
+    long left = deadline - System.nanoTime();
+    if (left > 0) {
+      try {
+        return body.next(Math.min(left, TimeUnit.SECONDS.toNanos(stallSeconds())));
+      } catch (TimedBody.NoData e) {
+        if (deadline - System.nanoTime() > 0) {
+          throw e; // a stall: retried, resuming from here
+        }
+      }
+    }
+    throw new Refused("Downloading " + file + " of " + id + " took longer than " + limitSeconds
+        + " s, the limit for " + (size < 0 ? "a file of unknown size" : "a file of " + human(size)) + " (" + done
+        + " bytes received from " + url.getHost() + "); nothing was cached. Try again later; the limit's floor is "
+        + "-Dheadscope.hubDeadlineSeconds.");
+  }
+
+  /** "3.2 of 12.6 KB" under a megabyte, "120.5 of 440.5 MB" above. */
+  static String amount(long done, long size) {
+    boolean kb = size >= 0 ? size < 1_000_000 : done < 1_000_000;
+    double unit = kb ? 1e3 : 1e6;
+    return String.format(Locale.ROOT, "%.1f of %s %s", done / unit,
+        size >= 0 ? String.format(Locale.ROOT, "%.1f", size / unit) : "?", kb ? "KB" : "MB");
   }
 
   /** How long a download may receive nothing before it is retried: {@code -Dheadscope.hubStallSeconds}, default 60. */

@@ -1,6 +1,7 @@
 package io.headscope.model.hub;
 
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.CacheManifest;
 import io.headscope.model.store.ProgressListener;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -36,6 +38,8 @@ public final class HubClient {
   static final String PICKLE = "pytorch_model.bin";
   static final List<String> TOKENIZERS = List.of("tokenizer.json", "vocab.txt");
   static final String TOKENIZER_CONFIG = "tokenizer_config.json";
+  /** Every file a cached revision may hold (listed in its manifest when present). */
+  static final List<String> KNOWN_FILES = List.of(CONFIG, WEIGHTS, TOKENIZER_CONFIG, "tokenizer.json", "vocab.txt");
 
   private final URI base;
   private final Path hubRoot;
@@ -79,14 +83,38 @@ public final class HubClient {
 
   /** The cache folder of one model revision (it may not exist yet). */
   public Path folder(HubModelId id) {
-    return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revision());
+    return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revisionSegment());
   }
 
   /** Returns the cached folder of {@code id}, downloading what is missing unless offline. */
   public Path fetch(HubModelId id, ProgressListener progress) {
     Path dir = folder(id);
+    if (Files.isDirectory(dir)) {
+      Map<String, String> damage = CacheManifest.check(dir, List.of(), KNOWN_FILES);
+      if (!damage.isEmpty()) {
+        String what = CacheManifest.describe(damage);
+        if (offline) {
+          throw new HeadScopeException("The cached " + id + " in " + dir + " is damaged (" + what + ") and HeadScope "
+              + "is offline; run once without --offline (and without headscope.offline or HEADSCOPE_OFFLINE) to "
+              + "download it again.");
+        }
+        progress.progress("The cached " + id + " is damaged (" + what + "); downloading it again", 0.0);
+        try {
+          for (String f : damage.keySet()) {
+            Files.deleteIfExists(dir.resolve(f));
+          }
+          Files.deleteIfExists(dir.resolve(CacheManifest.NAME));
+        } catch (IOException e) {
+          throw new HeadScopeException("The cached " + id + " in " + dir + " is damaged (" + what
+              + ") and cannot be removed: " + e.getMessage() + ".", e);
+        }
+      }
+    }
     List<String> missing = missing(dir);
     if (missing.isEmpty()) {
+      if (!CacheManifest.exists(dir)) { // a folder from before manifests, just checked by format
+        CacheManifest.adopt(dir, KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f))).toList());
+      }
       return dir;
     }
     if (offline) {
@@ -107,8 +135,9 @@ public final class HubClient {
       if (new FileDownload(http, id, PICKLE, url(id, PICKLE), dir, progress).exists()) {
         throw new HeadScopeException(id + " has only pytorch_model.bin, no model.safetensors: that is a Python "
             + "pickle, which can run arbitrary code when loaded, so HeadScope never downloads or reads it. "
-            + "Pick a revision with safetensors (many repos have a refs/pr/N conversion), or convert it once in "
-            + "Python and load the folder.");
+            + "Pick a revision with safetensors: many repos have a conversion in a pull request, named as "
+            + "hf:" + id.repo() + "@refs/pr/N (N from the repo's Community tab); or convert it once in Python and "
+            + "load the folder.");
       }
       throw new HeadScopeException(id + " has no model.safetensors (checked " + url(id, WEIGHTS) + ").");
     }
@@ -123,8 +152,19 @@ public final class HubClient {
       throw new HeadScopeException(id + " has neither tokenizer.json nor vocab.txt, so its text cannot be "
           + "tokenized.");
     }
+    writeManifest(dir); // last: the folder is complete
     progress.progress("Downloaded " + id, 1.0);
     return dir;
+  }
+
+  private static void writeManifest(Path dir) {
+    List<String> present = KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f))).toList();
+    try {
+      CacheManifest.write(dir, present);
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot write the manifest of the download cache " + dir + ": " + e.getMessage()
+          + ".", e);
+    }
   }
 
   /** The required files not yet in {@code dir}; empty when the model is complete. */
@@ -154,7 +194,7 @@ public final class HubClient {
     if (b.endsWith("/")) {
       b = b.substring(0, b.length() - 1);
     }
-    return URI.create(b + "/" + id.repo() + "/resolve/" + id.revision() + "/" + file);
+    return URI.create(b + "/" + id.repo() + "/resolve/" + id.revisionSegment() + "/" + file);
   }
 
   private static URI checkedBase(String url) {

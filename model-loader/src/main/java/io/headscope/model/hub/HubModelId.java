@@ -16,8 +16,11 @@ public record HubModelId(String owner, String name, String revision) {
 
   /** The Hub's repo-name characters; "." and ".." are refused separately. */
   private static final Pattern PART = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,95}");
-  /** Branch, tag or commit: no "/" (nested branches are rare and would need URL encoding). */
-  private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+  /**
+   * Branch, tag or commit without "/" (nested branches are rare), or a pull request's ref
+   * {@code refs/pr/N}, where the Hub keeps e.g. a bot's safetensors conversion of a pickle-only repo.
+   */
+  private static final Pattern REVISION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}|refs/pr/[1-9][0-9]{0,8}");
 
   public HubModelId {
     check(owner, PART, "owner");
@@ -44,9 +47,14 @@ public record HubModelId(String owner, String name, String revision) {
     int slash = s.indexOf('/');
     if (slash < 0 || slash != s.lastIndexOf('/')) {
       throw new HeadScopeException("\"" + spec + "\" is not a Hugging Face model id: write hf:owner/name "
-          + "(e.g. hf:textattack/bert-base-uncased-MRPC), optionally with @revision.");
+          + "(e.g. hf:textattack/bert-base-uncased-MRPC), optionally with @revision (a branch, tag, commit or refs/pr/N).");
     }
     return new HubModelId(s.substring(0, slash), s.substring(slash + 1), revision);
+  }
+
+  /** The revision as one URL path segment or folder name: {@code refs/pr/1} becomes {@code refs%2Fpr%2F1}. */
+  public String revisionSegment() {
+    return revision.replace("/", "%2F");
   }
 
   /** {@code owner/name}, as in the Hub's URLs. */

@@ -62,13 +62,25 @@ final class TimedBody implements HttpResponse.BodySubscriber<TimedBody> {
     queue.add(END);
   }
 
+  /** Nothing arrived within the wait. */
+  static final class NoData extends IOException {
+    NoData(String message) {
+      super(message);
+    }
+  }
+
   /** The next chunk of the body, or null at its end. */
-  @SuppressWarnings("unchecked")
   ByteBuffer next() throws IOException {
+    return next(TimeUnit.SECONDS.toNanos(stallSeconds));
+  }
+
+  /** The next chunk, waiting at most {@code timeoutNanos} for it (a timeout cancels the body). */
+  @SuppressWarnings("unchecked")
+  ByteBuffer next(long timeoutNanos) throws IOException {
     while (!current.hasNext()) {
       Object o;
       try {
-        o = queue.poll(stallSeconds, TimeUnit.SECONDS);
+        o = queue.poll(timeoutNanos, TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         cancel();
         Thread.currentThread().interrupt();
@@ -76,7 +88,7 @@ final class TimedBody implements HttpResponse.BodySubscriber<TimedBody> {
       }
       if (o == null) {
         cancel();
-        throw new IOException("no data arrived for " + stallSeconds + " s");
+        throw new NoData("no data arrived for " + stallSeconds + " s");
       }
       if (o == END) {
         queue.add(END); // stay at the end

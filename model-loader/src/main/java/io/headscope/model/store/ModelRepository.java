@@ -13,7 +13,6 @@ import io.headscope.model.hub.HubModelId;
 import io.headscope.model.tokenizer.TokenizerJsonWriter;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -22,6 +21,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -38,6 +38,9 @@ public final class ModelRepository {
   /** Bump when the converted layout changes, so old caches are not reused. */
   private static final String CACHE_LAYOUT = "models-v1";
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Every file of a converted model, listed in its manifest. */
+  private static final List<String> EMBEDDED_FILES =
+      List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt");
 
   /** The models shipped as Maven artifacts (group {@code com.robrua.nlp.models}). */
   public enum Embedded {
@@ -157,13 +160,26 @@ public final class ModelRepository {
     Path dir = cacheRoot.resolve(CACHE_LAYOUT).resolve(model.modelName);
     ModelFiles files = new ModelFiles(model.modelName, dir.resolve("config.json"),
         dir.resolve("model.safetensors"), dir.resolve("tokenizer.json"));
-    if (Files.isRegularFile(files.config()) && Files.isRegularFile(files.weights())
-        && Files.isRegularFile(files.tokenizer())) {
+    Map<String, String> damage = Files.exists(dir) ? CacheManifest.check(dir, EMBEDDED_FILES, List.of()) : null;
+    if (damage != null && damage.isEmpty()) {
+      if (!CacheManifest.exists(dir)) {
+        CacheManifest.adopt(dir, EMBEDDED_FILES); // a cache from before manifests, just checked by format
+      }
       return files;
     }
     if (!model.isAvailable()) {
       throw new HeadScopeException("The model " + model.modelName + " is not built in: run HEADSCOPE_MODELS=all "
           + "./headscope once (it adds the Maven artifact " + model.artifact() + ").");
+    }
+    if (damage != null) {
+      progress.progress("The cached " + model.modelName + " is damaged (" + CacheManifest.describe(damage)
+          + "); converting it again", 0.0);
+      try {
+        discard(dir);
+      } catch (IOException e) {
+        throw new HeadScopeException("The cached " + model.modelName + " in " + dir + " is damaged ("
+            + CacheManifest.describe(damage) + ") and cannot be removed: " + e.getMessage() + ".", e);
+      }
     }
     try {
       convert(model, dir, progress);
@@ -175,6 +191,7 @@ public final class ModelRepository {
 
   private void convert(Embedded model, Path dir, ProgressListener progress) throws IOException {
     Files.createDirectories(dir.getParent());
+    removeLeftovers(dir.getParent(), model.modelName);
     Path work = Files.createTempDirectory(dir.getParent(), "." + model.modelName + "-");
     try {
       progress.progress("Unpacking " + model.modelName, 0.0);
@@ -189,8 +206,9 @@ public final class ModelRepository {
       progress.progress("Writing model.safetensors", 0.6);
       Path out = work.resolve("model");
       Files.createDirectories(out);
+      // sorted, so the file is the same bytes on every conversion (Map.of's order changes per JVM)
       Safetensors.write(out.resolve("model.safetensors"), hf,
-          Map.of("format", "pt", "source", model.artifact()));
+          new TreeMap<>(Map.of("format", "pt", "source", model.artifact())));
       Path vocab = out.resolve("vocab.txt");
       Files.copy(bundle.resolve("assets/vocab.txt"), vocab);
       int vocabSize = TokenizerJsonWriter.readVocab(vocab).size();
@@ -200,6 +218,7 @@ public final class ModelRepository {
       Files.writeString(out.resolve("tokenizer_config.json"),
           "{\"do_lower_case\": " + model.lowercase + ", \"model_max_length\": 512}\n");
       progress.progress("Finishing", 0.95);
+      CacheManifest.write(out, EMBEDDED_FILES); // last: its presence says the folder is complete
       SafeFiles.publish(out, dir);
       progress.progress("Ready", 1.0);
     } finally {
@@ -224,6 +243,36 @@ public final class ModelRepository {
         }
       }
     }
+  }
+
+  /** A work folder untouched this long is a killed conversion's (one takes seconds), not a running one's. */
+  private static final java.time.Duration STALE_WORK = java.time.Duration.ofMinutes(30);
+
+  /**
+   * Deletes what killed runs left (a conversion stopped by a signal never reaches its finally block):
+   * stale work folders {@code .<name>-*} and damaged folders moved aside, each several hundred MB.
+   */
+  private static void removeLeftovers(Path parent, String name) {
+    try (java.nio.file.DirectoryStream<Path> all = Files.newDirectoryStream(parent, "." + name + "*")) {
+      long staleBefore = System.currentTimeMillis() - STALE_WORK.toMillis();
+      for (Path p : all) {
+        String f = p.getFileName().toString();
+        boolean damaged = f.startsWith("." + name + ".damaged-");
+        boolean work = f.startsWith("." + name + "-");
+        if (Files.isDirectory(p) && (damaged || work && Files.getLastModifiedTime(p).toMillis() < staleBefore)) {
+          SafeFiles.deleteTree(p);
+        }
+      }
+    } catch (IOException e) {
+      // best effort: leftovers waste space but do no harm
+    }
+  }
+
+  /** Moves a damaged folder aside in one step (so no reader sees it half-deleted), then deletes it. */
+  private static void discard(Path dir) throws IOException {
+    Path aside = dir.resolveSibling("." + dir.getFileName() + ".damaged-" + System.nanoTime());
+    Files.move(dir, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    SafeFiles.deleteTree(aside);
   }
 
   // --- local Hugging Face folders ----------------------------------------------------------
@@ -292,7 +341,7 @@ public final class ModelRepository {
         // fall through to the vocabulary's evidence
       }
     }
-    for (String token : Files.readAllLines(vocab, StandardCharsets.UTF_8)) {
+    for (String token : TokenizerJsonWriter.readVocab(vocab)) { // says so when it is not UTF-8 text
       if (!token.startsWith("[") && !token.equals(token.toLowerCase(Locale.ROOT))) {
         return false;
       }

@@ -330,6 +330,302 @@ class HubDownloadTest {
     assertThat(HubModelId.parse("hf:google-bert/bert-base-cased@a265f77").revision()).isEqualTo("a265f77");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"config.json", "tokenizer.json", "model.safetensors"})
+  void fileWithoutAChecksumIsCheckedByItsFormatAndRejectedWhenTruncated(String file) throws IOException {
+    hub.withoutEtags(true);
+    hub.truncate(file); // served consistently as half the file: size checks cannot see it
+    assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining(file)
+        .hasMessageContaining("without a checksum")
+        .hasMessageContaining("nothing was cached");
+    assertThat(cached(file)).doesNotExist();
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void intactFilesWithoutAChecksumAreCachedAndLoad() throws IOException {
+    hub.withoutEtags(true);
+    ModelFiles files = online().resolve(SPEC, ProgressListener.NONE);
+    for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+      assertThat(Files.readAllBytes(cached(f))).as(f).isEqualTo(Files.readAllBytes(source.resolve(f)));
+    }
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.classLabels()).containsExactly("neg", "pos");
+    }
+  }
+
+  @Test
+  void aServerThatDripsBytesIsCutOffAtTheFilesDeadline() throws IOException {
+    long size = Files.size(source.resolve("config.json"));
+    assertThat(size).isGreaterThan(100); // at 150 ms a byte the whole file would take over 15 s
+    System.setProperty("headscope.hubDeadlineSeconds", "2");
+    try {
+      hub.drip("config.json", 150); // never silent for the 60 s stall limit
+      long t0 = System.nanoTime();
+      HeadScopeException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(12), () -> {
+            try {
+              online().resolve(SPEC, ProgressListener.NONE);
+            } catch (HeadScopeException ex) {
+              return ex;
+            }
+            throw new AssertionError("the dripping download finished");
+          });
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      assertThat(e).hasMessageContaining("config.json").hasMessageContaining("longer than 2 s")
+          .hasMessageContaining("nothing was cached");
+      assertThat(seconds).isBetween(1.9, 8.0);
+      assertThat(cached("config.json")).doesNotExist();
+      assertThat(partFiles()).isEmpty();
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
+  void aFileOfUnannouncedSizeMayTakeLongerThanTheFloorWhileItKeepsAnHonestRate() throws IOException {
+    Path bigger = tmp.resolve("bigger");
+    TinyBert.create(2, 32, 14).writeTo(bigger);
+    hub.serve("test-org/bigger", "main", bigger);
+    long size = Files.size(bigger.resolve("model.safetensors"));
+    int rate = (int) (size / 3); // about 3 s in all, above the 100 kB/s the deadline asks for
+    assertThat(rate).isGreaterThan(2 * (int) FileDownload.MIN_RATE_BYTES_PER_SECOND);
+    System.setProperty("headscope.hubDeadlineSeconds", "1");
+    try {
+      hub.withoutEtags(true);
+      hub.streamWithoutSize("model.safetensors", rate);
+      ModelFiles files = online().resolve("hf:test-org/bigger", ProgressListener.NONE);
+      assertThat(Files.readAllBytes(files.weights())).isEqualTo(Files.readAllBytes(bigger.resolve("model.safetensors")));
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
+  void aFileOfUnannouncedSizeThatDripsIsCutOff() throws IOException {
+    System.setProperty("headscope.hubDeadlineSeconds", "1");
+    try {
+      hub.withoutEtags(true);
+      hub.streamWithoutSize("model.safetensors", 2_000); // 2 kB/s: 50 times too slow
+      assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+          .isInstanceOf(HeadScopeException.class)
+          .hasMessageContaining("model.safetensors")
+          .hasMessageContaining("unknown size");
+      assertThat(cached("model.safetensors")).doesNotExist();
+      assertThat(partFiles()).isEmpty();
+    } finally {
+      System.clearProperty("headscope.hubDeadlineSeconds");
+    }
+  }
+
+  @Test
+  void deadlineGrowsWithTheAdvertisedSize() {
+    assertThat(FileDownload.deadlineSeconds(12_600)).isEqualTo(60); // the floor
+    assertThat(FileDownload.deadlineSeconds(440_000_000)).isEqualTo(4400); // 440 MB at 100 kB/s
+    assertThat(FileDownload.deadlineSeconds(-1)).isEqualTo(60);
+  }
+
+  @Test
+  void aServerSendingMoreThanItAnnouncedIsCutOffAtTheAnnouncedSize() throws Exception {
+    long size = Files.size(source.resolve("model.safetensors"));
+    int extra = 256 << 20;
+    hub.oversend("model.safetensors", extra);
+    assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("model.safetensors")
+        .hasMessageContaining("more")
+        .hasMessageContaining(size + " bytes");
+    long sent = -1;
+    for (int i = 0; i < 50 && sent != hub.bytesSent("model.safetensors"); i++) {
+      sent = hub.bytesSent("model.safetensors");
+      Thread.sleep(100); // until the server notices the closed connection
+    }
+    assertThat(sent).isLessThan(size + (32 << 20)); // socket buffers, not the 256 MB
+    assertThat(cached("model.safetensors")).doesNotExist();
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void aFileLargerThanTheFreeSpaceIsRefusedBeforeDownloading() throws IOException {
+    long petabyte = 1_000_000_000_000_000L;
+    hub.advertise("model.safetensors", petabyte);
+    double freeGb = Files.getFileStore(tmp).getUsableSpace() / 1e9;
+    HeadScopeException e = org.junit.jupiter.api.Assertions.assertThrows(HeadScopeException.class,
+        () -> online().resolve(SPEC, ProgressListener.NONE));
+    assertThat(e).hasMessageContaining("model.safetensors").hasMessageContaining("1000000.0 GB")
+        .hasMessageContaining("free");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("only ([0-9.]+) (KB|MB|GB) free").matcher(e.getMessage());
+    assertThat(m.find()).as(e.getMessage()).isTrue();
+    double reported = Double.parseDouble(m.group(1)) * switch (m.group(2)) {
+      case "KB" -> 1e-6;
+      case "MB" -> 1e-3;
+      default -> 1.0;
+    };
+    assertThat(reported).isCloseTo(freeGb, org.assertj.core.data.Offset.offset(1.0));
+    assertThat(hub.requests()).noneMatch(r -> r.startsWith("GET /cdn/"));
+    assertThat(partFiles()).isEmpty();
+  }
+
+  @Test
+  void smallFilesShowTheirProgressInKilobytes() throws IOException {
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    long size = Files.size(source.resolve("config.json"));
+    assertThat(size).isLessThan(1_000_000);
+    String total = new java.math.BigDecimal(size).movePointLeft(3).setScale(1, java.math.RoundingMode.HALF_UP) + " KB)";
+    assertThat(stages).anyMatch(s -> s.startsWith("Downloading config.json of " + SPEC) && s.endsWith(" of " + total));
+    assertThat(stages).noneMatch(s -> s.contains("of 0.0 MB"));
+  }
+
+  @Test
+  void truncatedCachedWeightsAreDownloadedAgainAndTheRunSaysSo() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path w = cached("model.safetensors");
+    long size = Files.size(w);
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, java.util.Arrays.copyOf(all, all.length / 2));
+
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    ModelFiles files = online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).filteredOn(st -> st.contains("damaged")).containsExactly("The cached " + SPEC
+        + " is damaged (model.safetensors is " + all.length / 2 + " bytes, expected " + size
+        + "); downloading it again");
+    assertThat(Files.readAllBytes(w)).isEqualTo(Files.readAllBytes(source.resolve("model.safetensors")));
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.classLabels()).containsExactly("neg", "pos");
+    }
+  }
+
+  @Test
+  void deletedCachedConfigIsDownloadedAgainAndTheRunSaysSo() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached("config.json"));
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).contains("The cached " + SPEC + " is damaged (config.json is missing); downloading it again");
+    assertThat(Files.readAllBytes(cached("config.json"))).isEqualTo(Files.readAllBytes(source.resolve("config.json")));
+    assertThat(hub.requests()).filteredOn(r -> r.startsWith("GET /cdn/")).hasSize(1); // the weights were not fetched again
+  }
+
+  @Test
+  void aSameSizeChangeToACachedFileIsFoundByItsHashOnceItsMtimeMoved() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path t = cached("tokenizer.json");
+    byte[] bytes = Files.readAllBytes(t);
+    int i = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).indexOf("\"the\"") + 1;
+    bytes[i] = 'T'; // "the" becomes "The": still valid JSON, same size, another vocabulary
+    java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(t);
+    Files.write(t, bytes);
+    Files.setLastModifiedTime(t, java.nio.file.attribute.FileTime.fromMillis(before.toMillis() + 5_000));
+
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).anyMatch(st -> st.contains("tokenizer.json does not match its SHA-256"));
+    assertThat(Files.readAllBytes(t)).isEqualTo(Files.readAllBytes(source.resolve("tokenizer.json")));
+  }
+
+  @Test
+  void aCacheWithoutManifestIsCheckedByFormatAndGivenOneWithoutAskingTheHub() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Path manifest = cached(io.headscope.model.store.CacheManifest.NAME);
+    assertThat(manifest).exists();
+    Files.delete(manifest); // as an older HeadScope left it
+    int before = hub.requests().size();
+
+    online().resolve(SPEC, ProgressListener.NONE);
+    assertThat(hub.requests()).hasSize(before);
+    com.fasterxml.jackson.databind.JsonNode files = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(manifest.toFile()).get("files");
+    assertThat(files.size()).isEqualTo(3);
+    for (String f : List.of("config.json", "model.safetensors", "tokenizer.json")) {
+      byte[] content = Files.readAllBytes(source.resolve(f));
+      assertThat(files.get(f).get("size").asLong()).as(f).isEqualTo(content.length);
+      assertThat(files.get(f).get("sha256").asText()).as(f).isEqualTo(sha256(content));
+    }
+  }
+
+  @Test
+  void aCacheWithoutManifestAndATruncatedWeightsFileIsRepaired() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached(io.headscope.model.store.CacheManifest.NAME));
+    Path w = cached("model.safetensors");
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, java.util.Arrays.copyOf(all, all.length - 100));
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).anyMatch(st -> st.contains("damaged (model.safetensors is not a valid safetensors file"));
+    assertThat(Files.readAllBytes(w)).isEqualTo(all);
+  }
+
+  @Test
+  void aCacheWithoutManifestAndWeightsLongerThanTheirHeaderSaysIsRepaired() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.delete(cached(io.headscope.model.store.CacheManifest.NAME));
+    Path w = cached("model.safetensors");
+    byte[] all = Files.readAllBytes(w);
+    Files.write(w, new byte[100], java.nio.file.StandardOpenOption.APPEND); // e.g. a copy onto an older, longer file
+    List<String> stages = java.util.Collections.synchronizedList(new ArrayList<>());
+    online().resolve(SPEC, (stage, f) -> stages.add(stage));
+    assertThat(stages).contains("The cached " + SPEC + " is damaged (model.safetensors is " + (all.length + 100)
+        + " bytes but its header describes " + all.length + "); downloading it again");
+    assertThat(Files.readAllBytes(w)).isEqualTo(all);
+  }
+
+  @Test
+  void aDamagedCacheOfflineSaysWhatIsDamagedAndToGoOnline() throws IOException {
+    online().resolve(SPEC, ProgressListener.NONE);
+    Files.write(cached("config.json"), new byte[] {'{'});
+    int before = hub.requests().size();
+    assertThatThrownBy(() -> offline().resolve(SPEC, ProgressListener.NONE))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("damaged (config.json is 1 bytes, expected")
+        .hasMessageContaining("offline");
+    assertThat(hub.requests()).hasSize(before);
+  }
+
+  private static String sha256(byte[] content) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void thePickleRefusalsAdviceIsAnIdTheParserAcceptsAndThatDownloads() throws IOException {
+    Path pickle = tmp.resolve("pickle");
+    TinyBert.create(2, 4, 13).writeTo(pickle);
+    Path converted = tmp.resolve("converted");
+    TinyBert.create(2, 4, 13).writeTo(converted);
+    Files.move(pickle.resolve("model.safetensors"), pickle.resolve("pytorch_model.bin"));
+    hub.serve("test-org/pickled", "main", pickle);
+    hub.serve("test-org/pickled", "refs/pr/1", converted); // the Hub's safetensors-conversion pull request
+
+    HeadScopeException refusal = org.junit.jupiter.api.Assertions.assertThrows(HeadScopeException.class,
+        () -> online().resolve("hf:test-org/pickled", ProgressListener.NONE));
+    java.util.regex.Matcher advice = java.util.regex.Pattern.compile("(hf:\\S+@refs/pr/)N").matcher(refusal.getMessage());
+    assertThat(advice.find()).as(refusal.getMessage()).isTrue();
+
+    String spec = advice.group(1) + "1"; // what the user types after reading the advice
+    assertThat(HubModelId.parse(spec)).isEqualTo(new HubModelId("test-org", "pickled", "refs/pr/1"));
+    ModelFiles files = online().resolve(spec, ProgressListener.NONE);
+    assertThat(Files.readAllBytes(files.weights())).isEqualTo(Files.readAllBytes(converted.resolve("model.safetensors")));
+    assertThat(files.weights().getParent().getParent()).isEqualTo(cache.resolve("hub/test-org/pickled"));
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.encode("the cat", null).tokens()).containsExactly("[CLS]", "the", "cat", "[SEP]");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hf:org/name@refs/pr/x", "hf:org/name@refs/heads/main", "hf:org/name@refs/pr/../1",
+      "hf:org/name@refs/pr/01"})
+  void onlyPullRequestRefsMayHaveSlashesInTheRevision(String spec) {
+    assertThatThrownBy(() -> HubModelId.parse(spec)).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("Hugging Face");
+  }
+
   private List<Path> partFiles() throws IOException {
     if (!Files.exists(cache)) {
       return List.of();

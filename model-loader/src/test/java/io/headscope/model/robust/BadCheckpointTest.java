@@ -11,6 +11,7 @@ import io.headscope.model.HeadScopeException;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.RawSafetensors;
 import io.headscope.model.testing.TinyBert;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -228,6 +229,156 @@ class BadCheckpointTest {
       assertThatThrownBy(() -> BertModel.load(repo.folder(broken))).isInstanceOf(HeadScopeException.class);
       Maps.assertRowsAreDistributions(good.trace(good.encode("the cat sat", null)), 1e-5);
     }
+  }
+
+  @Test
+  void nanWeightIsRefusedNamingTheFileAndTensor() {
+    TinyBert.create(2, 4, 21).edit("encoder.layer.1.attention.self.value.weight", d -> d[7] = Float.NaN)
+        .writeTo(dir);
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("model.safetensors").toString())
+        .hasMessageContaining("bert.encoder.layer.1.attention.self.value.weight")
+        .hasMessageContaining("NaN at element 7");
+  }
+
+  @Test
+  void infiniteWeightIsRefusedNamingTheFileAndTensor() {
+    TinyBert.create(2, 4, 21).edit("embeddings.LayerNorm.bias", d -> d[15] = Float.NEGATIVE_INFINITY).writeTo(dir);
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("model.safetensors").toString())
+        .hasMessageContaining("bert.embeddings.LayerNorm.bias")
+        .hasMessageContaining("-Infinity at element 15");
+  }
+
+  @Test
+  void infinityInAFloat16CheckpointIsRefused() {
+    Path w = dir.resolve("model.safetensors");
+    TinyBert.create(2, 4, 21).edit("pooler.dense.bias", d -> d[0] = 1e6f).writeTo(dir); // beyond float16's 65504
+    RawSafetensors.rewriteAs16Bit(w, "F16", RawSafetensors::toF16);
+    assertThat(loadFails()).hasMessageContaining(w.toString()).hasMessageContaining("bert.pooler.dense.bias")
+        .hasMessageContaining("Infinity at element 0");
+  }
+
+  @Test
+  void weightOfAnIntegerDtypeIsReportedWithItsDtypeNotAsMissing() {
+    Path w = dir.resolve("model.safetensors");
+    String victim = "bert.encoder.layer.0.output.dense.bias";
+    List<RawSafetensors.Entry> entries = new ArrayList<>(RawSafetensors.readF32(w));
+    entries.replaceAll(e -> e.name().equals(victim) ? new RawSafetensors.Entry(victim, "I32", e.shape(), e.data()) : e);
+    RawSafetensors.write(w, entries);
+    assertThat(loadFails()).hasMessageContaining(w.toString()).hasMessageContaining(victim)
+        .hasMessageContaining("dtype I32").hasMessageNotContaining("no tensor");
+  }
+
+  @Test
+  void configErrorsNameThePathOnce() throws IOException {
+    editConfig(c -> c.remove("hidden_size"));
+    String path = dir.resolve("config.json").toString();
+    String m = loadFails().getMessage();
+    assertThat(m).startsWith(path + " ");
+    assertThat(m.indexOf(dir.toString())).isEqualTo(m.lastIndexOf(dir.toString()));
+  }
+
+  @Test
+  void configCheckedInTheConstructorNamesThePathOnce() throws IOException {
+    editConfig(c -> c.put("num_hidden_layers", -2));
+    String m = loadFails().getMessage();
+    assertThat(m).startsWith(dir.resolve("config.json") + ": num_hidden_layers");
+    assertThat(m.indexOf(dir.toString())).isEqualTo(m.lastIndexOf(dir.toString()));
+  }
+
+  @Test
+  void fractionalLayerCountIsRefused() throws IOException {
+    editConfig(c -> c.put("num_hidden_layers", 2.5));
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("config.json").toString())
+        .hasMessageContaining("\"num_hidden_layers\"").hasMessageContaining("2.5");
+  }
+
+  @Test
+  void fractionalOptionalFieldIsRefused() throws IOException {
+    editConfig(c -> c.put("type_vocab_size", 1.5));
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("config.json").toString())
+        .hasMessageContaining("\"type_vocab_size\"").hasMessageContaining("1.5");
+  }
+
+  @Test
+  void absurdLayerCountIsRefusedBeforeAllocating() throws IOException {
+    editConfig(c -> c.put("num_hidden_layers", Integer.MAX_VALUE));
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("config.json").toString())
+        .hasMessageContaining("num_hidden_layers").hasMessageContaining(Integer.toString(Integer.MAX_VALUE));
+  }
+
+  @Test
+  void absurdHiddenSizeIsRefused() throws IOException {
+    editConfig(c -> {
+      c.put("hidden_size", 1 << 20);
+      c.put("num_attention_heads", 1);
+    });
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("config.json").toString())
+        .hasMessageContaining("hidden_size").hasMessageContaining(Integer.toString(1 << 20));
+  }
+
+  @Test
+  void moreLayersThanTheWeightsHoldIsRefusedNamingTheLastMissingLayer() throws IOException {
+    editConfig(c -> c.put("num_hidden_layers", 1000));
+    assertThat(loadFails()).hasMessageContaining("model.safetensors").hasMessageContaining("1000 layers")
+        .hasMessageContaining("encoder.layer.999.");
+  }
+
+  @Test
+  void tensorShapeWhoseElementCountOverflowsIsRefused() throws IOException {
+    Path w = dir.resolve("model.safetensors");
+    List<RawSafetensors.Entry> entries = new ArrayList<>(RawSafetensors.readF32(w));
+    // 2^62 x 4 floats: the count wraps to 0 in a long, which "matches" 0 bytes
+    entries.add(new RawSafetensors.Entry("bert.huge", "F32", new long[] {1L << 62, 4}, new byte[0]));
+    RawSafetensors.write(w, entries);
+    assertThat(loadFails()).hasMessageContaining(w.toString()).hasMessageContaining("bert.huge")
+        .hasMessageContaining("[4611686018427387904, 4]");
+  }
+
+  @Test
+  void positionsFewerThanTheInputAreCutToTheModelsMaximum() {
+    io.headscope.model.BertConfig small = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
+        "gelu", 8, 2, 1e-12, List.of());
+    TinyBert.create(small, 21).writeTo(dir);
+    try (BertModel m = BertModel.load(repo.folder(dir))) {
+      var e = m.encode("the cat sat on the mat and the dog ran in the house", null);
+      assertThat(e.length()).isEqualTo(8);
+      Maps.assertRowsAreDistributions(m.trace(e), 1e-5);
+    }
+  }
+
+  @Test
+  void fewerPositionsThanAnyInputNeedsIsRefused() throws IOException {
+    editConfig(c -> c.put("max_position_embeddings", 2));
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("config.json").toString())
+        .hasMessageContaining("max_position_embeddings");
+  }
+
+  @Test
+  void aPairOnAModelWithOneSegmentTypeIsRefusedClearly() {
+    io.headscope.model.BertConfig one = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
+        "gelu", 64, 1, 1e-12, List.of());
+    TinyBert.create(one, 21).writeTo(dir);
+    try (BertModel m = BertModel.load(repo.folder(dir))) {
+      Maps.assertRowsAreDistributions(m.trace(m.encode("the cat sat", null)), 1e-5); // one sentence works
+      assertThatThrownBy(() -> m.trace(m.encode("the cat sat", "a dog ran")))
+          .isInstanceOf(HeadScopeException.class)
+          .hasMessageContaining(dir.resolve("config.json").toString())
+          .hasMessageContaining("type_vocab_size 1")
+          .hasMessageContaining("second sentence")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+  }
+
+  @Test
+  void binaryVocabularySaysItIsNotUtf8Text() throws IOException {
+    Files.delete(dir.resolve("tokenizer.json"));
+    byte[] junk = new byte[512];
+    new java.util.Random(3).nextBytes(junk);
+    junk[0] = (byte) 0xC3; // a UTF-8 lead byte without its continuation, so the text is surely not UTF-8
+    junk[1] = 0x41;
+    Files.write(dir.resolve("vocab.txt"), junk);
+    assertThat(loadFails()).hasMessageContaining(dir.resolve("vocab.txt").toString())
+        .hasMessageContaining("not UTF-8 text").hasMessageNotContaining("Input length");
   }
 
   private void editConfig(Consumer<ObjectNode> edit) throws IOException {

@@ -44,6 +44,13 @@ public final class FakeHub implements AutoCloseable {
   private final AtomicInteger dropsLeft = new AtomicInteger();
   private volatile String corrupt;
   private volatile boolean stall;
+  private volatile boolean withoutEtags;
+  private final Map<String, Boolean> truncated = new ConcurrentHashMap<>();
+  private final Map<String, Long> dripMillis = new ConcurrentHashMap<>();
+  private final Map<String, Integer> extraBytes = new ConcurrentHashMap<>();
+  private final Map<String, Long> advertised = new ConcurrentHashMap<>();
+  private final Map<String, Long> bytesSent = new ConcurrentHashMap<>();
+  private final Map<String, Integer> paced = new ConcurrentHashMap<>();
 
   private FakeHub() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -98,6 +105,47 @@ public final class FakeHub implements AutoCloseable {
     stall = on;
   }
 
+  /**
+   * No checksums: small files come without an ETag, LFS files are answered by a plain redirect to
+   * the CDN, which sends no ETag either (as a stripping proxy or a simple mirror might).
+   */
+  public void withoutEtags(boolean on) {
+    withoutEtags = on;
+  }
+
+  /** Serves only the first half of {@code file}, consistently (HEAD and GET say the shorter length). */
+  public void truncate(String file) {
+    truncated.put(file, true);
+  }
+
+  /** Sends {@code file} one byte every {@code millis} ms (never stalling long enough to look dead). */
+  public void drip(String file, long millis) {
+    dripMillis.put(file, millis);
+  }
+
+  /** HEAD advertises the true size, but GET sends {@code extra} more bytes, with no Content-Length. */
+  public void oversend(String file, int extra) {
+    extraBytes.put(file, extra);
+  }
+
+  /** HEAD (and the CDN redirect's X-Linked-Size) advertises {@code length} bytes for {@code file}. */
+  public void advertise(String file, long length) {
+    advertised.put(file, length);
+  }
+
+  /**
+   * Serves {@code file} without announcing its size (no Content-Length on HEAD, a chunked GET), at
+   * {@code bytesPerSecond}, as a plain mirror streaming a file might. Use with {@link #withoutEtags}.
+   */
+  public void streamWithoutSize(String file, int bytesPerSecond) {
+    paced.put(file, bytesPerSecond);
+  }
+
+  /** How many body bytes of {@code file} the server managed to write, over all its GETs. */
+  public long bytesSent(String file) {
+    return bytesSent.getOrDefault(file, 0L);
+  }
+
   /** Every request so far, as "METHOD path [Range]". */
   public List<String> requests() {
     synchronized (log) {
@@ -113,7 +161,7 @@ public final class FakeHub implements AutoCloseable {
   // --- the Hub's answers ---------------------------------------------------------------------
 
   private void handle(HttpExchange ex) throws IOException {
-    String path = ex.getRequestURI().getPath();
+    String path = ex.getRequestURI().getRawPath(); // a revision such as refs%2Fpr%2F1 is one segment
     String range = ex.getRequestHeaders().getFirst("Range");
     log.add(ex.getRequestMethod() + " " + path + (range == null ? "" : " " + range));
     try (ex) {
@@ -122,7 +170,7 @@ public final class FakeHub implements AutoCloseable {
         return;
       }
       Matcher m = RESOLVE.matcher(path);
-      Map<String, byte[]> repo = m.matches() ? repos.get(m.group(1) + "@" + m.group(2)) : null;
+      Map<String, byte[]> repo = m.matches() ? repos.get(m.group(1) + "@" + decode(m.group(2))) : null;
       if (repo == null) {
         boolean known = m.matches() && repos.keySet().stream().anyMatch(k -> k.startsWith(m.group(1) + "@"));
         ex.getResponseHeaders().set("X-Error-Code", known ? "RevisionNotFound" : "RepositoryNotFound");
@@ -137,17 +185,27 @@ public final class FakeHub implements AutoCloseable {
         return;
       }
       ex.getResponseHeaders().set("X-Repo-Commit", "0123456789abcdef0123456789abcdef01234567");
+      if (truncated.containsKey(name)) {
+        data = java.util.Arrays.copyOf(data, data.length / 2);
+      }
       if (name.endsWith(".safetensors") || name.endsWith(".bin")) {
         String sha = hex("SHA-256", null, data);
         cdn.put(sha, data);
+        if (withoutEtags) {
+          ex.getResponseHeaders().set("Location", "/cdn/" + sha + "?name=" + name);
+          empty(ex, 302);
+          return;
+        }
         ex.getResponseHeaders().set("X-Linked-Etag", "\"" + sha + "\"");
-        ex.getResponseHeaders().set("X-Linked-Size", Long.toString(data.length));
+        ex.getResponseHeaders().set("X-Linked-Size", Long.toString(advertised.getOrDefault(name, (long) data.length)));
         ex.getResponseHeaders().set("ETag", "\"" + hex("SHA-1", null, sha.getBytes(StandardCharsets.UTF_8)) + "\"");
         ex.getResponseHeaders().set("Location", "/cdn/" + sha + "?name=" + name);
         empty(ex, 302);
         return;
       }
-      ex.getResponseHeaders().set("ETag", "\"" + hex("SHA-1", "blob " + data.length + "\0", data) + "\"");
+      if (!withoutEtags) {
+        ex.getResponseHeaders().set("ETag", "\"" + hex("SHA-1", "blob " + data.length + "\0", data) + "\"");
+      }
       body(ex, name, data, 0, false);
     }
   }
@@ -180,8 +238,31 @@ public final class FakeHub implements AutoCloseable {
       ex.getResponseHeaders().set("Content-Range", "bytes " + start + "-" + (data.length - 1) + "/" + data.length);
     }
     int status = start > 0 ? 206 : 200;
+    Integer pace = paced.get(name);
+    if (pace != null && ex.getRequestMethod().equals("HEAD")) {
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
+    if (pace != null) {
+      ex.sendResponseHeaders(status, 0); // chunked
+      OutputStream os = ex.getResponseBody();
+      int chunk = Math.max(1, pace / 10);
+      for (int i = start; i < data.length; i += chunk) {
+        os.write(data, i, Math.min(chunk, data.length - i));
+        os.flush();
+        bytesSent.merge(name, (long) Math.min(chunk, data.length - i), Long::sum);
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted");
+        }
+      }
+      os.close();
+      return;
+    }
     if (ex.getRequestMethod().equals("HEAD")) {
-      ex.getResponseHeaders().set("Content-Length", Integer.toString(length));
+      ex.getResponseHeaders().set("Content-Length", Long.toString(advertised.getOrDefault(name, (long) length)));
       ex.sendResponseHeaders(status, -1);
       return;
     }
@@ -190,8 +271,36 @@ public final class FakeHub implements AutoCloseable {
       out = data.clone();
       out[data.length / 2] ^= 0x5A;
     }
-    ex.sendResponseHeaders(status, length);
     OutputStream os = ex.getResponseBody();
+    Long drip = dripMillis.get(name);
+    if (drip != null) {
+      ex.sendResponseHeaders(status, length);
+      for (int i = start; i < data.length; i++) {
+        os.write(out[i]);
+        os.flush();
+        bytesSent.merge(name, 1L, Long::sum);
+        try {
+          Thread.sleep(drip);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted");
+        }
+      }
+      return;
+    }
+    Integer extra = extraBytes.get(name);
+    if (extra != null) {
+      ex.sendResponseHeaders(status, 0); // chunked: no Content-Length to hold the client to
+      byte[] more = new byte[1 << 16];
+      os.write(out, start, length);
+      bytesSent.merge(name, (long) length, Long::sum);
+      for (int sent = 0; sent < extra; sent += more.length) {
+        os.write(more); // fails once the client has hung up
+        bytesSent.merge(name, (long) more.length, Long::sum);
+      }
+      return;
+    }
+    ex.sendResponseHeaders(status, length);
     if (drop) {
       os.write(out, start, length / 2);
       os.flush();
@@ -210,6 +319,10 @@ public final class FakeHub implements AutoCloseable {
       throw new IOException("stalled on purpose");
     }
     os.write(out, start, length);
+  }
+
+  private static String decode(String segment) {
+    return java.net.URLDecoder.decode(segment, StandardCharsets.UTF_8);
   }
 
   private static void empty(HttpExchange ex, int status) throws IOException {
