@@ -172,7 +172,6 @@ public final class BertModel implements AutoCloseable {
     if (inputs.isEmpty()) {
       return List.of();
     }
-    checkSegments(inputs);
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
     RunRequest request = RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))
@@ -180,7 +179,7 @@ public final class BertModel implements AutoCloseable {
         .capture(Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return Traces.of(this, inputs, mask, maps, engine.run(request), topK);
+    return Traces.of(this, inputs, mask, maps, run(request), topK);
   }
 
   private Readouts readouts() {
@@ -200,7 +199,7 @@ public final class BertModel implements AutoCloseable {
   public List<float[][][]> layerNormMaps(List<Encoding> inputs, HeadMask mask) {
     checkSegments(inputs);
     int layers = config().numHiddenLayers();
-    RunResult r = engine.run(RunRequest.of(inputs)
+    RunResult r = run(RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))
         .capture(Capture.derived(Capture.Derived.LAYER_NORM_MAP)));
     ActivationCache cache = r.cache();

@@ -47,6 +47,9 @@ final class RenderCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  /** The largest side of a head's picture: 8192 pixels (256 MB as RGBA). */
+  static final int MAX_SIDE = 8192;
+
   @Override
   public Integer call() {
     sentence.check();
@@ -59,10 +62,18 @@ final class RenderCommand implements Callable<Integer> {
     try (BertModel m = model.open()) {
       int layers = m.config().numHiddenLayers();
       int h = m.config().numAttentionHeads();
-      Set<Head> large = Head.parseList(heads, layers, h);
-      HeadMask mask = HeadMask.of(Head.parseList(disable, layers, h), HeadMask.Mode.ZERO);
+      Set<Head> large = UsageException.heads("--head", heads, m.config());
+      HeadMask mask = HeadMask.of(UsageException.heads("--disable", disable, m.config()), HeadMask.Mode.ZERO);
       AttentionTrace t = m.trace(m.encode(sentence.text, sentence.pair));
       Warnings.truncation(t.encoding());
+      int n = t.tokens().size();
+      int drawn = cell;
+      if ((long) n * cell > MAX_SIDE) {
+        // checked before anything is drawn: a 512-token map at 64 px a cell would need 4 GB
+        drawn = Math.max(1, MAX_SIDE / n);
+        System.err.printf(java.util.Locale.ROOT, "headscope: warning: --cell %d would draw %d pixels a side for %d "
+            + "tokens; drawing %d pixels a cell (%d pixels) instead.%n", cell, (long) n * cell, n, drawn, n * drawn);
+      }
       List<Path> files = new ArrayList<>();
       files.add(out.resolve("grid.png"));
       for (Head head : large) {
@@ -82,7 +93,7 @@ final class RenderCommand implements Callable<Integer> {
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);
-        PngFiles.write(Java2DRenderer.head(hm, cell), files.get(k++));
+        PngFiles.write(Java2DRenderer.head(hm, drawn), files.get(k++));
       }
       files.forEach(f -> System.err.println("headscope: wrote " + f));
     } catch (java.io.IOException e) {

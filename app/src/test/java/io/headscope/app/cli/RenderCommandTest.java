@@ -85,8 +85,23 @@ class RenderCommandTest {
     long before = Files.getLastModifiedTime(out.resolve("grid.png")).toMillis();
     assertThat(HeadScopeCli.run(args)).isEqualTo(1);
     assertThat(Files.getLastModifiedTime(out.resolve("grid.png")).toMillis()).isEqualTo(before);
+    // a head the model does not have is a bad option value: a command-line error, as for --disable
     assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the dog .", "--head", "9-1",
-        "--out", dir.resolve("bad").toString())).isEqualTo(1);
+        "--out", dir.resolve("bad").toString())).isEqualTo(2);
     assertThat(dir.resolve("bad")).doesNotExist();
+  }
+
+  @Test
+  void aPictureTooLargeToDrawIsScaledDownBeforeDrawingWithAWarning() throws Exception {
+    io.headscope.model.BertConfig c = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 8, 1, 2, 16, "gelu",
+        512, 2, 1e-12, java.util.List.of());
+    Path long512 = TinyBert.create(c, 4).writeTo(dir.resolve("long")).config().getParent();
+    Path out = dir.resolve("big");
+    CliHarness.Result r = CliHarness.run("render", "--model", long512.toString(),
+        "--text", "the cat sat . ".repeat(60), "--head", "1-1", "--cell", "64", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).contains("would draw").contains("instead");
+    java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(out.resolve("head-1-1.png").toFile());
+    assertThat(img.getWidth()).isLessThan(RenderCommand.MAX_SIDE + 400);
   }
 }

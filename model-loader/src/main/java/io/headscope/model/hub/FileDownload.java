@@ -307,7 +307,8 @@ final class FileDownload {
           out.write(chunk);
         }
         double fraction = size > 0 ? (double) done / size : -1;
-        if (fraction < 0 || fraction - reported >= 0.01) {
+        // about every 1%, and always the last chunk, so the last report says all of it arrived
+        if (fraction < 0 || fraction - reported >= 0.01 || done == size) {
           reported = fraction;
           progress.progress("Downloading " + file + " of " + id + " (" + amount(done, size) + ")",
               Math.min(fraction, 0.999));

@@ -21,7 +21,6 @@ import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -132,9 +131,6 @@ class HubDownloadTest {
   }
 
   @Test
-  @Disabled("FileDownload.copy reports only when the fraction grew by 1% since its last report, so the last "
-      + "chunk (under 1%) is never reported: the last report says e.g. 7.0 of 7.1 MB. The fix belongs in "
-      + "model-loader/src/main (report also when done == size); enable this test with it.")
   void theLastProgressReportOfTheWeightsSaysAllOfThemArrived() throws IOException {
     long size = serveBigModel();
     List<Object[]> reports = weightsProgress();
