@@ -15,6 +15,8 @@ import java.util.List;
  * @param hiddenStates {@code [token][d]}: the last layer's output
  * @param predictions masked-LM results at the {@code [MASK]} positions (empty when none or no MLM head)
  * @param classProbabilities softmax over the classifier's labels, or null when the model has none
+ * @param layerNorms {@code [layer][query][key]}: Kobayashi's layer-level norm map
+ *     {@code ||sum_h A^h_ij f^h(x_j)||} of each layer as it ran, or null when not asked for
  */
 public record AttentionTrace(
     String model,
@@ -25,7 +27,8 @@ public record AttentionTrace(
     float[][][] valueNorms,
     float[][] hiddenStates,
     List<MaskPrediction> predictions,
-    float[] classProbabilities) {
+    float[] classProbabilities,
+    float[][][] layerNorms) {
 
   /** Which map of a switched-off head a trace holds; the layers above it feel the switch either way. */
   public enum Maps {

@@ -169,6 +169,15 @@ public final class BertModel implements AutoCloseable {
 
   /** {@link #trace(List, HeadMask, int)} with the maps of switched-off heads as chosen ({@link AttentionTrace.Maps}). */
   public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps) {
+    return trace(inputs, mask, topK, maps, false);
+  }
+
+  /**
+   * {@link #trace(List, HeadMask, int, AttentionTrace.Maps)}, with Kobayashi's layer-level norm maps
+   * ({@link AttentionTrace#layerNorms()}) computed in the same pass when {@code layerNorms} is set.
+   */
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
+      boolean layerNorms) {
     if (inputs.isEmpty()) {
       return List.of();
     }
@@ -176,10 +185,11 @@ public final class BertModel implements AutoCloseable {
     RunRequest request = RunRequest.of(inputs)
         .intervene(Intervention.heads(mask, config()))
         .capture(maps == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
-        .capture(Capture.derived(Capture.Derived.VALUE_NORMS))
+        .capture(layerNorms ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
+            : Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return Traces.of(this, inputs, mask, maps, run(request), topK);
+    return Traces.of(this, inputs, mask, maps, run(request), topK, layerNorms);
   }
 
   private Readouts readouts() {

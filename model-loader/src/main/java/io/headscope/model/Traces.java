@@ -15,7 +15,7 @@ final class Traces {
   private Traces() {}
 
   static List<AttentionTrace> of(BertModel model, List<Encoding> inputs, HeadMask mask, AttentionTrace.Maps maps,
-      RunResult r, int topK) {
+      RunResult r, int topK, boolean withLayerNorms) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int d = model.config().hiddenSize();
@@ -38,9 +38,16 @@ final class Traces {
       for (RunResult.MaskDistribution m : r.maskedLm().get(i)) {
         predictions.add(new MaskPrediction(m.position(), top(model, m.probabilities(), topK), m.probabilities()));
       }
+      float[][][] layerNorms = null;
+      if (withLayerNorms) {
+        layerNorms = new float[layers][][];
+        for (int l = 0; l < layers; l++) {
+          layerNorms[l] = cache.derived(Capture.Derived.LAYER_NORM_MAP, l).matrix(len, len, i);
+        }
+      }
       out.add(new AttentionTrace(model.name(), inputs.get(i), mask, maps, attention, valueNorms,
           hidden.matrix(len, d, i), predictions,
-          r.classProbabilities() == null ? null : r.classProbabilities()[i]));
+          r.classProbabilities() == null ? null : r.classProbabilities()[i], layerNorms));
     }
     return out;
   }

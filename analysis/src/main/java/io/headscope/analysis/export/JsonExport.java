@@ -28,7 +28,7 @@ public final class JsonExport {
    * or {@code as-run} (after the switches), with the off {@code mode}.
    */
   public static void attention(AttentionTrace t, OutputStream out) throws IOException {
-    attention(t, null, out);
+    attention(t, t.layerNorms(), out);
   }
 
   /**

@@ -32,10 +32,9 @@ final class AttentionCommand implements Callable<Integer> {
     output.check();
     try (BertModel m = model.open()) {
       Encoding input = m.encode(sentence.text, sentence.pair);
-      AttentionTrace t = m.trace(input);
+      AttentionTrace t = m.trace(List.of(input), HeadMask.NONE, 5, AttentionTrace.Maps.COMPUTED, layerNorms).get(0);
       Warnings.truncation(t.encoding());
-      float[][][] norms = layerNorms ? m.layerNormMaps(List.of(input), HeadMask.NONE).get(0) : null;
-      output.write(o -> JsonExport.attention(t, norms, o));
+      output.write(o -> JsonExport.attention(t, o));
     }
     return 0;
   }

@@ -19,7 +19,9 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
   /** Which quantity a map shows (METHODS.md). */
   public enum Display {
     WEIGHTS("Attention weights A"),
-    NORMS("Norm-weighted ‖αf(x)‖");
+    NORMS("Norm-weighted ‖αf(x)‖"),
+    /** Kobayashi's layer-level map: the same for every head of the layer. */
+    LAYER_NORMS("Whole layer ‖Σₕ αf(x)‖");
 
     private final String label;
 
@@ -51,9 +53,12 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
 
   /** Builds the matrix; a pair filter on a single sentence shows all tokens. */
   public static HeadMatrix of(AttentionTrace t, Head h, Display display, PairFilter filter) {
-    float[][] full = display == Display.NORMS
-        ? normWeighted(t.map(h), t.valueNorms()[h.layer()][h.head()])
-        : t.map(h);
+    float[][] full = switch (display) {
+      case NORMS -> normWeighted(t.map(h), t.valueNorms()[h.layer()][h.head()]);
+      // a trace made without layer maps shows the weights rather than nothing
+      case LAYER_NORMS -> t.layerNorms() != null ? t.layerNorms()[h.layer()] : t.map(h);
+      case WEIGHTS -> t.map(h);
+    };
     int n = full.length;
     int b = t.encoding().secondStart();
     PairFilter f = b < 0 ? PairFilter.ALL : filter;

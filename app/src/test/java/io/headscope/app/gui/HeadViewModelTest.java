@@ -82,4 +82,24 @@ class HeadViewModelTest {
         "\"" + t.tokens().get(3) + "\"");
     vm.displayProperty().set(Display.WEIGHTS);
   }
+
+  @Test
+  void theWholeLayerDisplayIsKobayashisLayerMapOfTheSelectedHeadsLayer() {
+    main.select(new Head(1, 1));
+    vm.filterProperty().set(PairFilter.ALL);
+    vm.displayProperty().set(Display.LAYER_NORMS);
+    try {
+      AttentionTrace t = main.traceProperty().get();
+      float[][] expected = main.session().model().layerNormMaps(java.util.List.of(t.encoding()), io.headscope.model.HeadMask.NONE)
+          .get(0)[1];
+      float[][] shown = vm.matrixProperty().get().values();
+      for (int i = 0; i < expected.length; i++) {
+        for (int j = 0; j < expected.length; j++) {
+          assertThat(shown[i][j]).isCloseTo(expected[i][j], within(1e-5f));
+        }
+      }
+    } finally {
+      vm.displayProperty().set(Display.WEIGHTS);
+    }
+  }
 }

@@ -310,7 +310,9 @@ public final class MainViewModel {
     begin("Running " + m.name() + "…", -1);
     worker.submit(p -> {
       Encoding enc = m.encode(a, b.isEmpty() ? null : b);
-      AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached : m.trace(enc, HeadMask.NONE, TOP_K);
+      // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
+      AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
+          : m.trace(List.of(enc), HeadMask.NONE, TOP_K, AttentionTrace.Maps.COMPUTED, true).get(0);
       AttentionTrace off = currentMask.isEmpty() ? intact : m.trace(enc, currentMask, TOP_K);
       // the categories describe the intact maps, so they are computed once per input
       List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
