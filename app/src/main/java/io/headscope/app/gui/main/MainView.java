@@ -276,6 +276,18 @@ public final class MainView extends BorderPane {
       });
     }
     modeChoice.getItems().setAll(HeadMask.Mode.values());
+    // the words of the CLI's --mode and of METHODS.md, not the enum's capitals
+    modeChoice.setConverter(new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(HeadMask.Mode m) {
+        return m == null ? "" : m == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";
+      }
+
+      @Override
+      public HeadMask.Mode fromString(String s) {
+        return HeadMask.Mode.parse(s.split(" ")[0]);
+      }
+    });
     modeChoice.setValue(vm.maskProperty().get().mode());
     modeChoice.valueProperty().addListener((o, x, y) -> vm.setMode(y));
     vm.maskProperty().addListener((o, x, y) -> modeChoice.setValue(y.mode()));

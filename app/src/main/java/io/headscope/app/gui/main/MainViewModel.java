@@ -329,7 +329,7 @@ public final class MainViewModel {
       Encoding e = r[0].encoding();
       status.set(e.length() + " tokens" + (e.wasTruncated()
           ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
-          : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + " heads off ("
+          : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + (currentMask.off().size() == 1 ? " head off (" : " heads off (")
           + currentMask.mode().name().toLowerCase(java.util.Locale.ROOT) + ")"));
     }, e -> {
       end();
