@@ -6,6 +6,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.ablation.TargetMetric;
 import java.util.Set;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
@@ -26,6 +27,7 @@ public final class Session {
   private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<TargetMetric> target = new ReadOnlyObjectWrapper<>();
 
   public Session(Worker worker) {
     this.worker = worker;
@@ -105,6 +107,23 @@ public final class Session {
 
   public void setSelection(Set<Head> heads) {
     selection.set(Set.copyOf(heads));
+  }
+
+  /**
+   * The contrast a person follows at the {@code [MASK]}s (picked in the predictions panel: a target
+   * token, optionally a contrast token, and how to measure them), or null to follow the intact model's
+   * top token. The sweep offers it as a metric.
+   */
+  public ReadOnlyObjectProperty<TargetMetric> targetProperty() {
+    return target.getReadOnlyProperty();
+  }
+
+  public TargetMetric target() {
+    return target.get();
+  }
+
+  public void setTarget(TargetMetric t) {
+    target.set(t);
   }
 
   /** The latest problem, as one line for a person; {@link #acknowledgeError()} clears it. */
