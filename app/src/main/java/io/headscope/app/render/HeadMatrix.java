@@ -14,7 +14,21 @@ import java.util.List;
  * @param max the largest value (the top of the colour scale)
  */
 public record HeadMatrix(Head head, Display display, PairFilter filter, float[][] values,
-    List<String> rowTokens, List<String> colTokens, int rowOffset, int colOffset, float max) {
+    List<String> rowTokens, List<String> colTokens, int rowOffset, int colOffset, float max, MapsShown maps) {
+
+  /** A matrix of the intact model's maps. */
+  public HeadMatrix(Head head, Display display, PairFilter filter, float[][] values, List<String> rowTokens,
+      List<String> colTokens, int rowOffset, int colOffset, float max) {
+    this(head, display, filter, values, rowTokens, colTokens, rowOffset, colOffset, max, MapsShown.INTACT);
+  }
+
+  /**
+   * Whether the values are signed (a difference): drawn on the diverging scale from −max to +max,
+   * where {@code max} is the largest magnitude.
+   */
+  public boolean signed() {
+    return maps == MapsShown.DIFFERENCE;
+  }
 
   /** Which quantity a map shows (METHODS.md). */
   public enum Display {
@@ -53,12 +67,46 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
 
   /** Builds the matrix; a pair filter on a single sentence shows all tokens. */
   public static HeadMatrix of(AttentionTrace t, Head h, Display display, PairFilter filter) {
-    float[][] full = switch (display) {
+    return cut(t, h, display, filter, full(t, h, display), MapsShown.INTACT);
+  }
+
+  /**
+   * The matrix of the maps chosen: {@code intact}'s, {@code asRun}'s (the trace with heads switched
+   * off), or the difference as run − intact cell by cell (of the chosen quantity, after the norm
+   * weighting), whose {@code max} is the largest magnitude.
+   */
+  public static HeadMatrix of(AttentionTrace intact, AttentionTrace asRun, MapsShown maps, Head h, Display display,
+      PairFilter filter) {
+    return switch (maps) {
+      case INTACT -> of(intact, h, display, filter);
+      case AS_RUN -> cut(asRun, h, display, filter, full(asRun, h, display), MapsShown.AS_RUN);
+      case DIFFERENCE -> {
+        float[][] a = full(asRun, h, display);
+        float[][] b = full(intact, h, display);
+        float[][] d = new float[a.length][];
+        for (int i = 0; i < a.length; i++) {
+          d[i] = new float[a[i].length];
+          for (int j = 0; j < a[i].length; j++) {
+            d[i][j] = a[i][j] - b[i][j];
+          }
+        }
+        yield cut(asRun, h, display, filter, d, MapsShown.DIFFERENCE);
+      }
+    };
+  }
+
+  private static float[][] full(AttentionTrace t, Head h, Display display) {
+    return switch (display) {
       case NORMS -> normWeighted(t.map(h), t.valueNorms()[h.layer()][h.head()]);
       // a trace made without layer maps shows the weights rather than nothing
       case LAYER_NORMS -> t.layerNorms() != null ? t.layerNorms()[h.layer()] : t.map(h);
       case WEIGHTS -> t.map(h);
     };
+  }
+
+  private static HeadMatrix cut(AttentionTrace t, Head h, Display display, PairFilter filter, float[][] full,
+      MapsShown maps) {
+    boolean signed = maps == MapsShown.DIFFERENCE;
     int n = full.length;
     int b = t.encoding().secondStart();
     PairFilter f = b < 0 ? PairFilter.ALL : filter;
@@ -75,11 +123,11 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
     for (int i = r0; i < r1; i++) {
       for (int j = c0; j < c1; j++) {
         v[i - r0][j - c0] = full[i][j];
-        max = Math.max(max, full[i][j]);
+        max = Math.max(max, signed ? Math.abs(full[i][j]) : full[i][j]);
       }
     }
     List<String> tokens = t.tokens();
-    return new HeadMatrix(h, display, f, v, tokens.subList(r0, r1), tokens.subList(c0, c1), r0, c0, max);
+    return new HeadMatrix(h, display, f, v, tokens.subList(r0, r1), tokens.subList(c0, c1), r0, c0, max, maps);
   }
 
   /**
@@ -115,7 +163,8 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
     if (row < 0 || col < 0 || row >= rows() || col >= cols()) {
       return "";
     }
-    return String.format(java.util.Locale.ROOT, "%s  query %d \"%s\" → key %d \"%s\": %.4f",
+    return String.format(java.util.Locale.ROOT, signed() ? "%s  query %d \"%s\" → key %d \"%s\": %+.4f as run − intact"
+        : "%s  query %d \"%s\" → key %d \"%s\": %.4f",
         head, rowOffset + row, rowTokens.get(row), colOffset + col, colTokens.get(col), values[row][col]);
   }
 }

@@ -109,6 +109,55 @@ public final class Palette {
     return out;
   }
 
+  /** One pixel per cell of a signed map on the {@link #diverging} scale, clamped at {@code maxAbs}. */
+  public static int[] divergingPixels(float[][] m, double maxAbs) {
+    int rows = m.length;
+    int cols = rows == 0 ? 0 : m[0].length;
+    int[] out = new int[rows * cols];
+    for (int i = 0; i < rows; i++) {
+      for (int j = 0; j < cols; j++) {
+        out[i * cols + j] = diverging(m[i][j], maxAbs);
+      }
+    }
+    return out;
+  }
+
+  /** The largest absolute value: the end of a diverging scale. */
+  public static double maxAbs(float[][] m) {
+    double max = 0;
+    for (float[] row : m) {
+      for (float v : row) {
+        max = Math.max(max, Math.abs(v));
+      }
+    }
+    return max;
+  }
+
+  /**
+   * {@link #pooled} for signed maps: each block keeps its value of largest magnitude, with its sign,
+   * so a small rise next to a large fall still shows as the fall.
+   */
+  public static float[][] pooledSigned(float[][] m, int side) {
+    int n = m.length;
+    int c = n == 0 ? 0 : m[0].length;
+    if (n <= side && c <= side) {
+      return m;
+    }
+    int rows = Math.min(n, side);
+    int cols = Math.min(c, side);
+    float[][] out = new float[rows][cols];
+    for (int i = 0; i < n; i++) {
+      int r = (int) ((long) i * rows / n);
+      for (int j = 0; j < c; j++) {
+        int k = (int) ((long) j * cols / c);
+        if (Math.abs(m[i][j]) > Math.abs(out[r][k])) {
+          out[r][k] = m[i][j];
+        }
+      }
+    }
+    return out;
+  }
+
   /** Greys a switched-off head's map so the grid shows at a glance what is off. */
   public static int[] dimmed(int[] pixels) {
     int[] out = new int[pixels.length];

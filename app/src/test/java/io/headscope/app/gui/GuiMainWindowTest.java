@@ -99,8 +99,8 @@ class GuiMainWindowTest {
     type(robot, "the cat sat on the [MASK] .");
     waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("[MASK]")
         && !vm().busyProperty().get());
-    assertThat(robot.lookup("#token-strip").queryAs(javafx.scene.layout.FlowPane.class).getChildren())
-        .hasSize(vm().traceProperty().get().tokens().size());
+    assertThat(robot.lookup("#token-strip").queryAs(io.headscope.app.gui.main.TokenStrip.class).chipCount())
+        .isEqualTo(vm().traceProperty().get().tokens().size());
 
     robot.clickOn("#thumb-2-3");
     waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));

@@ -32,7 +32,7 @@ class HeadViewModelTest {
     main.textAProperty().set("the cat sat .");
     main.textBProperty().set("a dog ran on the mat .");
     main.loadModel(tiny.toString());
-    vm = new HeadViewModel(main.traceProperty(), main.selectedProperty());
+    vm = new HeadViewModel(main.session());
   }
 
   /** Hand-checked: A row (0.5, 0.5) with norms (1, 3) gives (0.5, 1.5) / 2 = (0.25, 0.75). */

@@ -11,6 +11,10 @@ public interface DialogService {
   /** Says that something could not be done (one line for a person). */
   void showError(String message);
 
+  /** Shows a page of text to read (help), without blocking the window. */
+  default void showText(String title, String text) {
+  }
+
   /**
    * Asks for one line of text.
    *

@@ -31,6 +31,26 @@ public final class FxDialogService implements DialogService {
   }
 
   @Override
+  public void showText(String title, String text) {
+    javafx.scene.control.TextArea area = new javafx.scene.control.TextArea(text);
+    area.setEditable(false);
+    area.setWrapText(true);
+    area.setPrefSize(720, 520);
+    area.setId("help-text");
+    Alert alert = new Alert(Alert.AlertType.INFORMATION);
+    alert.setTitle("HeadScope");
+    alert.setHeaderText(title);
+    alert.getDialogPane().setContent(area);
+    alert.setResizable(true);
+    Theme.apply(alert);
+    Window w = owner.get();
+    if (w != null) {
+      alert.initOwner(w);
+    }
+    alert.show();
+  }
+
+  @Override
   public Optional<String> askText(String title, String header, String label, String initial) {
     TextQuestionPane pane = new TextQuestionPane(header, label, initial);
     Dialog<String> ask = new Dialog<>();

@@ -4,14 +4,16 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.FxImages;
-import io.headscope.app.render.Palette;
+import io.headscope.app.render.MapsShown;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import javafx.application.Platform;
 import javafx.fxml.FXML;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -38,6 +40,9 @@ public final class ModelGridView extends VBox {
   @FXML private GridPane grid;
   @FXML private ScrollPane scroll;
   private final Map<Head, HeadThumbnail> thumbs = new HashMap<>();
+  /** The grid's properties key that is true while thumbnails of a new input are being drawn. */
+  public static final String PENDING = "headscope.pending";
+  private long imageGeneration;
   /** Thumbnails of categories hidden by the legend's filter fade to this opacity (still clickable, in place). */
   static final double HIDDEN_OPACITY = 0.15;
 
@@ -48,6 +53,8 @@ public final class ModelGridView extends VBox {
     vm.layersProperty().addListener((o, a, b) -> rebuild());
     vm.headsProperty().addListener((o, a, b) -> rebuild());
     vm.traceProperty().addListener((o, a, b) -> refreshImages());
+    vm.ablatedProperty().addListener((o, a, b) -> refreshImages());
+    vm.session().mapsShownProperty().addListener((o, a, b) -> refreshImages());
     vm.maskProperty().addListener((o, a, b) -> refreshSwitches());
     vm.selectedProperty().addListener((o, a, b) -> refreshSelection());
     vm.selectionProperty().addListener((o, a, b) -> refreshSelection());
@@ -160,17 +167,37 @@ public final class ModelGridView extends VBox {
     thumbs.values().forEach(t -> t.setSize(size));
   }
 
+  /**
+   * Draws the thumbnails of the maps shown (intact, as run or their difference) off the FX thread: a
+   * 512-token input is 144 maps of 262,144 cells, max-pooled once to {@link #THUMB_CELLS} a side. The
+   * images replace the old ones together, and only if no newer input or choice came meanwhile; until
+   * then the grid's {@code headscope.pending} property is true.
+   */
   private void refreshImages() {
-    AttentionTrace t = vm.traceProperty().get();
+    AttentionTrace intact = vm.traceProperty().get();
+    AttentionTrace run = vm.ablatedProperty().get() == null ? intact : vm.ablatedProperty().get();
+    MapsShown shown = vm.session().mapsShownProperty().get();
     HeadMask mask = vm.maskProperty().get();
-    thumbs.forEach((h, thumb) -> {
-      if (t == null || h.layer() >= t.layers() || h.head() >= t.heads()) {
-        thumb.setImage(null);
+    long gen = ++imageGeneration;
+    if (intact == null) {
+      thumbs.values().forEach(t -> t.setImage(null));
+      getProperties().put(PENDING, false);
+      return;
+    }
+    getProperties().put(PENDING, true);
+    List<Head> heads = List.copyOf(thumbs.keySet());
+    Thumbnails.draw(intact, run, shown, heads, THUMB_CELLS, pixels -> Platform.runLater(() -> {
+      if (gen != imageGeneration) {
         return;
       }
-      float[][] m = Palette.pooled(t.map(h), THUMB_CELLS);
-      thumb.setImage(FxImages.heatmap(m, FxImages.max(m), mask.isOff(h)));
-    });
+      pixels.forEach((h, px) -> {
+        HeadThumbnail thumb = thumbs.get(h);
+        if (thumb != null) {
+          thumb.setImage(px == null ? null : FxImages.image(px.argb(), px.width(), px.height(), mask.isOff(h)));
+        }
+      });
+      getProperties().put(PENDING, false);
+    }));
   }
 
   private void refreshSwitches() {

@@ -10,11 +10,15 @@ import javafx.fxml.FXML;
 import javafx.scene.Node;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
+import javafx.geometry.Bounds;
+import javafx.geometry.Rectangle2D;
+import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Slider;
 import javafx.scene.control.TabPane;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 
@@ -31,7 +35,14 @@ public final class HeadView extends VBox {
   @FXML private TabPane tabs;
   @FXML private ChoiceBox<Display> displayChoice;
   @FXML private ChoiceBox<PairFilter> filterChoice;
+  @FXML private ScrollPane linesScroll;
+  @FXML private CheckBox wholeLayer;
+  @FXML private Label linesNote;
   private boolean fitted;
+  /** Set while Fit moves the slider, so the slider's listener does not square the cells again. */
+  private boolean fitting;
+  private double cellWidth = 16;
+  private double cellHeight = 16;
   /** Cells of this many pixels carry legible token labels (a 7-point font). */
   private static final double READABLE_CELL = 8;
 
@@ -43,7 +54,15 @@ public final class HeadView extends VBox {
     filterChoice.getItems().setAll(PairFilter.values());
     filterChoice.valueProperty().bindBidirectional(vm.filterProperty());
     filterChoice.disableProperty().bind(vm.pairProperty().not());
-    zoom.valueProperty().addListener((o, a, b) -> redraw());
+    title.textProperty().bind(vm.titleProperty());
+    // the slider makes square cells; Fit may stretch them to fill the pane (see fit)
+    zoom.valueProperty().addListener((o, a, b) -> {
+      if (!fitting) {
+        cellWidth = b.doubleValue();
+        cellHeight = b.doubleValue();
+        redraw();
+      }
+    });
 
     heatmap.setOnMouseMoved(e -> {
       int[] rc = heatmap.cellAt(e.getX(), e.getY());
@@ -60,6 +79,11 @@ public final class HeadView extends VBox {
         e.consume();
       }
     });
+    // only the part in view is drawn: follow the scroll position and the viewport's size
+    heatScroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(visibleArea(heatScroll, heatmap)));
+    heatScroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(visibleArea(heatScroll, heatmap)));
+    linesScroll.vvalueProperty().addListener((o, a, b) -> lines.setVisibleArea(visibleArea(linesScroll, lines)));
+    linesScroll.viewportBoundsProperty().addListener((o, a, b) -> lines.setVisibleArea(visibleArea(linesScroll, lines)));
     lines.setOnMouseMoved(e -> {
       int[] t = lines.tokenAt(e.getX(), e.getY());
       HeadMatrix m = vm.matrixProperty().get();
@@ -75,33 +99,52 @@ public final class HeadView extends VBox {
       }
     });
     lines.setOnMouseExited(e -> lines.highlight(-1, false));
+    // the line drawing is made only while its tab is selected
+    tabs.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> lines.setShown(b.intValue() == 1));
+    wholeLayer.selectedProperty().addListener((o, a, b) -> showLines());
     hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
         ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
 
     vm.matrixProperty().addListener((o, a, b) -> {
-      if (b != null && (a == null || a.rows() != b.rows())) {
+      if (b != null && (a == null || a.rows() != b.rows() || a.cols() != b.cols())) {
         fitted = false;
       }
       redraw();
+      showLines();
     });
     heatScroll.viewportBoundsProperty().addListener((o, a, b) -> {
       if (!fitted) {
         redraw();
+      } else {
+        heatmap.setVisibleArea(visibleArea(heatScroll, heatmap));
       }
     });
     redraw();
   }
 
-  /** The Fit button: zooms so the whole map fits the visible area (cells may be under a pixel: zoom in to read). */
+  /** The part of a scroll pane's content in view, in the content's coordinates. */
+  static Rectangle2D visibleArea(ScrollPane sp, Region content) {
+    Bounds vp = sp.getViewportBounds();
+    double cw = content.getPrefWidth();
+    double ch = content.getPrefHeight();
+    double h = sp.getHmax() > sp.getHmin() ? (sp.getHvalue() - sp.getHmin()) / (sp.getHmax() - sp.getHmin()) : 0;
+    double v = sp.getVmax() > sp.getVmin() ? (sp.getVvalue() - sp.getVmin()) / (sp.getVmax() - sp.getVmin()) : 0;
+    double x = Math.max(0, cw - vp.getWidth()) * h;
+    double y = Math.max(0, ch - vp.getHeight()) * v;
+    return new Rectangle2D(x, y, Math.max(1, vp.getWidth()), Math.max(1, vp.getHeight()));
+  }
+
+  /** The Fit button: the whole map fills the visible area, each axis on its own (cells may be under a pixel). */
   @FXML
   public void fit() {
     fit(false);
   }
 
   /**
-   * @param readable on a new input: rather than shrink the cells below the size at which token labels
-   *     are drawn, keep that size when the map's width allows it and let the rows scroll (a 36-token
-   *     pair reads better as a labelled map that scrolls a little than as an unlabelled thumbnail)
+   * Fits both axes to the pane. {@code readable} (on a new input): rather than shrink the cells below
+   * the size at which token labels are drawn, keep that size when the map's width allows it and let
+   * the rows scroll (a 36-token pair reads better as a labelled map that scrolls a little than as an
+   * unlabelled thumbnail).
    */
   private void fit(boolean readable) {
     HeadMatrix m = vm.matrixProperty().get();
@@ -111,13 +154,24 @@ public final class HeadView extends VBox {
       return;
     }
     double byWidth = (w - HeatmapPane.LABEL - 6) / m.cols();
-    double cell = Math.min(byWidth, (h - HeatmapPane.LABEL - 6) / m.rows());
-    if (readable && cell < READABLE_CELL && byWidth >= READABLE_CELL) {
-      cell = READABLE_CELL;
+    double byHeight = (h - HeatmapPane.LABEL - 6) / m.rows();
+    if (readable && byHeight < READABLE_CELL && byWidth >= READABLE_CELL) {
+      byHeight = READABLE_CELL;
     }
+    // cells no more than twice as wide as tall: a short sentence in a wide pane stays a map, not a bar chart
+    byWidth = Math.min(byWidth, 2 * Math.max(byHeight, 0.5));
+    byHeight = Math.min(byHeight, 2 * Math.max(byWidth, 0.5));
     fitted = true;
-    zoom.setValue(Math.max(0.5, Math.min(40, cell)));
+    cellWidth = clamp(byWidth);
+    cellHeight = clamp(byHeight);
+    fitting = true;
+    zoom.setValue(cellHeight);
+    fitting = false;
     redraw();
+  }
+
+  private static double clamp(double cell) {
+    return Math.max(0.25, Math.min(40, cell));
   }
 
   private void redraw() {
@@ -126,13 +180,16 @@ public final class HeadView extends VBox {
       fit(true);
       return;
     }
-    // a Canvas larger than about 8k pixels cannot be drawn: cap the zoom for long inputs
-    double cap = m == null ? 40 : 7900.0 / Math.max(m.rows(), m.cols());
-    heatmap.show(m, Math.min(zoom.getValue(), cap));
-    lines.show(m);
-    title.setText(m == null ? "No head selected" : "Head " + m.head() + "  (layer " + (m.head().layer() + 1)
-        + ", head " + (m.head().head() + 1) + ")");
+    heatmap.show(m, cellWidth, cellHeight, m != null && m.signed());
+    heatmap.setVisibleArea(visibleArea(heatScroll, heatmap));
     drawScale(m);
+  }
+
+  private void showLines() {
+    HeadMatrix m = vm.matrixProperty().get();
+    lines.show(m == null ? java.util.List.of() : wholeLayer.isSelected() ? vm.layerMatrices() : java.util.List.of(m));
+    lines.setVisibleArea(visibleArea(linesScroll, lines));
+    linesNote.setText(lines.describe());
   }
 
   private void drawScale(HeadMatrix m) {
@@ -140,16 +197,19 @@ public final class HeadView extends VBox {
     g.setFill(Color.WHITE);
     g.fillRect(0, 0, scale.getWidth(), scale.getHeight());
     double max = m == null ? 1 : m.max();
+    boolean signed = m != null && m.signed();
     for (int x = 0; x < 120; x++) {
-      g.setFill(FxColors.scale(x / 119.0 * max, max));
-      g.fillRect(30 + x, 2, 1, 12);
+      g.setFill(signed ? FxColors.diverging((x / 119.0 * 2 - 1) * max, max) : FxColors.scale(x / 119.0 * max, max));
+      g.fillRect(38 + x, 2, 1, 12);
     }
     g.setStroke(Color.gray(0.5));
-    g.strokeRect(30, 2, 120, 12);
+    g.strokeRect(38, 2, 120, 12);
     g.setFill(Color.BLACK);
     g.setFont(javafx.scene.text.Font.font(10));
-    g.fillText("0", 20, 12);
-    g.fillText(String.format(Locale.ROOT, "%.2f", max), 153, 12);
+    g.setTextAlign(javafx.scene.text.TextAlignment.RIGHT);
+    g.fillText(signed ? String.format(Locale.ROOT, "%+.2f", -max) : "0", 35, 12);
+    g.setTextAlign(javafx.scene.text.TextAlignment.LEFT);
+    g.fillText(String.format(Locale.ROOT, signed ? "%+.2f" : "%.2f", max), 161, 12);
   }
 
   /** The node a PNG export of the head view snapshots: the heatmap at its current zoom. */

@@ -3,8 +3,11 @@ package io.headscope.app.gui.head;
 import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
 import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.gui.session.Session;
+import io.headscope.app.render.MapsShown;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -24,7 +27,10 @@ import javafx.beans.value.ObservableValue;
  */
 public final class HeadViewModel {
   private final ObservableValue<AttentionTrace> trace;
+  private final ObservableValue<AttentionTrace> asRun;
+  private final ObservableValue<MapsShown> maps;
   private final ObservableValue<Head> head;
+  private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper("No head selected");
   private final ObjectProperty<Display> display = new SimpleObjectProperty<>(Display.WEIGHTS);
   private final ObjectProperty<PairFilter> filter = new SimpleObjectProperty<>(PairFilter.ALL);
   private final ReadOnlyObjectWrapper<HeadMatrix> matrix = new ReadOnlyObjectWrapper<>();
@@ -32,10 +38,27 @@ public final class HeadViewModel {
   private final ReadOnlyStringWrapper hover = new ReadOnlyStringWrapper("");
   private final ReadOnlyIntegerWrapper hoveredToken = new ReadOnlyIntegerWrapper(-1);
 
-  public HeadViewModel(ObservableValue<AttentionTrace> trace, ObservableValue<Head> head) {
+  /** The head view of a session: its traces, its selected head and its choice of maps. */
+  public HeadViewModel(Session session) {
+    this(session.traceProperty(), session.ablatedProperty(), session.mapsShownProperty(),
+        session.selectedProperty());
+  }
+
+  /**
+   * @param trace the intact trace
+   * @param asRun the trace with the switched-off heads (maps as run)
+   * @param maps which of them (or their difference) to show
+   * @param head the head to show
+   */
+  public HeadViewModel(ObservableValue<AttentionTrace> trace, ObservableValue<AttentionTrace> asRun,
+      ObservableValue<MapsShown> maps, ObservableValue<Head> head) {
     this.trace = trace;
+    this.asRun = asRun;
+    this.maps = maps;
     this.head = head;
     trace.addListener((o, a, b) -> update());
+    asRun.addListener((o, a, b) -> update());
+    maps.addListener((o, a, b) -> update());
     head.addListener((o, a, b) -> update());
     display.addListener((o, a, b) -> update());
     filter.addListener((o, a, b) -> update());
@@ -44,14 +67,63 @@ public final class HeadViewModel {
 
   private void update() {
     AttentionTrace t = trace.getValue();
+    AttentionTrace run = asRun.getValue() == null ? t : asRun.getValue();
     Head h = head.getValue();
     pair.set(t != null && t.encoding().isPair());
     if (t == null || h == null || h.layer() >= t.layers() || h.head() >= t.heads()) {
       matrix.set(null);
+      title.set(h == null ? "No head selected" : "Head " + h + "  (layer " + (h.layer() + 1) + ", head "
+          + (h.head() + 1) + ")  ·  type a sentence to see its map");
       return;
     }
-    matrix.set(HeadMatrix.of(t, h, display.get(), filter.get()));
+    // the as-run trace may lag the intact one for a moment (they are set one after the other)
+    MapsShown shown = run.encoding() == t.encoding() || java.util.Arrays.equals(run.encoding().ids(), t.encoding().ids())
+        ? maps.getValue() : MapsShown.INTACT;
+    HeadMatrix m = HeadMatrix.of(t, run, shown, h, display.get(), filter.get());
+    matrix.set(m);
+    title.set(describe(m, run.mask()));
     hover.set("");
+  }
+
+  /** "Head 8-10 (layer 9, head 11) · as run, 2 heads off (zero)": what the map is, for the title. */
+  static String describe(HeadMatrix m, HeadMask off) {
+    Head h = m.head();
+    String what = switch (m.maps()) {
+      case INTACT -> off.isEmpty() ? "" : "  ·  intact model";
+      case AS_RUN -> off.isEmpty() ? "" : "  ·  as run with " + heads(off);
+      case DIFFERENCE -> off.isEmpty() ? "  ·  difference (no head is off: all zero)"
+          : "  ·  as run − intact, " + heads(off);
+    };
+    return "Head " + h + "  (layer " + (h.layer() + 1) + ", head " + (h.head() + 1) + ")" + what
+        + (off.isOff(h) && m.maps() != MapsShown.INTACT ? "  ·  this head is off" : "");
+  }
+
+  private static String heads(HeadMask off) {
+    int n = off.off().size();
+    return n + (n == 1 ? " head off (" : " heads off (") + off.mode().name().toLowerCase(java.util.Locale.ROOT) + ")";
+  }
+
+  /** What the head view's title says: the head, and which maps when heads are off. */
+  public ReadOnlyStringProperty titleProperty() {
+    return title.getReadOnlyProperty();
+  }
+
+  /**
+   * Every head of the shown head's layer, as shown (for the line drawing's overlay of a whole layer,
+   * as BertViz draws it), or empty.
+   */
+  public java.util.List<HeadMatrix> layerMatrices() {
+    HeadMatrix m = matrix.get();
+    AttentionTrace t = trace.getValue();
+    if (m == null || t == null) {
+      return java.util.List.of();
+    }
+    AttentionTrace run = asRun.getValue() == null ? t : asRun.getValue();
+    java.util.List<HeadMatrix> out = new java.util.ArrayList<>();
+    for (int h = 0; h < t.heads(); h++) {
+      out.add(HeadMatrix.of(t, run, m.maps(), new Head(m.head().layer(), h), m.display(), m.filter()));
+    }
+    return out;
   }
 
   /** Weights or norm-weighted attention (user choice). */

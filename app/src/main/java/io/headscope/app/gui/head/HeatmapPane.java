@@ -5,42 +5,82 @@ import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.Palette;
 import io.headscope.app.render.UiColor;
+import javafx.geometry.Rectangle2D;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.image.WritableImage;
+import javafx.scene.layout.Pane;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 /**
  * The large heatmap: the map scaled without smoothing, query tokens down the left, key tokens along
- * the top. Cell size is the zoom; the caller puts it in a scroll pane for long inputs.
+ * the top. The pane has the size of the whole map at the current cell size (so its scroll pane scrolls
+ * over all of it), but only the visible part is drawn: one canvas the size of the viewport, moved to
+ * where the viewport is. A 512-token map at 40 pixels a cell costs the same to draw as the window, and
+ * the token labels stay in view while the map scrolls under them (as a spreadsheet's frozen headers).
  */
-public final class HeatmapPane extends Canvas {
+public final class HeatmapPane extends Pane {
   static final double LABEL = 90;
   /** The smallest cell, in pixels, at which the token labels are drawn. */
   static final double LABELLED_CELL = 6;
+  private final Canvas canvas = new Canvas();
   private HeadMatrix matrix;
+  /** One pixel per cell, computed once per matrix (zoom and scroll reuse it). */
   private WritableImage image;
-  private double cell = 16;
+  /** Cells max-pooled to the drawn size when a cell is under a pixel, for the size it was made for. */
+  private WritableImage pooled;
+  private int pooledSide;
+  private boolean diverging;
+  private double cellWidth = 16;
+  private double cellHeight = 16;
+  private Rectangle2D visible = new Rectangle2D(0, 0, 800, 600);
   private int hoverRow = -1;
   private int hoverCol = -1;
 
   public HeatmapPane() {
     setId("head-heatmap");
+    getChildren().add(canvas);
+    canvas.setManaged(false);
+    canvas.setMouseTransparent(true);
   }
 
-  void show(HeadMatrix m, double cellSize) {
-    matrix = m;
-    cell = cellSize;
-    hoverRow = -1;
-    hoverCol = -1;
-    // under a pixel per cell, nearest-neighbour scaling would drop cells: max-pool to the shown size first
-    image = m == null ? null : FxImages.heatmap(cellSize < 1
-        ? Palette.pooled(m.values(), Math.max(1, (int) (Math.max(m.rows(), m.cols()) * cellSize)))
-        : m.values(), m.max(), false);
+  /**
+   * Shows a matrix at a cell size; {@code diverging} draws signed values on the diverging scale
+   * (−max red … 0 white … +max blue) instead of 0 white … max navy.
+   */
+  void show(HeadMatrix m, double cellW, double cellH, boolean signed) {
+    if (m != matrix || signed != diverging) {
+      matrix = m;
+      diverging = signed;
+      image = m == null ? null : FxImages.heatmap(m.values(), m.max(), false, signed);
+      pooled = null;
+      hoverRow = -1;
+      hoverCol = -1;
+    }
+    cellWidth = cellW;
+    cellHeight = cellH;
+    if (m == null) {
+      setPrefSize(10, 10);
+      setMinSize(10, 10);
+    } else {
+      double w = LABEL + m.cols() * cellW + 4;
+      double h = LABEL + m.rows() * cellH + 4;
+      setPrefSize(w, h);
+      setMinSize(w, h);
+      setMaxSize(w, h);
+    }
     redraw();
+  }
+
+  /** The part of the pane in view (pane coordinates); only this part is drawn. */
+  void setVisibleArea(Rectangle2D area) {
+    if (!area.equals(visible)) {
+      visible = area;
+      redraw();
+    }
   }
 
   /** Outlines the cell under the pointer and its row and column labels. */
@@ -52,73 +92,132 @@ public final class HeatmapPane extends Canvas {
     }
   }
 
-  double cell() {
-    return cell;
+  double cellWidth() {
+    return cellWidth;
   }
 
-  /** Cell under a point in canvas coordinates: {row, col}, negative when outside the map. */
+  double cellHeight() {
+    return cellHeight;
+  }
+
+  /** Cell under a point in pane coordinates: {row, col}, negative when outside the map or on the labels. */
   int[] cellAt(double x, double y) {
-    if (matrix == null || x < LABEL || y < LABEL) {
+    if (matrix == null || x - visible.getMinX() < LABEL || y - visible.getMinY() < LABEL) {
       return new int[] {-1, -1};
     }
-    int col = (int) ((x - LABEL) / cell);
-    int row = (int) ((y - LABEL) / cell);
-    return row < matrix.rows() && col < matrix.cols() ? new int[] {row, col} : new int[] {-1, -1};
+    int col = (int) ((x - LABEL) / cellWidth);
+    int row = (int) ((y - LABEL) / cellHeight);
+    return row >= 0 && col >= 0 && row < matrix.rows() && col < matrix.cols() ? new int[] {row, col} : new int[] {-1, -1};
+  }
+
+  /** The canvas (for tests): never larger than the visible area. */
+  Canvas canvas() {
+    return canvas;
   }
 
   private void redraw() {
+    double paneW = getPrefWidth();
+    double paneH = getPrefHeight();
+    // the canvas covers the visible part of the pane, no more
+    double x0 = Math.max(0, Math.min(visible.getMinX(), paneW));
+    double y0 = Math.max(0, Math.min(visible.getMinY(), paneH));
+    double w = Math.max(1, Math.min(visible.getWidth(), paneW - x0));
+    double h = Math.max(1, Math.min(visible.getHeight(), paneH - y0));
+    canvas.relocate(x0, y0);
+    canvas.setWidth(Math.ceil(w));
+    canvas.setHeight(Math.ceil(h));
+    GraphicsContext g = canvas.getGraphicsContext2D();
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
     if (matrix == null) {
-      setWidth(10);
-      setHeight(10);
-      getGraphicsContext2D().clearRect(0, 0, 10, 10);
       return;
     }
-    setWidth(LABEL + matrix.cols() * cell + 4);
-    setHeight(LABEL + matrix.rows() * cell + 4);
-    GraphicsContext g = getGraphicsContext2D();
-    g.setFill(Color.WHITE);
-    g.fillRect(0, 0, getWidth(), getHeight());
+    int rows = matrix.rows();
+    int cols = matrix.cols();
+    // map cells in view: pane x = LABEL + j * cellWidth, canvas x = pane x - x0
+    int c0 = clamp((int) Math.floor((x0 + LABEL - LABEL) / cellWidth), cols);
+    int c1 = clamp((int) Math.ceil((x0 + w - LABEL) / cellWidth), cols);
+    int r0 = clamp((int) Math.floor((y0 + LABEL - LABEL) / cellHeight), rows);
+    int r1 = clamp((int) Math.ceil((y0 + h - LABEL) / cellHeight), rows);
     g.setImageSmoothing(false);
-    g.drawImage(image, LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
+    if (c1 > c0 && r1 > r0) {
+      WritableImage src = image;
+      double sx = c0;
+      double sy = r0;
+      double sw = c1 - c0;
+      double sh = r1 - r0;
+      if (cellWidth < 1 || cellHeight < 1) {
+        // under a pixel per cell, nearest-neighbour scaling would drop cells: max-pool to the shown size
+        int side = Math.max(1, (int) Math.max(cols * cellWidth, rows * cellHeight));
+        if (pooled == null || pooledSide != side) {
+          float[][] p = diverging ? Palette.pooledSigned(matrix.values(), side) : Palette.pooled(matrix.values(), side);
+          pooled = FxImages.heatmap(p, matrix.max(), false, diverging);
+          pooledSide = side;
+        }
+        src = pooled;
+        double fx = pooled.getWidth() / cols;
+        double fy = pooled.getHeight() / rows;
+        sx *= fx;
+        sw *= fx;
+        sy *= fy;
+        sh *= fy;
+      }
+      g.drawImage(src, sx, sy, sw, sh, LABEL + c0 * cellWidth - x0, LABEL + r0 * cellHeight - y0,
+          (c1 - c0) * cellWidth, (r1 - r0) * cellHeight);
+    }
     g.setStroke(Color.gray(0.6));
-    g.strokeRect(LABEL, LABEL, matrix.cols() * cell, matrix.rows() * cell);
-    if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < matrix.rows() && hoverCol < matrix.cols()) {
+    g.strokeRect(LABEL - x0, LABEL - y0, cols * cellWidth, rows * cellHeight);
+    if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < rows && hoverCol < cols) {
       g.setStroke(FxColors.of(UiColor.CURSOR));
       g.setLineWidth(2);
-      g.strokeRect(LABEL + hoverCol * cell, LABEL + hoverRow * cell, cell, cell);
+      g.strokeRect(LABEL + hoverCol * cellWidth - x0, LABEL + hoverRow * cellHeight - y0, cellWidth, cellHeight);
       g.setLineWidth(1);
       g.setStroke(FxColors.of(UiColor.CURSOR, 0.5));
-      g.strokeRect(LABEL, LABEL + hoverRow * cell, matrix.cols() * cell, cell);
-      g.strokeRect(LABEL + hoverCol * cell, LABEL, cell, matrix.rows() * cell);
+      g.strokeRect(LABEL - x0, LABEL + hoverRow * cellHeight - y0, cols * cellWidth, cellHeight);
+      g.strokeRect(LABEL + hoverCol * cellWidth - x0, LABEL - y0, cellWidth, rows * cellHeight);
     }
-    if (cell < LABELLED_CELL) {
+    // the label strips stay at the viewport's left and top edges
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, LABEL, canvas.getHeight());
+    g.fillRect(0, 0, canvas.getWidth(), LABEL);
+    if (cellWidth < LABELLED_CELL || cellHeight < LABELLED_CELL) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
       g.setTextAlign(TextAlignment.LEFT);
       g.setTextBaseline(VPos.BASELINE);
-      g.fillText("zoom in to read the " + matrix.rows() + " tokens", 4, 14);
+      g.fillText(rows + " × " + cols + " tokens:", 4, 14);
+      g.fillText("zoom in to read them", 4, 28);
       return;
     }
-    double fs = Math.min(12, Math.max(7, cell * 0.75));
-    g.setFont(Font.font(fs));
-    g.setFill(Color.BLACK);
+    g.setFont(Font.font(Math.min(12, Math.max(7, cellHeight * 0.75))));
     g.setTextAlign(TextAlignment.RIGHT);
     g.setTextBaseline(VPos.CENTER);
-    for (int i = 0; i < matrix.rows(); i++) {
-      g.setFill(i == hoverRow ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
-      g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, LABEL + (i + 0.5) * cell);
+    for (int i = r0; i < r1; i++) {
+      double y = LABEL + (i + 0.5) * cellHeight - y0;
+      if (y > LABEL) {
+        g.setFill(i == hoverRow ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
+        g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, y);
+      }
     }
-    g.save();
+    g.setFont(Font.font(Math.min(12, Math.max(7, cellWidth * 0.75))));
     g.setTextAlign(TextAlignment.LEFT);
-    for (int j = 0; j < matrix.cols(); j++) {
-      g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
-      g.save();
-      g.translate(LABEL + (j + 0.5) * cell, LABEL - 4);
-      g.rotate(-90);
-      g.fillText(clip(matrix.colTokens().get(j)), 0, 0);
-      g.restore();
+    for (int j = c0; j < c1; j++) {
+      double x = LABEL + (j + 0.5) * cellWidth - x0;
+      if (x > LABEL) {
+        g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
+        g.save();
+        g.translate(x, LABEL - 4);
+        g.rotate(-90);
+        g.fillText(clip(matrix.colTokens().get(j)), 0, 0);
+        g.restore();
+      }
     }
-    g.restore();
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, LABEL, LABEL);
+  }
+
+  private static int clamp(int v, int n) {
+    return Math.max(0, Math.min(n, v));
   }
 
   private static String clip(String s) {

@@ -11,6 +11,7 @@ import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.predict.PredictionsView;
 import io.headscope.app.gui.style.States;
+import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.PngFiles;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
@@ -38,7 +39,7 @@ import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.FlowPane;
+import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
 import javafx.util.Duration;
@@ -65,7 +66,9 @@ public final class MainView extends BorderPane {
   @FXML private TextField textB;
   @FXML private ChoiceBox<HeadMask.Mode> modeChoice;
   @FXML private Button allOnButton;
-  @FXML private FlowPane tokenStrip;
+  @FXML private HBox mapsToggle;
+  @FXML private Label inputNote;
+  @FXML private TokenStrip tokenStrip;
   @FXML private TabPane leftTabs;
   @FXML private SplitPane center;
   @FXML private SplitPane right;
@@ -77,7 +80,7 @@ public final class MainView extends BorderPane {
   public MainView(MainViewModel vm, FileAsker files) {
     this.vm = vm;
     this.files = files;
-    this.headVm = new HeadViewModel(vm.traceProperty(), vm.selectedProperty());
+    this.headVm = new HeadViewModel(vm.session());
     this.grid = new ModelGridView(vm);
     this.legend = new CategoryLegend(vm);
     this.headView = new HeadView(headVm);
@@ -90,6 +93,8 @@ public final class MainView extends BorderPane {
     right.setDividerPositions(0.6);
     lower.setDividerPositions(0.58);
     bindInputs();
+    bindMapsToggle();
+    bindStale();
     bindTokenStrip();
     bindStatusBar();
     addModelItems();
@@ -181,6 +186,21 @@ public final class MainView extends BorderPane {
         + "Downloaded once into the cache (safetensors only, SHA-256 checked); later starts need no network.",
         "Model id:", "textattack/bert-base-uncased-MRPC")
         .ifPresent(id -> vm.loadModel(id.startsWith("hf:") ? id : "hf:" + id));
+  }
+
+  @FXML
+  private void showDefinitions() {
+    dialogs.showText("What the numbers mean (docs/METHODS.md)", Help.definitions());
+  }
+
+  @FXML
+  private void showShortcuts() {
+    dialogs.showText("Mouse and keys", Help.SHORTCUTS);
+  }
+
+  @FXML
+  private void showAbout() {
+    dialogs.showText("About HeadScope", Help.about(vm.modelNameProperty().get()));
   }
 
   @FXML
@@ -294,26 +314,52 @@ public final class MainView extends BorderPane {
     allOnButton.disableProperty().bind(vm.maskProperty().map(HeadMask::isEmpty));
   }
 
-  /** One chip per token, coloured by kind ([MASK], other special tokens, sentence a or b) in headscope.css. */
+  /** The token strip follows the shown input (the chips and the cut marker: {@link TokenStrip}). */
   private void bindTokenStrip() {
-    vm.traceProperty().addListener((o, x, t) -> {
-      tokenStrip.getChildren().clear();
-      if (t == null) {
-        return;
+    vm.traceProperty().addListener((o, x, t) -> tokenStrip.show(t == null ? null : t.encoding()));
+  }
+
+  /** Intact | as run | difference: which maps the grid and the head view show. */
+  private void bindMapsToggle() {
+    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
+    for (MapsShown m : MapsShown.values()) {
+      javafx.scene.control.ToggleButton b = new javafx.scene.control.ToggleButton(m.toString());
+      b.setId("maps-" + m.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+      b.setUserData(m);
+      b.setToggleGroup(group);
+      b.setFocusTraversable(false);
+      b.setTooltip(new Tooltip(switch (m) {
+        case INTACT -> "The maps of the intact model (every head on).";
+        case AS_RUN -> "The maps as the model ran them with the switched-off heads: layers above a head "
+            + "that is off attend differently; a head that is off shows what flowed on.";
+        case DIFFERENCE -> "As run − intact, on a diverging scale: where switching heads off moved attention.";
+      }));
+      mapsToggle.getChildren().add(b);
+      if (m == vm.session().mapsShownProperty().get()) {
+        b.setSelected(true);
       }
-      int second = t.encoding().secondStart();
-      for (int i = 0; i < t.tokens().size(); i++) {
-        String tok = t.tokens().get(i);
-        Label l = new Label(tok);
-        l.getStyleClass().add("token-chip");
-        l.pseudoClassStateChanged(States.MASK, tok.equals("[MASK]"));
-        l.pseudoClassStateChanged(States.SPECIAL, tok.startsWith("["));
-        l.pseudoClassStateChanged(States.SECOND, second >= 0 && i >= second);
-        l.setTooltip(new Tooltip("token " + i + ", id " + t.encoding().ids()[i]
-            + (second >= 0 ? ", segment " + (i >= second ? "b" : "a") : "")));
-        tokenStrip.getChildren().add(l);
+    }
+    group.selectedToggleProperty().addListener((o, a, b) -> {
+      if (b == null) {
+        a.setSelected(true); // one of the three is always chosen
+      } else {
+        vm.session().mapsShownProperty().set((MapsShown) b.getUserData());
       }
     });
+    vm.session().mapsShownProperty().addListener((o, a, b) -> group.getToggles().forEach(t ->
+        t.setSelected(t.getUserData() == b)));
+  }
+
+  /**
+   * While a new input is analysed the old result stays, marked (faded, and the status says so); the
+   * input row says how the text was read (cut, [mask], [UNK]).
+   */
+  private void bindStale() {
+    vm.staleProperty().addListener((o, a, b) -> center.pseudoClassStateChanged(States.STALE, b));
+    inputNote.textProperty().bind(vm.inputNoteProperty());
+    inputNote.visibleProperty().bind(vm.inputNoteProperty().isNotEmpty());
+    inputNote.managedProperty().bind(inputNote.visibleProperty());
+    vm.inputNoteProperty().addListener((o, a, b) -> textA.pseudoClassStateChanged(States.TRUNCATED, b.startsWith("✂")));
   }
 
   private void bindStatusBar() {

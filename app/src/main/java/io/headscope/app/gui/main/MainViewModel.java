@@ -54,6 +54,8 @@ public final class MainViewModel {
   private final ReadOnlyBooleanWrapper busy = new ReadOnlyBooleanWrapper();
   private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
   private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(0);
+  private final ReadOnlyBooleanWrapper stale = new ReadOnlyBooleanWrapper();
+  private final ReadOnlyStringWrapper inputNote = new ReadOnlyStringWrapper("");
 
   private final StringProperty textA = new SimpleStringProperty("");
   private final StringProperty textB = new SimpleStringProperty("");
@@ -65,7 +67,7 @@ public final class MainViewModel {
   private final PredictionsViewModel predictions;
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
-  private long generation;
+  private volatile long generation;
   private List<HeadScore> cachedScores;
 
   /** What one analysis run hands back to the FX thread. */
@@ -82,6 +84,8 @@ public final class MainViewModel {
     this.worker = session.worker();
     this.repository = repository;
     this.predictions = new PredictionsViewModel(session);
+    textA.addListener((o, a, b) -> markStale());
+    textB.addListener((o, a, b) -> markStale());
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -124,6 +128,22 @@ public final class MainViewModel {
   /** 0..1 during a long step, -1 when its length is unknown. */
   public ReadOnlyDoubleProperty progressProperty() {
     return progress.getReadOnlyProperty();
+  }
+
+  /**
+   * True from an edit of the input until its result arrives: the window keeps showing the previous
+   * result, marked as stale, and never blocks typing.
+   */
+  public ReadOnlyBooleanProperty staleProperty() {
+    return stale.getReadOnlyProperty();
+  }
+
+  /**
+   * What the input row says about how the input was read, or "": wordpieces cut to fit the model,
+   * {@code [mask]} read as {@code [MASK]}, characters the vocabulary lacks ({@code [UNK]}).
+   */
+  public ReadOnlyStringProperty inputNoteProperty() {
+    return inputNote.getReadOnlyProperty();
   }
 
   /** The latest error for a dialog; {@link #acknowledgeError()} clears it. */
@@ -301,32 +321,53 @@ public final class MainViewModel {
     if (a.isEmpty()) {
       session.setTraces(null, null);
       scores.clear();
-      status.set("Type a sentence above; use [MASK] to see predictions.");
+      stale.set(false);
+      inputNote.set("");
+      status.set(b.isEmpty() ? "Type a sentence above; use [MASK] to see predictions."
+          : "The first sentence is empty: a pair needs both (the second sentence is read after the first).");
       return;
     }
+    // "[mask]" typed in lower case is not BERT's mask token (the tokenizer matches it exactly and an
+    // uncased model would read "[ mask ]"): the app reads it as meant and says so
+    String a0 = a;
+    String b0 = b;
+    a = InputText.upperCaseMasks(a);
+    b = InputText.upperCaseMasks(b);
+    boolean maskFixed = !a.equals(a0) || !b.equals(b0);
+    String textForNote = a + " " + b;
+    String first = a;
+    String second = b;
     HeadMask currentMask = session.mask();
     AttentionTrace cached = session.trace();
     List<HeadScore> cachedScores = this.cachedScores;
-    begin("Running " + m.name() + "…", -1);
+    begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
     worker.submit(p -> {
-      Encoding enc = m.encode(a, b.isEmpty() ? null : b);
+      if (gen != generation) {
+        return null; // a newer input came while this one waited behind a long run: skip it
+      }
+      Encoding enc = m.encode(first, second.isEmpty() ? null : second);
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
       AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
           : m.trace(List.of(enc), HeadMask.NONE, TOP_K, AttentionTrace.Maps.COMPUTED, true).get(0);
-      AttentionTrace off = currentMask.isEmpty() ? intact : m.trace(enc, currentMask, TOP_K);
+      // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
+      AttentionTrace off = currentMask.isEmpty() ? intact
+          : m.trace(List.of(enc), currentMask, TOP_K, AttentionTrace.Maps.AS_RUN).get(0);
       // the categories describe the intact maps, so they are computed once per input
       List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);
     }, res -> {
-      AttentionTrace[] r = {res.intact(), res.ablated()};
       end();
-      if (gen != generation) {
+      if (gen != generation || res == null) {
         return;
       }
+      AttentionTrace[] r = {res.intact(), res.ablated()};
       this.cachedScores = res.scores();
       scores.setAll(res.scores());
       session.setTraces(r[0], r[1]);
+      // stale again at once if the text changed while this input ran (the next run is due)
+      stale.set(!(a0.equals(strip(textA.get())) && b0.equals(strip(textB.get()))));
       Encoding e = r[0].encoding();
+      inputNote.set(InputText.note(e, m.config().maxPositionEmbeddings(), maskFixed, textForNote));
       status.set(e.length() + " tokens" + (e.wasTruncated()
           ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
           : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + (currentMask.off().size() == 1 ? " head off (" : " heads off (")
@@ -337,6 +378,14 @@ public final class MainViewModel {
         fail(e);
       }
     });
+  }
+
+  private static String strip(String s) {
+    return s == null ? "" : s.strip();
+  }
+
+  private void markStale() {
+    stale.set(session.trace() != null);
   }
 
   private static boolean sameInput(AttentionTrace t, Encoding e, BertModel m) {

@@ -1,6 +1,7 @@
 package io.headscope.app.gui.session;
 
 import io.headscope.app.gui.exec.Worker;
+import io.headscope.app.render.MapsShown;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -8,8 +9,10 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.TargetMetric;
 import java.util.Set;
+import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.SimpleObjectProperty;
 
 /**
  * What every screen shares: the loaded model, the traces of the current input (intact and with heads
@@ -28,6 +31,7 @@ public final class Session {
   private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TargetMetric> target = new ReadOnlyObjectWrapper<>();
+  private final ObjectProperty<MapsShown> mapsShown = new SimpleObjectProperty<>(MapsShown.INTACT);
 
   public Session(Worker worker) {
     this.worker = worker;
@@ -62,6 +66,24 @@ public final class Session {
   /** The trace with the switched-off heads applied (the same object as the trace when none is off). */
   public ReadOnlyObjectProperty<AttentionTrace> ablatedProperty() {
     return ablated.getReadOnlyProperty();
+  }
+
+  /** The trace with heads off, or null. */
+  public AttentionTrace ablated() {
+    return ablated.get();
+  }
+
+  /**
+   * Which maps the grid and the head view show: intact, as run with the switched-off heads, or the
+   * difference (a person's choice; with every head on the three agree, and the difference is zero).
+   */
+  public ObjectProperty<MapsShown> mapsShownProperty() {
+    return mapsShown;
+  }
+
+  /** The trace whose maps are on screen (the as-run one for a difference): what an export writes. */
+  public AttentionTrace shownTrace() {
+    return mapsShown.get() == MapsShown.INTACT || ablated.get() == null ? trace.get() : ablated.get();
   }
 
   /** Sets both traces of one input together. */

@@ -22,5 +22,10 @@ public final class States {
   public static final PseudoClass SPECIAL = PseudoClass.getPseudoClass("special");
   public static final PseudoClass SECOND = PseudoClass.getPseudoClass("second");
 
+  /** A result shown while a newer input is being analysed. */
+  public static final PseudoClass STALE = PseudoClass.getPseudoClass("stale");
+  /** An input cut to fit the model (the text field, the token strip's last chip). */
+  public static final PseudoClass TRUNCATED = PseudoClass.getPseudoClass("truncated");
+
   private States() {}
 }

@@ -1,0 +1,71 @@
+package io.headscope.app.gui.grid;
+
+import io.headscope.app.render.MapsShown;
+import io.headscope.app.render.Palette;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+/**
+ * The grid's thumbnails as pixels, computed on a thread of their own (not the model's worker, which
+ * may be busy with the next input, and not the FX thread, which must stay free for frames).
+ */
+final class Thumbnails {
+  /** One head's thumbnail: ARGB pixels, row-major. */
+  record Pixels(int[] argb, int width, int height) {}
+
+  private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "headscope-thumbnails");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private Thumbnails() {}
+
+  /**
+   * Computes every head's thumbnail of the maps shown and hands them over together. Each map is on its
+   * own scale (its maximum, or its largest magnitude for a difference), so weak structure stays
+   * visible; a difference uses the diverging scale.
+   */
+  static void draw(AttentionTrace intact, AttentionTrace run, MapsShown shown, List<Head> heads, int side,
+      Consumer<Map<Head, Pixels>> done) {
+    THREAD.execute(() -> done.accept(compute(intact, run, shown, heads, side)));
+  }
+
+  static Map<Head, Pixels> compute(AttentionTrace intact, AttentionTrace run, MapsShown shown, List<Head> heads,
+      int side) {
+    Map<Head, Pixels> out = new HashMap<>();
+    for (Head h : heads) {
+      if (h.layer() >= intact.layers() || h.head() >= intact.heads()) {
+        out.put(h, null);
+        continue;
+      }
+      float[][] m = switch (shown) {
+        case INTACT -> intact.map(h);
+        case AS_RUN -> run.map(h);
+        case DIFFERENCE -> difference(run.map(h), intact.map(h));
+      };
+      boolean signed = shown == MapsShown.DIFFERENCE;
+      float[][] p = signed ? Palette.pooledSigned(m, side) : Palette.pooled(m, side);
+      int[] px = signed ? Palette.divergingPixels(p, Palette.maxAbs(p)) : Palette.pixels(p, Palette.max(p));
+      out.put(h, new Pixels(px, p.length == 0 ? 1 : p[0].length, Math.max(1, p.length)));
+    }
+    return out;
+  }
+
+  private static float[][] difference(float[][] a, float[][] b) {
+    float[][] d = new float[a.length][];
+    for (int i = 0; i < a.length; i++) {
+      d[i] = new float[a[i].length];
+      for (int j = 0; j < a[i].length; j++) {
+        d[i][j] = a[i][j] - b[i][j];
+      }
+    }
+    return d;
+  }
+}
