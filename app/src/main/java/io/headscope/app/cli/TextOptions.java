@@ -17,5 +17,7 @@ final class TextOptions {
     if (pair != null) {
       ModelOptions.requireText(pair, "--pair");
     }
+    Warnings.lowerCaseMask(text);
+    Warnings.lowerCaseMask(pair);
   }
 }

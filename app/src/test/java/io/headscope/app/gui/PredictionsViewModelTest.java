@@ -1,10 +1,13 @@
 package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.predict.PredictionsViewModel;
+import io.headscope.app.gui.predict.TargetRow;
+import io.headscope.model.ablation.TargetMetric;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;
@@ -38,5 +41,51 @@ class PredictionsViewModelTest {
     main.analyse();
     assertThat(vm.predictionsProperty()).isEmpty();
     assertThat(vm.classesProperty()).isEmpty();
+  }
+
+  /**
+   * The followed target's numbers come from a log-prob readout; checked against the masked-LM
+   * readout the trace carries (a different path through the engine): the intact top token's
+   * log-probability is the log of its shown probability, before and after a head goes off, and the
+   * logit difference of the top two tokens is the log of their probability ratio.
+   */
+  @Test
+  void aFollowedTargetAgreesWithThePredictionsBeforeAndAfter() {
+    Path tiny = TinyBert.create(2, 3, 5).writeTo(dir.resolve("tiny")).config().getParent();
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    PredictionsViewModel vm = main.predictions();
+    main.textAProperty().set("the cat sat on the [mask] .");
+    main.loadModel(tiny.toString());
+    assertThat(main.inputNoteProperty().get()).contains("[mask] read as [MASK]");
+    var top = main.traceProperty().get().predictions().get(0).top();
+    String first = top.get(0).token();
+    String second = top.get(1).token();
+
+    vm.targetWordProperty().set(first);
+    vm.contrastWordProperty().set(second);
+    vm.metricProperty().set(TargetMetric.Kind.LOGIT_DIFF);
+    vm.follow();
+    assertThat(vm.targetProblemProperty().get()).isEmpty();
+    TargetRow r = vm.targetRowsProperty().get(0);
+    assertThat(r.logBefore()).isCloseTo(Math.log(top.get(0).probability()), within(1e-4));
+    assertThat(r.logBefore() - r.contrastBefore())
+        .isCloseTo(Math.log(top.get(0).probability() / top.get(1).probability()), within(1e-4));
+    assertThat(r.logAfter()).isEqualTo(r.logBefore());
+    assertThat(main.session().target()).isEqualTo(new TargetMetric(TargetMetric.Kind.LOGIT_DIFF,
+        main.modelProperty().get().tokenizer().singleWordpieceId(first),
+        main.modelProperty().get().tokenizer().singleWordpieceId(second)));
+
+    main.toggleHead(new Head(1, 2));
+    r = vm.targetRowsProperty().get(0);
+    var after = main.ablatedProperty().get().predictions().get(0).top();
+    var same = after.stream().filter(p -> p.token().equals(first)).findFirst().orElseThrow();
+    assertThat(r.logAfter()).isCloseTo(Math.log(same.probability()), within(1e-4));
+    assertThat(r.logAfter()).isNotEqualTo(r.logBefore());
+    assertThat(r.logitDifferenceLine()).contains(first + " − " + second);
+
+    vm.targetWordProperty().set("catdogfish");
+    vm.follow();
+    assertThat(vm.targetProblemProperty().get()).contains("single wordpiece");
+    assertThat(main.session().target()).isNull();
   }
 }

@@ -196,9 +196,18 @@ public final class BertTextEncoder implements AutoCloseable {
 
   /**
    * The vocabulary id of a word that is one wordpiece of this model (after its text rules: an uncased
-   * model lower-cases), for targets such as {@code ablate --target her}.
+   * model lower-cases), for targets such as {@code ablate --target her}. A continuation piece written as
+   * the vocabulary writes it ({@code ##ing}, as predictions show it) is looked up as it is.
    */
   public long singleWordpieceId(String word) {
+    if (word != null && word.startsWith("##") && word.length() > 2) {
+      for (int id = 0; id < idToToken.length; id++) {
+        if (word.equals(idToToken[id])) {
+          return id;
+        }
+      }
+      throw new io.headscope.model.HeadScopeException("\"" + word + "\" is not in this model's vocabulary.");
+    }
     Pieces p = wordpieces(word == null ? "" : word);
     if (p.ids.length != 1) {
       throw new io.headscope.model.HeadScopeException("\"" + word + "\" is " + (p.ids.length == 0 ? "no wordpiece"

@@ -3,6 +3,11 @@ package io.headscope.app.gui.predict;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
+import io.headscope.model.ablation.TargetMetric;
+import javafx.animation.PauseTransition;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.TextField;
+import javafx.util.Duration;
 import java.util.List;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
@@ -15,14 +20,68 @@ import javafx.scene.layout.VBox;
 public final class PredictionsView extends ScrollPane {
   private final PredictionsViewModel vm;
   @FXML private VBox rows;
+  @FXML private TextField targetField;
+  @FXML private TextField contrastField;
+  @FXML private ChoiceBox<TargetMetric.Kind> metricChoice;
+  @FXML private Label targetProblem;
+  @FXML private VBox targetRows;
 
   public PredictionsView(PredictionsViewModel vm) {
     this.vm = vm;
     ViewLoader.load(this);
+    targetField.textProperty().bindBidirectional(vm.targetWordProperty());
+    contrastField.textProperty().bindBidirectional(vm.contrastWordProperty());
+    PauseTransition pause = new PauseTransition(Duration.millis(350));
+    pause.setOnFinished(e -> vm.follow());
+    for (TextField f : new TextField[] {targetField, contrastField}) {
+      f.textProperty().addListener((o, a, b) -> pause.playFromStart());
+      f.setOnAction(e -> {
+        pause.stop();
+        vm.follow();
+      });
+    }
+    metricChoice.getItems().setAll(TargetMetric.Kind.values());
+    metricChoice.setConverter(new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(TargetMetric.Kind k) {
+        return k == null ? "" : switch (k) {
+          case LOGPROB -> "log P(target)";
+          case PROB -> "P(target) (− P(contrast))";
+          case LOGIT_DIFF -> "logit difference";
+        };
+      }
+
+      @Override
+      public TargetMetric.Kind fromString(String s) {
+        return null;
+      }
+    });
+    metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
+    vm.metricProperty().addListener((o, a, b) -> vm.follow());
+    targetProblem.textProperty().bind(vm.targetProblemProperty());
+    targetProblem.visibleProperty().bind(vm.targetProblemProperty().isNotEmpty());
+    targetProblem.managedProperty().bind(targetProblem.visibleProperty());
+    vm.targetRowsProperty().addListener((ListChangeListener<TargetRow>) c -> showTargets());
     vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> refresh());
     vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
     vm.emptyHintProperty().addListener((o, a, b) -> refresh());
     refresh();
+  }
+
+  private void showTargets() {
+    targetRows.getChildren().clear();
+    for (TargetRow r : vm.targetRowsProperty()) {
+      Label head = new Label("[MASK] at " + r.position());
+      head.getStyleClass().add("hs-small");
+      targetRows.getChildren().add(head);
+      for (String line : new String[] {r.probabilityLine(), r.logProbabilityLine(), r.logitDifferenceLine()}) {
+        if (!line.isEmpty()) {
+          Label l = new Label(line);
+          l.getStyleClass().add("hs-number");
+          targetRows.getChildren().add(l);
+        }
+      }
+    }
   }
 
   private void refresh() {

@@ -3,6 +3,16 @@ package io.headscope.app.gui.predict;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.MaskPrediction;
+import io.headscope.model.ablation.TargetMetric;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import java.util.List;
 import javafx.beans.property.ReadOnlyListProperty;
 import javafx.beans.property.ReadOnlyListWrapper;
@@ -20,6 +30,13 @@ public final class PredictionsViewModel {
       new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyStringWrapper emptyHint = new ReadOnlyStringWrapper();
+  private final StringProperty targetWord = new SimpleStringProperty("");
+  private final StringProperty contrastWord = new SimpleStringProperty("");
+  private final ObjectProperty<TargetMetric.Kind> metric = new SimpleObjectProperty<>(TargetMetric.Kind.LOGPROB);
+  private final ReadOnlyListWrapper<TargetRow> targetRows = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
+  private final ReadOnlyStringWrapper targetProblem = new ReadOnlyStringWrapper("");
+  /** Counts target requests so an older answer never replaces a newer one. */
+  private long targetGeneration;
 
   public PredictionsViewModel(Session session) {
     this.session = session;
@@ -27,6 +44,98 @@ public final class PredictionsViewModel {
     session.ablatedProperty().addListener((o, a, b) -> refresh());
     session.modelProperty().addListener((o, a, b) -> refresh());
     refresh();
+  }
+
+  // --- the followed target ----------------------------------------------------------------
+
+  /** The word to follow at the [MASK]s (a single wordpiece), or "" to follow nothing. */
+  public StringProperty targetWordProperty() {
+    return targetWord;
+  }
+
+  /** An optional contrast word: the panel then shows the logit difference target − contrast. */
+  public StringProperty contrastWordProperty() {
+    return contrastWord;
+  }
+
+  /** What the sweep measures when it follows the target (log-prob, probability or logit difference). */
+  public ObjectProperty<TargetMetric.Kind> metricProperty() {
+    return metric;
+  }
+
+  /** The target at each [MASK], before → after. */
+  public ReadOnlyListProperty<TargetRow> targetRowsProperty() {
+    return targetRows.getReadOnlyProperty();
+  }
+
+  /** Why the target cannot be followed (not one wordpiece, no [MASK]…), or "". */
+  public ReadOnlyStringProperty targetProblemProperty() {
+    return targetProblem.getReadOnlyProperty();
+  }
+
+  /**
+   * Follows the words typed (the view calls this after a typing pause or Enter): resolves them to
+   * wordpieces, shares the choice with the sweep ({@link Session#setTarget}), and reads their
+   * log-probabilities at every [MASK], intact and with the heads off, on the model's worker.
+   */
+  public void follow() {
+    AttentionTrace intact = session.trace();
+    AttentionTrace off = session.ablatedProperty().get();
+    BertModel m = session.model();
+    String t = targetWord.get() == null ? "" : targetWord.get().strip();
+    String c = contrastWord.get() == null ? "" : contrastWord.get().strip();
+    long gen = ++targetGeneration;
+    targetRows.clear();
+    targetProblem.set("");
+    if (t.isEmpty()) {
+      session.setTarget(null);
+      return;
+    }
+    if (m == null || intact == null || off == null) {
+      return;
+    }
+    if (!m.hasMaskedLmHead()) {
+      targetProblem.set(m.name() + " has no masked-LM head.");
+      session.setTarget(null);
+      return;
+    }
+    TargetMetric tm;
+    try {
+      long target = m.tokenizer().singleWordpieceId(t);
+      long contrast = c.isEmpty() ? -1 : m.tokenizer().singleWordpieceId(c);
+      TargetMetric.Kind k = metric.get() == TargetMetric.Kind.LOGIT_DIFF && contrast < 0 ? TargetMetric.Kind.LOGPROB : metric.get();
+      tm = new TargetMetric(k, target, contrast);
+    } catch (HeadScopeException e) {
+      targetProblem.set(e.getMessage());
+      session.setTarget(null);
+      return;
+    }
+    session.setTarget(tm);
+    int[] positions = intact.predictions().stream().mapToInt(MaskPrediction::position).toArray();
+    if (positions.length == 0) {
+      targetProblem.set("Put [MASK] in the sentence: the target is followed at the [MASK]s.");
+      return;
+    }
+    session.worker().submit(p -> {
+      float[][][] before = m.run(RunRequest.of(intact.encoding()).read(Readouts.none().withLogProbs(positions))).logProbs();
+      float[][][] after = off.mask().isEmpty() ? before : m.run(RunRequest.of(intact.encoding())
+          .intervene(Intervention.heads(off.mask(), m.config())).read(Readouts.none().withLogProbs(positions))).logProbs();
+      List<TargetRow> rows = new java.util.ArrayList<>();
+      for (int i = 0; i < positions.length; i++) {
+        rows.add(new TargetRow(t, tm.hasContrast() ? c : null, positions[i], before[0][i][(int) tm.target()],
+            after[0][i][(int) tm.target()], tm.hasContrast() ? before[0][i][(int) tm.contrast()] : Double.NaN,
+            tm.hasContrast() ? after[0][i][(int) tm.contrast()] : Double.NaN));
+      }
+      return rows;
+    }, rows -> {
+      if (gen == targetGeneration) {
+        targetRows.setAll(rows);
+      }
+    }, e -> {
+      if (gen == targetGeneration) {
+        targetProblem.set(Session.message(e));
+      }
+    });
   }
 
   public ReadOnlyListProperty<PredictionRow> predictionsProperty() {
@@ -51,9 +160,13 @@ public final class PredictionsViewModel {
     if (intact == null || off == null || m == null) {
       predictions.clear();
       classes.clear();
+      targetRows.clear();
       return;
     }
     predictions.setAll(PredictionRow.of(intact, off));
     classes.setAll(ClassRow.of(intact, off, m.hasClassifier() ? m.classLabels() : List.of()));
+    if (!targetWord.get().isBlank()) {
+      follow(); // the same target on the new input or switches
+    }
   }
 }
