@@ -215,7 +215,8 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void exportJson() {
-    export("Attention JSON", "json", "attention.json", vm.traceProperty()::get, Exports::attentionJson);
+    // the maps on screen: intact, or as run with the heads in "disabled" ("maps": "as-run")
+    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace, Exports::attentionJson);
   }
 
   @FXML
