@@ -53,6 +53,6 @@ class ThemeTest {
       assertThat(palette).containsEntry("-hs-" + CategoryColors.cssName(p), CategoryColors.rgb(p));
     }
     assertThat(palette).containsEntry("-hs-off", UiColor.OFF.rgb());
-    assertThat(palette).containsEntry("-hs-category-vertical-diagonal", 0x17BECF);
+    assertThat(palette).containsEntry("-hs-category-vertical-diagonal", 0xCC79A7);
   }
 }

@@ -32,7 +32,7 @@ import javafx.scene.layout.VBox;
  */
 public final class ModelGridView extends VBox {
   private static final double MIN_THUMB = 24;
-  private static final double MAX_THUMB = 120;
+  private static final double MAX_THUMB = 180;
   /** Longer inputs are max-pooled to this many cells a side in the thumbnails (the head view shows every cell). */
   static final int THUMB_CELLS = 128;
 
