@@ -155,6 +155,11 @@ public final class HeadView extends VBox {
     }
     double byWidth = (w - HeatmapPane.LABEL - 6) / m.cols();
     double byHeight = (h - HeatmapPane.LABEL - 6) / m.rows();
+    if (HeatmapPane.margin(byWidth, byHeight) != HeatmapPane.LABEL) {
+      // too small for labels: the label strips shrink, and the cells take the room
+      byWidth = (w - HeatmapPane.SMALL_LABEL - 6) / m.cols();
+      byHeight = (h - HeatmapPane.SMALL_LABEL - 6) / m.rows();
+    }
     if (readable && byHeight < READABLE_CELL && byWidth >= READABLE_CELL) {
       byHeight = READABLE_CELL;
     }

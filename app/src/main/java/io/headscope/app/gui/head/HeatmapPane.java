@@ -24,6 +24,8 @@ import javafx.scene.text.TextAlignment;
  */
 public final class HeatmapPane extends Pane {
   static final double LABEL = 90;
+  /** The margin when cells are too small for labels: room for the "N tokens" note only. */
+  static final double SMALL_LABEL = 30;
   /** The smallest cell, in pixels, at which the token labels are drawn. */
   static final double LABELLED_CELL = 6;
   private final Canvas canvas = new Canvas();
@@ -37,6 +39,8 @@ public final class HeatmapPane extends Pane {
   private double cellWidth = 16;
   private double cellHeight = 16;
   private Rectangle2D visible = new Rectangle2D(0, 0, 800, 600);
+  /** The label strips' width: {@link #LABEL} with labels, {@link #SMALL_LABEL} without. */
+  private double label = LABEL;
   private int hoverRow = -1;
   private int hoverCol = -1;
 
@@ -62,17 +66,23 @@ public final class HeatmapPane extends Pane {
     }
     cellWidth = cellW;
     cellHeight = cellH;
+    label = margin(cellW, cellH);
     if (m == null) {
       setPrefSize(10, 10);
       setMinSize(10, 10);
     } else {
-      double w = LABEL + m.cols() * cellW + 4;
-      double h = LABEL + m.rows() * cellH + 4;
+      double w = label + m.cols() * cellW + 4;
+      double h = label + m.rows() * cellH + 4;
       setPrefSize(w, h);
       setMinSize(w, h);
       setMaxSize(w, h);
     }
     redraw();
+  }
+
+  /** The label strips' width at a cell size: token labels need {@link #LABEL}, no labels much less. */
+  static double margin(double cellW, double cellH) {
+    return cellW >= LABELLED_CELL && cellH >= LABELLED_CELL ? LABEL : SMALL_LABEL;
   }
 
   /** The part of the pane in view (pane coordinates); only this part is drawn. */
@@ -102,11 +112,11 @@ public final class HeatmapPane extends Pane {
 
   /** Cell under a point in pane coordinates: {row, col}, negative when outside the map or on the labels. */
   int[] cellAt(double x, double y) {
-    if (matrix == null || x - visible.getMinX() < LABEL || y - visible.getMinY() < LABEL) {
+    if (matrix == null || x - visible.getMinX() < label || y - visible.getMinY() < label) {
       return new int[] {-1, -1};
     }
-    int col = (int) ((x - LABEL) / cellWidth);
-    int row = (int) ((y - LABEL) / cellHeight);
+    int col = (int) ((x - label) / cellWidth);
+    int row = (int) ((y - label) / cellHeight);
     return row >= 0 && col >= 0 && row < matrix.rows() && col < matrix.cols() ? new int[] {row, col} : new int[] {-1, -1};
   }
 
@@ -134,11 +144,11 @@ public final class HeatmapPane extends Pane {
     }
     int rows = matrix.rows();
     int cols = matrix.cols();
-    // map cells in view: pane x = LABEL + j * cellWidth, canvas x = pane x - x0
-    int c0 = clamp((int) Math.floor((x0 + LABEL - LABEL) / cellWidth), cols);
-    int c1 = clamp((int) Math.ceil((x0 + w - LABEL) / cellWidth), cols);
-    int r0 = clamp((int) Math.floor((y0 + LABEL - LABEL) / cellHeight), rows);
-    int r1 = clamp((int) Math.ceil((y0 + h - LABEL) / cellHeight), rows);
+    // map cells in view: pane x = label + j * cellWidth, canvas x = pane x - x0
+    int c0 = clamp((int) Math.floor(x0 / cellWidth), cols);
+    int c1 = clamp((int) Math.ceil((x0 + w - label) / cellWidth), cols);
+    int r0 = clamp((int) Math.floor(y0 / cellHeight), rows);
+    int r1 = clamp((int) Math.ceil((y0 + h - label) / cellHeight), rows);
     g.setImageSmoothing(false);
     if (c1 > c0 && r1 > r0) {
       WritableImage src = image;
@@ -162,58 +172,57 @@ public final class HeatmapPane extends Pane {
         sy *= fy;
         sh *= fy;
       }
-      g.drawImage(src, sx, sy, sw, sh, LABEL + c0 * cellWidth - x0, LABEL + r0 * cellHeight - y0,
+      g.drawImage(src, sx, sy, sw, sh, label + c0 * cellWidth - x0, label + r0 * cellHeight - y0,
           (c1 - c0) * cellWidth, (r1 - r0) * cellHeight);
     }
     g.setStroke(Color.gray(0.6));
-    g.strokeRect(LABEL - x0, LABEL - y0, cols * cellWidth, rows * cellHeight);
+    g.strokeRect(label - x0, label - y0, cols * cellWidth, rows * cellHeight);
     if (hoverRow >= 0 && hoverCol >= 0 && hoverRow < rows && hoverCol < cols) {
       g.setStroke(FxColors.of(UiColor.CURSOR));
       g.setLineWidth(2);
-      g.strokeRect(LABEL + hoverCol * cellWidth - x0, LABEL + hoverRow * cellHeight - y0, cellWidth, cellHeight);
+      g.strokeRect(label + hoverCol * cellWidth - x0, label + hoverRow * cellHeight - y0, cellWidth, cellHeight);
       g.setLineWidth(1);
       g.setStroke(FxColors.of(UiColor.CURSOR, 0.5));
-      g.strokeRect(LABEL - x0, LABEL + hoverRow * cellHeight - y0, cols * cellWidth, cellHeight);
-      g.strokeRect(LABEL + hoverCol * cellWidth - x0, LABEL - y0, cellWidth, rows * cellHeight);
+      g.strokeRect(label - x0, label + hoverRow * cellHeight - y0, cols * cellWidth, cellHeight);
+      g.strokeRect(label + hoverCol * cellWidth - x0, label - y0, cellWidth, rows * cellHeight);
     }
     // the label strips stay at the viewport's left and top edges
     g.setFill(Color.WHITE);
-    g.fillRect(0, 0, LABEL, canvas.getHeight());
-    g.fillRect(0, 0, canvas.getWidth(), LABEL);
+    g.fillRect(0, 0, label, canvas.getHeight());
+    g.fillRect(0, 0, canvas.getWidth(), label);
     if (cellWidth < LABELLED_CELL || cellHeight < LABELLED_CELL) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
       g.setTextAlign(TextAlignment.LEFT);
       g.setTextBaseline(VPos.BASELINE);
-      g.fillText(rows + " × " + cols + " tokens:", 4, 14);
-      g.fillText("zoom in to read them", 4, 28);
+      g.fillText(rows + " × " + cols + " tokens: zoom in (Ctrl+wheel) to read them", 4, 14);
       return;
     }
     g.setFont(Font.font(Math.min(12, Math.max(7, cellHeight * 0.75))));
     g.setTextAlign(TextAlignment.RIGHT);
     g.setTextBaseline(VPos.CENTER);
     for (int i = r0; i < r1; i++) {
-      double y = LABEL + (i + 0.5) * cellHeight - y0;
-      if (y > LABEL) {
+      double y = label + (i + 0.5) * cellHeight - y0;
+      if (y > label) {
         g.setFill(i == hoverRow ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
-        g.fillText(clip(matrix.rowTokens().get(i)), LABEL - 4, y);
+        g.fillText(clip(matrix.rowTokens().get(i)), label - 4, y);
       }
     }
     g.setFont(Font.font(Math.min(12, Math.max(7, cellWidth * 0.75))));
     g.setTextAlign(TextAlignment.LEFT);
     for (int j = c0; j < c1; j++) {
-      double x = LABEL + (j + 0.5) * cellWidth - x0;
-      if (x > LABEL) {
+      double x = label + (j + 0.5) * cellWidth - x0;
+      if (x > label) {
         g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
         g.save();
-        g.translate(x, LABEL - 4);
+        g.translate(x, label - 4);
         g.rotate(-90);
         g.fillText(clip(matrix.colTokens().get(j)), 0, 0);
         g.restore();
       }
     }
     g.setFill(Color.WHITE);
-    g.fillRect(0, 0, LABEL, LABEL);
+    g.fillRect(0, 0, label, label);
   }
 
   private static int clamp(int v, int n) {

@@ -48,6 +48,8 @@ import javafx.util.Duration;
 public final class MainView extends BorderPane {
   /** Typing pauses this long before the model runs, so it runs once per pause, not per key. */
   static final Duration DEBOUNCE = Duration.millis(350);
+  /** The opacity of a result shown while a newer input runs. */
+  static final double STALE_OPACITY = 0.45;
 
   private final MainViewModel vm;
   private final HeadViewModel headVm;
@@ -357,6 +359,10 @@ public final class MainView extends BorderPane {
    */
   private void bindStale() {
     vm.staleProperty().addListener((o, a, b) -> center.pseudoClassStateChanged(States.STALE, b));
+    // the maps of the previous input fade (opacity multiplies with the legend's own fading)
+    var faded = javafx.beans.binding.Bindings.when(vm.staleProperty()).then(STALE_OPACITY).otherwise(1.0);
+    grid.opacityProperty().bind(faded);
+    headView.opacityProperty().bind(faded);
     inputNote.textProperty().bind(vm.inputNoteProperty());
     inputNote.visibleProperty().bind(vm.inputNoteProperty().isNotEmpty());
     inputNote.managedProperty().bind(inputNote.visibleProperty());

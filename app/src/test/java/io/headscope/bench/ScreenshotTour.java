@@ -1,0 +1,154 @@
+package io.headscope.bench;
+
+import io.headscope.app.gui.HeadScopeApp;
+import io.headscope.app.gui.LongText;
+import io.headscope.app.gui.exec.FxWorker;
+import io.headscope.app.gui.main.MainView;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import javafx.application.Platform;
+import javafx.scene.control.TabPane;
+import javafx.stage.Stage;
+
+/**
+ * The pictures of docs/screenshots: the real window on bert-base-uncased, put through the states a
+ * new researcher meets, each captured from the X server ({@code import -window root}, ImageMagick) as
+ * a person would see it. Run on a virtual screen of the size wanted:
+ * {@code xvfb-run -s "-screen 0 1920x1080x24" java -cp ... io.headscope.bench.ScreenshotTour OUT 1920 1080}.
+ */
+public final class ScreenshotTour {
+  private static MainView view;
+  private static Stage stage;
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args[0]);
+    int w = Integer.parseInt(args[1]);
+    int h = Integer.parseInt(args[2]);
+    Files.createDirectories(out);
+    CountDownLatch started = new CountDownLatch(1);
+    Platform.startup(started::countDown);
+    started.await();
+    fx(() -> {
+      stage = new Stage();
+      view = HeadScopeApp.create(stage, new FxWorker(), ModelRepository.standard());
+      stage.setX(0);
+      stage.setY(0);
+      stage.setWidth(w);
+      stage.setHeight(h);
+      view.viewModel().textAProperty().set("The doctor asked the nurse to bring [MASK] coffee.");
+      stage.show();
+      view.viewModel().loadModel(ModelRepository.DEFAULT_MODEL);
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.viewModel().select(new Head(8, 10));
+      return null;
+    });
+    shot(out, "01-first-window", w, h);
+
+    fx(() -> {
+      view.viewModel().textBProperty().set("She said it would help her stay awake.");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    shot(out, "02-pair-head-8-10", w, h);
+
+    // the metric you care about: P(her) vs P(him) with heads off
+    fx(() -> {
+      view.viewModel().textBProperty().set("");
+      view.viewModel().predictions().targetWordProperty().set("her");
+      view.viewModel().predictions().contrastWordProperty().set("his");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.viewModel().toggleLayer(10);
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.viewModel().select(new Head(11, 0));
+      return null;
+    });
+    shot(out, "03-layer-11-off-intact-maps", w, h);
+    fx(() -> {
+      view.viewModel().session().mapsShownProperty().set(io.headscope.app.render.MapsShown.DIFFERENCE);
+      return null;
+    });
+    idle();
+    shot(out, "04-layer-11-off-difference", w, h);
+    fx(() -> {
+      view.viewModel().session().mapsShownProperty().set(io.headscope.app.render.MapsShown.INTACT);
+      view.viewModel().switchAllOn();
+      return null;
+    });
+    idle();
+
+    // a long input
+    fx(() -> {
+      view.viewModel().textAProperty().set(LongText.words(700));
+      view.viewModel().analyse();
+      return null;
+    });
+    Thread.sleep(400);
+    shot(out, "05-long-input-while-running", w, h);
+    idle();
+    shot(out, "06-long-input-512-tokens", w, h);
+    fx(() -> {
+      ((TabPane) view.lookup("#head-view .tab-pane")).getSelectionModel().select(1);
+      return null;
+    });
+    Thread.sleep(500);
+    shot(out, "07-long-input-lines", w, h);
+    Platform.exit();
+    System.exit(0);
+  }
+
+  private static void shot(Path dir, String name, int w, int h) throws Exception {
+    Thread.sleep(700);
+    fx(() -> null);
+    Path file = dir.resolve(name + "-" + w + "x" + h + ".png");
+    Process p = new ProcessBuilder("import", "-window", "root", file.toString()).inheritIO().start();
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("import failed for " + file);
+    }
+    System.out.println("wrote " + file);
+  }
+
+  private static void idle() throws Exception {
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < end) {
+      boolean done = fx(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get()
+          && !Boolean.TRUE.equals(view.grid().getProperties().get("headscope.pending")));
+      if (done) {
+        Thread.sleep(300);
+        if (fx(() -> !view.viewModel().busyProperty().get())) {
+          return;
+        }
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("the window did not settle");
+  }
+
+  private static <T> T fx(Supplier<T> s) throws Exception {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    Platform.runLater(() -> {
+      try {
+        f.complete(s.get());
+      } catch (Throwable e) {
+        f.completeExceptionally(e);
+      }
+    });
+    return f.get(10, TimeUnit.MINUTES);
+  }
+}
