@@ -3,8 +3,11 @@ package io.headscope.app.cli;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.render.HeadMatrix;
-import io.headscope.app.render.Java2DRenderer;
-import io.headscope.app.render.PngFiles;
+import io.headscope.app.render.MapsShown;
+import io.headscope.app.render.figure.Caption;
+import io.headscope.app.render.figure.FigureFile;
+import io.headscope.app.render.figure.GridFigure;
+import io.headscope.app.render.figure.HeadFigure;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -21,12 +24,13 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "render", mixinStandardHelpOptions = true,
-    description = "The app's pictures without a window: grid.png (every head, framed in its Kovaleva category's "
-        + "colour, with the legend) and head-L-H.png for each --head, drawn with Java2D (works headless).")
+    description = "Figures for papers without a window: grid.png|svg (every head, framed in its Kovaleva "
+        + "category's colour, with the legend) and head-L-H.png|svg for each --head, each with a title, the input "
+        + "and a colour scale with its numbers; the app's exports are drawn by the same code (works headless).")
 final class RenderCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
-  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for the PNGs (created if missing).")
+  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for the figures (created if missing).")
   Path out;
 
   @Option(names = "--head", paramLabel = "L-H", defaultValue = "1-1",
@@ -42,12 +46,20 @@ final class RenderCommand implements Callable<Integer> {
   @Option(names = "--cell", paramLabel = "PX", defaultValue = "18", description = "Pixels per cell of a large head (default 18).")
   int cell;
 
-  @Option(names = "--force", description = "Overwrite existing PNGs.")
+  @Option(names = "--force", description = "Overwrite existing files.")
   boolean force;
+
+  @Option(names = "--format", paramLabel = "png|svg", defaultValue = "png",
+      description = "png (default) or svg (vector: cells as rectangles, text as text).")
+  String format;
+
+  @Option(names = "--scale", paramLabel = "F", defaultValue = "1",
+      description = "PNG only: pixels per figure unit (1 = 96 dpi; 3.125 = 300 dpi for print). Default 1.")
+  double scale;
 
   @Mixin ModelOptions model;
 
-  /** The largest side of a head's picture: 8192 pixels (256 MB as RGBA). */
+  /** The largest side of a head's map, in pixels (a 512-token map at 16 pixels a cell at scale 1). */
   static final int MAX_SIDE = 8192;
 
   @Override
@@ -55,6 +67,18 @@ final class RenderCommand implements Callable<Integer> {
     sentence.check();
     if (cell < 1 || cell > 64) {
       throw new UsageException("--cell must be between 1 and 64 pixels.");
+    }
+    FigureFile.Format fmt;
+    try {
+      fmt = FigureFile.Format.parse(format);
+    } catch (HeadScopeException e) {
+      throw new UsageException(e.getMessage());
+    }
+    if (!(scale > 0 && scale <= 8)) {
+      throw new UsageException("--scale must be above 0 and at most 8 (3.125 gives 300 dpi).");
+    }
+    if (fmt == FigureFile.Format.SVG && scale != 1) {
+      throw new UsageException("--scale is for PNG; an SVG has no pixels to scale.");
     }
     if (Files.exists(out) && !Files.isDirectory(out)) {
       throw new HeadScopeException(out + " is a file: --out needs a folder.");
@@ -68,16 +92,17 @@ final class RenderCommand implements Callable<Integer> {
       Warnings.truncation(t.encoding());
       int n = t.tokens().size();
       int drawn = cell;
-      if ((long) n * cell > MAX_SIDE) {
+      if ((long) Math.ceil(n * cell * (fmt == FigureFile.Format.PNG ? scale : 1)) > MAX_SIDE) {
         // checked before anything is drawn: a 512-token map at 64 px a cell would need 4 GB
-        drawn = Math.max(1, MAX_SIDE / n);
+        drawn = Math.max(1, (int) (MAX_SIDE / (n * (fmt == FigureFile.Format.PNG ? scale : 1))));
         System.err.printf(java.util.Locale.ROOT, "headscope: warning: --cell %d would draw %d pixels a side for %d "
             + "tokens; drawing %d pixels a cell (%d pixels) instead.%n", cell, (long) n * cell, n, drawn, n * drawn);
       }
+      String ext = "." + fmt.extension();
       List<Path> files = new ArrayList<>();
-      files.add(out.resolve("grid.png"));
+      files.add(out.resolve("grid" + ext));
       for (Head head : large) {
-        files.add(out.resolve("head-" + head + (norms ? "-norms" : "") + ".png"));
+        files.add(out.resolve("head-" + head + (norms ? "-norms" : "") + ext));
       }
       for (Path f : files) {
         if (Files.exists(f) && !force) {
@@ -87,13 +112,16 @@ final class RenderCommand implements Callable<Integer> {
       Files.createDirectories(out);
       int thumb = Math.max(24, Math.min(96, 1152 / h));
       List<HeadScore> scores = new HeadClassifier().classifyAll(t);
-      PngFiles.write(Java2DRenderer.grid(t, mask, thumb, hd -> scores.get(hd.layer() * h + hd.head()).category()),
-          files.get(0));
+      String input = sentence.pair == null ? sentence.text : sentence.text + " ‖ " + sentence.pair;
+      // the grid greys the --disable heads; the maps are the intact model's (the categories describe them)
+      Caption gridCaption = new Caption(m.name(), input, mask, "intact");
+      FigureFile.write(GridFigure.of(t, t, MapsShown.INTACT, mask, hd -> scores.get(hd.layer() * h + hd.head()).category(),
+          gridCaption, thumb), files.get(0), fmt, scale);
       int k = 1;
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);
-        PngFiles.write(Java2DRenderer.head(hm, drawn), files.get(k++));
+        FigureFile.write(HeadFigure.of(hm, Caption.intact(m.name(), input), drawn), files.get(k++), fmt, scale);
       }
       files.forEach(f -> System.err.println("headscope: wrote " + f));
     } catch (java.io.IOException e) {

@@ -19,6 +19,32 @@ import javafx.scene.control.Tab;
 final class AppServices {
   private AppServices() {}
 
+  /**
+   * Clark et al.'s token types per layer as a figure: rows are layers, columns the share of attention
+   * to [CLS], [SEP], punctuation and other tokens, weights beside norm-weighted.
+   */
+  static io.headscope.app.render.figure.Figure tokenTypeFigure(MainView view) {
+    var layers = List.copyOf(view.headPanel().facts().viewModel().layersProperty());
+    if (layers.isEmpty()) {
+      throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence first.");
+    }
+    double[][] v = new double[layers.size()][8];
+    List<String> rows = new java.util.ArrayList<>();
+    for (int l = 0; l < layers.size(); l++) {
+      var w = layers.get(l).weight();
+      var n = layers.get(l).norm();
+      v[l] = new double[] {w.cls(), w.sep(), w.punct(), w.other(), n.cls(), n.sep(), n.punct(), n.other()};
+      rows.add("L" + (layers.get(l).layer() + 1));
+    }
+    MainViewModel m = view.viewModel();
+    String input = m.textBProperty().get() == null || m.textBProperty().get().isBlank() ? m.textAProperty().get()
+        : m.textAProperty().get() + " ‖ " + m.textBProperty().get();
+    return io.headscope.app.render.figure.MatrixFigure.of(m.modelNameProperty().get() + " · attention to token types per layer",
+        List.of("mean over the layer's heads and the query tokens (Clark et al. 2019); weights, then norm-weighted (Kobayashi)"),
+        input, rows, List.of("[CLS] weight", "[SEP] weight", "punct. weight", "other weight",
+            "[CLS] norm", "[SEP] norm", "punct. norm", "other norm"), v, false, "share of attention", 44, true);
+  }
+
   static void install(MainView view) {
     MainViewModel main = view.viewModel();
     SweepViewModel sweepVm = new SweepViewModel(main.session());
@@ -50,14 +76,16 @@ final class AppServices {
     ablationCsv.setId("export-ablation");
     ablationCsv.setOnAction(e -> exportAblation(view, sweepVm));
     ablationCsv.disableProperty().bind(sweepVm.resultProperty().isNull());
-    MenuItem sweepPng = new MenuItem("Sweep chart as PNG…");
-    sweepPng.setOnAction(e -> view.exportPng("sweep.png", sweepView::chartNode));
+    MenuItem sweepPng = new MenuItem("Sweep as figure (PNG 300 dpi or SVG)…");
+    sweepPng.setId("export-sweep-figure");
+    sweepPng.setOnAction(e -> view.exportFigure("sweep", sweepVm::figure));
     sweepPng.disableProperty().bind(sweepVm.resultProperty().isNull());
-    MenuItem corpusPng = new MenuItem("Corpus charts as PNG…");
-    corpusPng.setOnAction(e -> view.exportPng("corpus.png", corpusView::chartsNode));
+    MenuItem corpusPng = new MenuItem("Corpus run as figure (PNG 300 dpi or SVG)…");
+    corpusPng.setId("export-corpus-figure");
+    corpusPng.setOnAction(e -> corpusView.exportFigure());
     corpusPng.disableProperty().bind(corpusVm.resultProperty().isNull());
-    MenuItem layerPng = new MenuItem("Token types per layer as PNG…");
-    layerPng.setOnAction(e -> view.exportPng("token-types.png", () -> view.headPanel().facts().layerChart()));
+    MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
+    layerPng.setOnAction(e -> view.exportFigure("token-types", () -> tokenTypeFigure(view)));
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv,
         new SeparatorMenuItem(), sweepPng, corpusPng, layerPng);
 

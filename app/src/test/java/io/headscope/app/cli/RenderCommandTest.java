@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.render.CategoryColors;
+import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.render.MapsShown;
+import io.headscope.app.render.figure.Caption;
+import io.headscope.app.render.figure.GridFigure;
+import io.headscope.app.render.figure.HeadFigure;
 import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
@@ -47,11 +52,15 @@ class RenderCommandTest {
           max = Math.max(max, v);
         }
       }
-      int n = a.length;
-      assertThat(head.getWidth()).isEqualTo(100 + n * 10 + 10);
-      // the centre of cell (row 2, col 1) of the map: label margin 100, 10 px per cell
-      int rgb = head.getRGB(100 + 1 * 10 + 5, 100 + 2 * 10 + 5) & 0xFFFFFF;
-      assertThat(rgb).isEqualTo(Palette.argb(a[2][1], max) & 0xFFFFFF);
+      HeadFigure f = HeadFigure.layout(HeadMatrix.of(t, new Head(1, 0), HeadMatrix.Display.WEIGHTS,
+          HeadMatrix.PairFilter.ALL), Caption.intact(m.name(), "the cat sat ."), 10);
+      // every cell's centre has the palette's colour of the model's value, 10 px a cell
+      for (int i = 0; i < a.length; i++) {
+        for (int j = 0; j < a.length; j++) {
+          int rgb = head.getRGB((int) (f.mapX + j * 10 + 5), (int) (f.mapY + i * 10 + 5)) & 0xFFFFFF;
+          assertThat(rgb).as("cell %d,%d", i, j).isEqualTo(Palette.argb(a[i][j], max) & 0xFFFFFF);
+        }
+      }
     }
   }
 
@@ -64,15 +73,14 @@ class RenderCommandTest {
     try (BertModel m = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny))) {
       AttentionTrace t = m.trace(m.encode("the cat sat on the mat .", null));
       var scores = new HeadClassifier().classifyAll(t);
-      // 2 heads a layer: 96 px thumbnails in 110 px cells, 34 px of layer labels, 20 px of head labels
+      // 2 heads a layer: 96 px thumbnails; the frame's corner pixel has the category's colour
+      var geo = GridFigure.geometry(t, MapsShown.INTACT, true, Caption.intact(m.name(), "the cat sat on the mat ."), 96);
       for (var s : scores) {
-        int x = 34 + s.head().head() * 110 + 1;
-        int y = 20 + s.head().layer() * 122 + 1;
-        assertThat(grid.getRGB(x, y) & 0xFFFFFF).as("frame of %s", s.head())
-            .isEqualTo(CategoryColors.rgb(s.category()));
+        assertThat(grid.getRGB((int) geo.x(s.head()) + 1, (int) geo.y(s.head()) + 1) & 0xFFFFFF)
+            .as("frame of %s", s.head()).isEqualTo(CategoryColors.rgb(s.category()));
       }
       // the legend's first swatch (vertical) sits under the last layer
-      assertThat(grid.getRGB(12, grid.getHeight() - 26 + 4 + 8) & 0xFFFFFF)
+      assertThat(grid.getRGB((int) geo.left() + 6, (int) geo.legendY(2) + 6) & 0xFFFFFF)
           .isEqualTo(CategoryColors.rgb(HeadPattern.VERTICAL));
     }
   }
@@ -103,5 +111,43 @@ class RenderCommandTest {
     assertThat(r.err()).contains("would draw").contains("instead");
     java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(out.resolve("head-1-1.png").toFile());
     assertThat(img.getWidth()).isLessThan(RenderCommand.MAX_SIDE + 400);
+  }
+
+  @Test
+  void svgFiguresParseWithTheirTitleAndScaleAndAPngAtTwiceTheScaleHasTwiceThePixels() throws Exception {
+    Path svg = dir.resolve("svg");
+    assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the cat & the <dog> .",
+        "--head", "1-2", "--format", "svg", "--out", svg.toString())).isZero();
+    for (String f : new String[] {"grid.svg", "head-1-2.svg"}) {
+      var doc = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svg.resolve(f).toFile());
+      String title = doc.getElementsByTagName("title").item(0).getTextContent();
+      assertThat(title).isNotBlank();
+      String text = doc.getDocumentElement().getTextContent();
+      assertThat(text).contains("the cat & the <dog> .");
+    }
+    var head = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(svg.resolve("head-1-2.svg").toFile());
+    assertThat(head.getElementsByTagName("title").item(0).getTextContent()).contains("head 1-2 (layer 1, head 2)");
+    var texts = head.getElementsByTagName("text");
+    java.util.List<String> all = new java.util.ArrayList<>();
+    for (int i = 0; i < texts.getLength(); i++) {
+      all.add(texts.item(i).getTextContent());
+    }
+    assertThat(all).contains("0", "attention weight");
+
+    Path one = dir.resolve("scale1");
+    Path two = dir.resolve("scale2");
+    assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the cat .", "--head", "1-1",
+        "--out", one.toString())).isZero();
+    assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the cat .", "--head", "1-1",
+        "--scale", "2", "--out", two.toString())).isZero();
+    var a = ImageIO.read(one.resolve("head-1-1.png").toFile());
+    var b = ImageIO.read(two.resolve("head-1-1.png").toFile());
+    assertThat(Math.abs(b.getWidth() - 2 * a.getWidth())).isLessThanOrEqualTo(1);
+    assertThat(Math.abs(b.getHeight() - 2 * a.getHeight())).isLessThanOrEqualTo(1);
+    assertThat(CliHarness.run("render", "--model", tiny.toString(), "--text", "the cat .", "--format", "svg",
+        "--scale", "2", "--out", dir.resolve("bad2").toString()).exit()).isEqualTo(2);
+    assertThat(CliHarness.run("render", "--model", tiny.toString(), "--text", "the cat .", "--format", "pdf",
+        "--out", dir.resolve("bad3").toString()).exit()).isEqualTo(2);
   }
 }

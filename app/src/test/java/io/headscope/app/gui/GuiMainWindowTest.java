@@ -125,23 +125,29 @@ class GuiMainWindowTest {
     assertThat((float) json.get("attention").get(1).get(2).get(position).get(1).asDouble())
         .isEqualTo(t.attention()[1][2][position][1]);
 
-    exportTarget = dir.resolve("grid.png");
-    robot.clickOn("Export").clickOn("Grid as PNG…");
+    // figures: the grid as SVG (parsed: title, caption, legend with every category, no controls) and
+    // the head view as a 300-dpi PNG with all five category colours in the grid figure's legend
+    exportTarget = dir.resolve("grid.svg");
+    robot.clickOn("Export").clickOn("Grid as figure (PNG 300 dpi or SVG)…");
+    waitFor(() -> Files.exists(exportTarget));
+    org.w3c.dom.Document svg = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(exportTarget.toFile());
+    assertThat(svg.getElementsByTagName("title").item(0).getTextContent()).contains("all heads");
+    java.util.List<String> texts = new java.util.ArrayList<>();
+    var nodes = svg.getElementsByTagName("text");
+    for (int i = 0; i < nodes.getLength(); i++) {
+      texts.add(nodes.item(i).getTextContent());
+    }
+    assertThat(String.join("|", texts)).contains("the cat sat on the [MASK] .").contains("maps: ");
+    for (HeadPattern p : HeadPattern.values()) {
+      assertThat(texts).anyMatch(x -> x.startsWith(p.label() + " "));
+    }
+    assertThat(texts).noneMatch(x -> x.equals("×") || x.equals("OFF"));
+    exportTarget = dir.resolve("head.png");
+    robot.clickOn("Export").clickOn("Head view as figure (PNG 300 dpi or SVG)…");
     waitFor(() -> Files.exists(exportTarget));
     java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(exportTarget.toFile());
-    assertThat(png.getWidth()).isGreaterThan(100);
-    assertThat(png.getHeight()).isGreaterThan(100);
-    // the legend is drawn above the grid: all five category colours in the top rows (a row of four
-    // thumbnails' frames could show at most four)
-    java.util.Set<Integer> top = new java.util.HashSet<>();
-    for (int y = 0; y < 24; y++) {
-      for (int x = 0; x < png.getWidth(); x++) {
-        top.add(png.getRGB(x, y) & 0xFFFFFF);
-      }
-    }
-    for (HeadPattern p : HeadPattern.values()) {
-      assertThat(top).as("%s's legend colour in the top rows of grid.png", p).contains(CategoryColors.rgb(p));
-    }
+    assertThat(png.getWidth()).as("420 figure units at 300 dpi").isGreaterThanOrEqualTo((int) (420 * 300 / 96.0));
   }
 
   @Test

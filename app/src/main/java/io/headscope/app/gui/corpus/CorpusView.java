@@ -81,7 +81,19 @@ public final class CorpusView extends VBox {
 
   @FXML
   private void exportPng() {
-    main.exportPng("corpus.png", this::chartsNode);
+    exportFigure();
+  }
+
+  /** The corpus run as a figure: each head's most frequent category and the model-wide shares. */
+  public void exportFigure() {
+    main.exportFigure("corpus", () -> {
+      CorpusResult r = vm.resultProperty().get();
+      if (r == null) {
+        throw new io.headscope.model.HeadScopeException("Run the corpus first.");
+      }
+      CorpusSource s = vm.sourceProperty().get();
+      return io.headscope.app.render.figure.CorpusFigure.of(r, s == null ? "corpus" : s.toString());
+    });
   }
 
   /** Asks for a file and writes the classification CSV; errors show as a dialog. */

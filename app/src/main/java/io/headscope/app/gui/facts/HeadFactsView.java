@@ -44,6 +44,11 @@ public final class HeadFactsView extends VBox {
   }
 
   /** The input's token types per layer, the selected head's layer highlighted (shown in its own tab). */
+  /** The panel's state (the figure export reads the per-layer token types from it). */
+  public HeadFactsViewModel viewModel() {
+    return vm;
+  }
+
   public TokenTypeChart layerChart() {
     return chart;
   }

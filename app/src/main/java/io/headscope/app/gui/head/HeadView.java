@@ -226,6 +226,11 @@ public final class HeadView extends VBox {
     return lines;
   }
 
+  /** Whether the line drawing overlays the whole layer. */
+  public boolean wholeLayerShown() {
+    return wholeLayer.isSelected();
+  }
+
   public boolean showingLines() {
     return tabs.getSelectionModel().getSelectedIndex() == 1;
   }

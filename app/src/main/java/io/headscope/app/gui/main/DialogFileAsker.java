@@ -26,6 +26,23 @@ public final class DialogFileAsker implements FileAsker {
   }
 
   @Override
+  public Path save(String title, java.util.List<String> extensions, String suggestedName) {
+    FileChooser c = new FileChooser();
+    c.setTitle(title);
+    c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
+    c.setInitialFileName(suggestedName);
+    for (String e : extensions) {
+      c.getExtensionFilters().add(new FileChooser.ExtensionFilter(e.toUpperCase() + " files", "*." + e));
+    }
+    File f = c.showSaveDialog(owner);
+    // the chosen filter decides the type when the name has no extension of its own
+    if (f != null && !f.getName().contains(".") && c.getSelectedExtensionFilter() != null) {
+      f = new File(f.getPath() + c.getSelectedExtensionFilter().getExtensions().get(0).substring(1));
+    }
+    return remember(f);
+  }
+
+  @Override
   public Path openFolder(String title) {
     DirectoryChooser c = new DirectoryChooser();
     c.setTitle(title);

@@ -7,6 +7,11 @@ public interface FileAsker {
   /** @return the chosen path, or null when the user cancelled */
   Path save(String title, String extension, String suggestedName);
 
+  /** A file of one of several types (the first is suggested); by default only the first is offered. */
+  default Path save(String title, java.util.List<String> extensions, String suggestedName) {
+    return save(title, extensions.get(0), suggestedName);
+  }
+
   Path openFolder(String title);
 
   Path openFile(String title);

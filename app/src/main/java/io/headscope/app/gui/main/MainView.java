@@ -11,8 +11,14 @@ import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
 import io.headscope.app.gui.predict.PredictionsView;
 import io.headscope.app.gui.style.States;
+import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.MapsShown;
-import io.headscope.app.render.PngFiles;
+import io.headscope.app.render.figure.Caption;
+import io.headscope.app.render.figure.Figure;
+import io.headscope.app.render.figure.FigureFile;
+import io.headscope.app.render.figure.GridFigure;
+import io.headscope.app.render.figure.HeadFigure;
+import io.headscope.app.render.figure.LinesFigure;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -22,10 +28,8 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import javafx.animation.PauseTransition;
-import javafx.embed.swing.SwingFXUtils;
 import javafx.fxml.FXML;
 import javafx.scene.Node;
-import javafx.scene.SnapshotParameters;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
@@ -37,7 +41,6 @@ import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
-import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -221,16 +224,73 @@ public final class MainView extends BorderPane {
     export("Attention JSON", "json", "attention.json", vm.session()::shownTrace, Exports::attentionJson);
   }
 
+  /** Every head as a figure: the maps on screen (intact, as run or difference), category frames and legend. */
   @FXML
-  private void exportGridPng() {
-    // the legend goes above the grid in the picture too: the frame colours mean nothing without it
-    export("PNG", "png", "grid.png", () -> PngFiles.stacked(snapshot(legend), snapshot(grid.gridNode())),
-        PngFiles::write);
+  private void exportGridFigure() {
+    exportFigure("grid", () -> {
+      AttentionTrace intact = vm.traceProperty().get();
+      if (intact == null) {
+        throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence first.");
+      }
+      AttentionTrace run = vm.ablatedProperty().get() == null ? intact : vm.ablatedProperty().get();
+      MapsShown shown = vm.session().mapsShownProperty().get();
+      int heads = intact.heads();
+      java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
+      return GridFigure.of(intact, run, shown, run.mask(),
+          scores.size() == intact.layers() * heads ? h -> scores.get(h.layer() * heads + h.head()).category() : null,
+          caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
+    });
   }
 
+  /** The head view as a figure: the map as shown (display, pair filter, maps), or its lines. */
   @FXML
-  private void exportHeadPng() {
-    exportPng("head.png", () -> headView.showingLines() ? headView.linesNode() : headView.heatmapNode());
+  private void exportHeadFigure() {
+    exportFigure(headView.showingLines() ? "lines" : "head", () -> {
+      HeadMatrix m = headVm.matrixProperty().get();
+      if (m == null) {
+        throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence and pick a head.");
+      }
+      AttentionTrace run = vm.ablatedProperty().get() == null ? vm.traceProperty().get() : vm.ablatedProperty().get();
+      Caption c = caption(run, m.maps());
+      if (headView.showingLines()) {
+        return LinesFigure.of(headView.wholeLayerShown() ? headVm.layerMatrices() : java.util.List.of(m), c);
+      }
+      int n = Math.max(m.rows(), m.cols());
+      return HeadFigure.of(m, c, Math.max(1, Math.min(18, 1600.0 / n)));
+    });
+  }
+
+  /** What a figure says about the maps it shows. */
+  private Caption caption(AttentionTrace run, MapsShown shown) {
+    String input = vm.textBProperty().get() == null || vm.textBProperty().get().isBlank() ? vm.textAProperty().get()
+        : vm.textAProperty().get() + " ‖ " + vm.textBProperty().get();
+    String maps = switch (shown) {
+      case INTACT -> "intact";
+      case AS_RUN -> "as run";
+      case DIFFERENCE -> "difference as run − intact";
+    };
+    return new Caption(vm.modelNameProperty().get(), input, run == null ? HeadMask.NONE : run.mask(), maps);
+  }
+
+  /**
+   * Asks for a PNG or SVG file and writes the figure made on the FX thread (a copy of the state) off it:
+   * SVG by the name's extension, PNG at 300 dpi (less when that would pass the size limit).
+   */
+  public void exportFigure(String name, Supplier<Figure> figure) {
+    Path p = files.save("Export figure (PNG at 300 dpi, or SVG)", java.util.List.of("png", "svg"), name + ".png");
+    if (p == null) {
+      return;
+    }
+    Figure f;
+    try {
+      f = figure.get();
+    } catch (RuntimeException ex) {
+      vm.fail(ex);
+      return;
+    }
+    FigureFile.Format format = FigureFile.Format.of(p);
+    double scale = Math.min(FigureFile.DPI_300, FigureFile.MAX_SIDE / Math.max(f.width(), f.height()));
+    writeInBackground(p, () -> FigureFile.write(f, p, format, scale));
   }
 
   /**
@@ -250,8 +310,12 @@ public final class MainView extends BorderPane {
       vm.fail(ex);
       return;
     }
+    writeInBackground(p, () -> writer.accept(data, p));
+  }
+
+  private void writeInBackground(Path p, Runnable write) {
     boolean started = exports.start("Writing " + p + "…", -1, false, progress -> {
-      writer.accept(data, p);
+      write.run();
       return p;
     }, new BackgroundJob.Outcome<Path>() {
       @Override
@@ -273,16 +337,6 @@ public final class MainView extends BorderPane {
     if (!started) {
       vm.note("An export is still being written; try again when it is done.");
     }
-  }
-
-  /** Snapshots a node into a PNG (through javafx-swing's SwingFXUtils and ImageIO). */
-  public void exportPng(String name, Supplier<Node> node) {
-    export("PNG", "png", name, () -> snapshot(node.get()), PngFiles::write);
-  }
-
-  private static java.awt.image.BufferedImage snapshot(Node node) {
-    WritableImage img = node.snapshot(new SnapshotParameters(), null);
-    return SwingFXUtils.fromFXImage(img, null);
   }
 
   private void bindInputs() {

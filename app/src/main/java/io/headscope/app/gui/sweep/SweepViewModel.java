@@ -151,6 +151,13 @@ public final class SweepViewModel {
     return String.format(Locale.ROOT, "%s off: %s = %+.4f", what, metric.get(), value(layer, head));
   }
 
+  /** The sweep as a figure for a paper ({@link SweepFigures}). */
+  public io.headscope.app.render.figure.Figure figure() {
+    String mode = session.mask().mode() == io.headscope.model.HeadMask.Mode.ZERO ? "zero: attention × 0"
+        : "uniform: even rows";
+    return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
+  }
+
   /** Clicking a head's cell selects it in the main view. */
   public void select(int layer, int head) {
     if (head >= 0) {

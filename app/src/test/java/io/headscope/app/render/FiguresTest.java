@@ -1,0 +1,156 @@
+package io.headscope.app.render;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.headscope.analysis.corpus.Corpus;
+import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.app.render.figure.Caption;
+import io.headscope.app.render.figure.CorpusFigure;
+import io.headscope.app.render.figure.Figure;
+import io.headscope.app.render.figure.FigureFile;
+import io.headscope.app.render.figure.GridFigure;
+import io.headscope.app.render.figure.HeadFigure;
+import io.headscope.app.render.figure.LinesFigure;
+import io.headscope.app.render.figure.MatrixFigure;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+
+/**
+ * Every figure as SVG parses as XML and carries its title, its input and its colour scale's numbers;
+ * PNG scale, odd text, size limits and unwritable files behave. Real traces of a tiny model.
+ */
+class FiguresTest {
+  @TempDir static Path dir;
+  static BertModel model;
+  static AttentionTrace intact;
+  static AttentionTrace asRun;
+  static final String TEXT = "the cat & the <dog> said \"hi\" 😀 .";
+
+  @BeforeAll
+  static void load() {
+    Path tiny = TinyBert.create(2, 3, 9).writeTo(dir.resolve("tiny")).config().getParent();
+    model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny));
+    intact = model.trace(model.encode(TEXT, null));
+    asRun = model.trace(List.of(intact.encoding()), HeadMask.of(Set.of(new Head(0, 1)), HeadMask.Mode.ZERO), 5,
+        AttentionTrace.Maps.AS_RUN).get(0);
+  }
+
+  @AfterAll
+  static void close() {
+    model.close();
+  }
+
+  private static Document parse(Figure f) throws Exception {
+    return DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(new ByteArrayInputStream(FigureFile.svg(f).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static List<String> texts(Document d) {
+    List<String> out = new ArrayList<>();
+    var nodes = d.getElementsByTagName("text");
+    for (int i = 0; i < nodes.getLength(); i++) {
+      out.add(nodes.item(i).getTextContent());
+    }
+    return out;
+  }
+
+  @Test
+  void theHeadFigureNamesItsHeadItsInputAndItsScaleAndADifferenceUsesTheDivergingScale() throws Exception {
+    HeadMatrix m = HeadMatrix.of(intact, new Head(1, 2), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL);
+    Document d = parse(HeadFigure.of(m, Caption.intact(model.name(), TEXT), 18));
+    assertThat(d.getElementsByTagName("title").item(0).getTextContent()).contains("head 2-3 (layer 2, head 3)");
+    List<String> t = texts(d);
+    assertThat(String.join(" ", t)).contains(TEXT).contains("maps: intact model");
+    assertThat(t).contains("0", String.format(java.util.Locale.ROOT, "%.3g", m.max()), "attention weight");
+    assertThat(t).containsAll(m.colTokens());
+
+    HeadMatrix diff = HeadMatrix.of(intact, asRun, MapsShown.DIFFERENCE, new Head(1, 0), HeadMatrix.Display.WEIGHTS,
+        HeadMatrix.PairFilter.ALL);
+    assertThat(diff.max()).isPositive();
+    Caption c = new Caption(model.name(), TEXT, asRun.mask(), "difference as run − intact");
+    List<String> dt = texts(parse(HeadFigure.of(diff, c, 18)));
+    String end = String.format(java.util.Locale.ROOT, "%+.3g", diff.max());
+    String start = String.format(java.util.Locale.ROOT, "%+.3g", -diff.max());
+    assertThat(dt).contains(start, end);
+    assertThat(String.join(" ", dt)).contains("with 1 head off (zero): 1-2");
+  }
+
+  @Test
+  void theGridLinesMatrixAndCorpusFiguresParseWithTitlesAndScales() throws Exception {
+    List<HeadMatrix> layer = new ArrayList<>();
+    for (int h = 0; h < 3; h++) {
+      layer.add(HeadMatrix.of(intact, new Head(1, h), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL));
+    }
+    Document lines = parse(LinesFigure.of(layer, Caption.intact(model.name(), TEXT)));
+    assertThat(lines.getElementsByTagName("title").item(0).getTextContent()).contains("layer 2");
+    assertThat(texts(lines)).contains("2-1", "2-2", "2-3");
+    assertThat(lines.getElementsByTagName("line").getLength()).isPositive();
+
+    var scores = new HeadClassifier().classifyAll(intact);
+    Document grid = parse(GridFigure.of(intact, asRun, MapsShown.AS_RUN, asRun.mask(),
+        h -> scores.get(h.layer() * 3 + h.head()).category(), new Caption(model.name(), TEXT, asRun.mask(), "as run"), 40));
+    assertThat(grid.getElementsByTagName("title").item(0).getTextContent()).contains("all heads (as run)");
+    assertThat(texts(grid)).contains("1-2 off");
+
+    double[][] v = {{0.5, -1.0, Double.NaN}, {0.25, 0, 2.0}};
+    Document matrix = parse(MatrixFigure.of("Sweep: Δ log-prob", List.of("partial: 5 of 6 variants"), TEXT,
+        List.of("L1", "L2"), List.of("h1", "h2", "h3"), v, true, "red lowered, blue raised", 36, true));
+    assertThat(texts(matrix)).contains("-2.00", "+2.00", "0.50", "-1.00", "partial: 5 of 6 variants");
+
+    var corpus = new CorpusAnalysis(model, new HeadClassifier(), 8).run(Corpus.of(TEXT, null),
+        (done, total) -> { }, () -> false);
+    Document cf = parse(CorpusFigure.of(corpus, "one line"));
+    assertThat(cf.getElementsByTagName("title").item(0).getTextContent()).contains("one line");
+    assertThat(texts(cf)).anyMatch(s -> s.startsWith("vertical "));
+  }
+
+  @Test
+  void aPngAtTwiceTheScaleHasTwiceThePixelsAndTooLargeARequestIsRefusedBeforeDrawing() throws Exception {
+    HeadMatrix m = HeadMatrix.of(intact, new Head(0, 0), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL);
+    Figure f = HeadFigure.of(m, Caption.intact(model.name(), TEXT), 12);
+    BufferedImage one = FigureFile.png(f, 1);
+    BufferedImage two = FigureFile.png(f, 2);
+    assertThat(two.getWidth()).isEqualTo((int) Math.ceil(f.width() * 2));
+    assertThat(Math.abs(two.getWidth() - 2 * one.getWidth())).isLessThanOrEqualTo(1);
+    assertThatThrownBy(() -> FigureFile.png(f, FigureFile.MAX_SIDE)).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("limit");
+  }
+
+  @Test
+  void anUnwritableFileFailsWithOneLineAndLeavesNothing() throws Exception {
+    HeadMatrix m = HeadMatrix.of(intact, new Head(0, 0), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL);
+    Figure f = HeadFigure.of(m, Caption.intact(model.name(), TEXT), 12);
+    Path blocked = dir.resolve("not-a-folder");
+    Files.writeString(blocked, "x");
+    Path target = blocked.resolve("head.svg");
+    assertThatThrownBy(() -> FigureFile.write(f, target, FigureFile.Format.SVG, 1)).isInstanceOf(HeadScopeException.class);
+    assertThat(Files.readString(blocked)).isEqualTo("x");
+    Path ok = dir.resolve("head.svg");
+    FigureFile.write(f, ok, FigureFile.Format.of(ok), 1);
+    assertThat(Files.readString(ok)).startsWith("<?xml");
+    try (var list = Files.list(dir)) {
+      assertThat(list.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains(".part"));
+    }
+  }
+}
