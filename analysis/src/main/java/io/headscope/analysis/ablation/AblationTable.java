@@ -46,6 +46,9 @@ public record AblationTable(AblationResult result, List<Row> rows, double[] laye
     List<Row> rows = new ArrayList<>();
     double[] totals = new double[r.layers()];
     for (int l = 0; l < r.layers(); l++) {
+      if (Double.isNaN(r.headLogprob()[l][0])) {
+        continue; // a sweep cancelled part-way writes the layers it measured, no rows of NaN
+      }
       for (int h = 0; h < r.heads(); h++) {
         rows.add(new Row(l + 1, h + 1, r.baselineLogprob(), r.headLogprob()[l][h], r.baselineAccuracy(),
             r.headAccuracy()[l][h], r.headKl()[l][h]));

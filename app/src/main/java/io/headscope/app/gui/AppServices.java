@@ -79,7 +79,7 @@ final class AppServices {
     MenuItem sweepPng = new MenuItem("Sweep as figure (PNG 300 dpi or SVG)…");
     sweepPng.setId("export-sweep-figure");
     sweepPng.setOnAction(e -> view.exportFigure("sweep", sweepVm::figure));
-    sweepPng.disableProperty().bind(sweepVm.resultProperty().isNull());
+    sweepPng.disableProperty().bind(sweepVm.resultProperty().isNull().and(sweepVm.importanceProperty().isNull()));
     MenuItem corpusPng = new MenuItem("Corpus run as figure (PNG 300 dpi or SVG)…");
     corpusPng.setId("export-corpus-figure");
     corpusPng.setOnAction(e -> corpusView.exportFigure());
@@ -93,6 +93,6 @@ final class AppServices {
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {
-    view.export("ablation CSV", "csv", "ablation.csv", sweepVm.resultProperty()::get, Exports::ablationCsv);
+    view.export("ablation CSV", "csv", "ablation.csv", sweepVm::csv, SweepViewModel::writeCsv);
   }
 }

@@ -8,6 +8,10 @@ import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepViewModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
+import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.HeadImportance;
+import io.headscope.model.ablation.TargetMetric;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
@@ -104,9 +108,66 @@ class SweepViewModelTest {
     });
     vm.run();
     assertThat(cancelledAt[0]).as("cancelled between two steps of the sweep").isBetween(0.0, 1.0);
-    assertThat(vm.resultProperty().get()).isNull();
-    assertThat(vm.statusProperty().get()).contains("cancelled");
+    assertThat(vm.statusProperty().get()).contains("cancelled").contains("partial, 1 of 2 layers");
     assertThat(vm.runningProperty().get()).isFalse();
     assertThat(main.errorProperty().get()).isNull();
+    // what was swept is kept, equal to a full sweep's numbers for the same heads; the rest is blank
+    assertThat(vm.partialProperty().get()).isTrue();
+    AblationResult full = new AblationSweep(main.modelProperty().get()).run(main.traceProperty().get().encoding(),
+        new AblationSweep.Options(HeadMask.Mode.ZERO, true, 0));
+    for (int h = 0; h < 3; h++) {
+      assertThat(vm.value(0, h)).isEqualTo(full.deltaLogprob(0, h));
+      assertThat(vm.value(1, h)).isNaN();
+    }
+    assertThat(vm.value(0, -1)).isEqualTo(full.layerDeltaLogprob(0));
+    assertThat(vm.captionProperty().get()).contains("Partial");
+  }
+
+  @Test
+  void followingATargetSweepsItsMetricAsTheServiceDoesAndTheCsvSaysSo() throws Exception {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    vm.metricProperty().set(SweepViewModel.Metric.TARGET);
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("Follow a word first");
+
+    main.predictions().targetWordProperty().set("cat");
+    main.predictions().contrastWordProperty().set("dog");
+    main.predictions().metricProperty().set(TargetMetric.Kind.LOGIT_DIFF);
+    main.predictions().follow();
+    TargetMetric followed = main.session().target();
+    assertThat(followed.kind()).isEqualTo(TargetMetric.Kind.LOGIT_DIFF);
+    vm.run();
+    AblationResult expected = new AblationSweep(main.modelProperty().get()).run(main.traceProperty().get().encoding(),
+        new AblationSweep.Options(HeadMask.Mode.ZERO, true, 0).following(followed));
+    assertThat(vm.value(1, 2)).isEqualTo(expected.deltaLogprob(1, 2));
+    assertThat(vm.value(0, -1)).isEqualTo(expected.layerDeltaLogprob(0));
+    assertThat(vm.resultProperty().get().metric()).isEqualTo("logit_diff");
+    assertThat(vm.captionProperty().get()).contains("logit cat − dog").contains("zero (× 0)");
+    assertThat(vm.describe(1, 2)).contains("Δ logit cat − dog");
+
+    Path csv = dir.resolve("target.csv");
+    SweepViewModel.writeCsv(vm.csv(), csv);
+    assertThat(java.nio.file.Files.readAllLines(csv).get(0)).contains("delta_logit_diff");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("target.csv.json").toFile());
+    assertThat(json.get("text").asText()).isEqualTo("the cat sat on the [MASK] .");
+    assertThat(json.get("target").asText()).isEqualTo("cat");
+    assertThat(json.get("contrast").asText()).isEqualTo("dog");
+    assertThat(json.get("partial").asBoolean()).isFalse();
+    assertThat(json.toString()).contains("logit_diff");
+  }
+
+  @Test
+  void gradientImportanceIsASecondMetricFromTheSameServiceAsTheCommand() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    vm.metricProperty().set(SweepViewModel.Metric.IMPORTANCE);
+    vm.run();
+    var expected = new HeadImportance(main.modelProperty().get()).run(main.traceProperty().get().encoding(), 0);
+    assertThat(vm.value(1, 1)).isEqualTo(expected.normalized()[1][1]);
+    assertThat(vm.value(1, -1)).isNaN();
+    assertThat(vm.signed()).isFalse();
+    assertThat(vm.captionProperty().get()).contains("Michel");
   }
 }

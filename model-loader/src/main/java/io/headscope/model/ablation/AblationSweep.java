@@ -56,6 +56,14 @@ public final class AblationSweep {
     this.model = model;
   }
 
+  /**
+   * Hears the sweep of one input as it goes: after each layer, the result so far (the layers not yet
+   * swept hold NaN), so a window can draw it and keep it when the sweep is cancelled.
+   */
+  public interface Partial {
+    void layerDone(AblationResult soFar, int layersDone, int layers);
+  }
+
   public AblationResult run(Encoding input, Options options) {
     return run(List.of(input), options, ProgressListener.NONE, () -> false);
   }
@@ -69,6 +77,12 @@ public final class AblationSweep {
    */
   public AblationResult run(List<Encoding> inputs, Options options, ProgressListener progress,
       BooleanSupplier cancelled) {
+    return run(inputs, options, progress, cancelled, null);
+  }
+
+  /** {@link #run(List, Options, ProgressListener, BooleanSupplier)}, telling {@code partial} after each layer. */
+  public AblationResult run(List<Encoding> inputs, Options options, ProgressListener progress,
+      BooleanSupplier cancelled, Partial partial) {
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("no inputs");
     }
@@ -82,13 +96,13 @@ public final class AblationSweep {
     }
     List<AblationResult> results = new ArrayList<>();
     for (int i = 0; i < probes.size(); i++) {
-      results.add(one(probes.get(i), options, i, probes.size(), progress, cancelled));
+      results.add(one(probes.get(i), options, i, probes.size(), progress, cancelled, partial));
     }
     return AblationResult.mean(results);
   }
 
   private AblationResult one(MlmProbe probe, Options o, int index, int count, ProgressListener progress,
-      BooleanSupplier cancelled) {
+      BooleanSupplier cancelled, Partial partial) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int variants = heads + (o.layers() ? 1 : 0);
@@ -98,6 +112,17 @@ public final class AblationSweep {
     double[] llp = o.layers() ? new double[layers] : null;
     double[] lacc = o.layers() ? new double[layers] : null;
     double[] lkl = o.layers() ? new double[layers] : null;
+    // not measured yet: NaN, so a partial result cannot be read as "no effect"
+    for (double[][] a : new double[][][] {lp, acc, kl}) {
+      for (double[] row : a) {
+        Arrays.fill(row, Double.NaN);
+      }
+    }
+    for (double[] a : new double[][] {llp, lacc, lkl}) {
+      if (a != null) {
+        Arrays.fill(a, Double.NaN);
+      }
+    }
 
     // the intact pass, keeping every layer's input and the distributions at the measured positions
     RunResult intact = model.run(RunRequest.of(probe.input())
@@ -146,11 +171,28 @@ public final class AblationSweep {
         lacc[l] = s[1];
         lkl[l] = s[2];
       }
+      if (partial != null) {
+        partial.layerDone(new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], copy(lp),
+            copy(acc), copy(kl), copy(llp), copy(lacc), copy(lkl),
+            metric == null ? AblationResult.DEFAULT_METRIC : metric.column()), l + 1, layers);
+      }
       progress.progress("Input " + (index + 1) + " of " + count,
           (index * layers + l + 1) / (double) (count * layers));
     }
     return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl,
         metric == null ? AblationResult.DEFAULT_METRIC : metric.column());
+  }
+
+  private static double[][] copy(double[][] a) {
+    double[][] out = new double[a.length][];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = a[i].clone();
+    }
+    return out;
+  }
+
+  private static double[] copy(double[] a) {
+    return a == null ? null : a.clone();
   }
 
   private static long[] filled(int n, long id) {

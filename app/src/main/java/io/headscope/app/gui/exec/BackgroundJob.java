@@ -77,6 +77,15 @@ public final class BackgroundJob {
    */
   public <T> boolean start(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
       Outcome<T> outcome) {
+    return start(startStatus, startProgress, messages, work, outcome, () -> { });
+  }
+
+  /**
+   * As {@link #start(String, double, boolean, Worker.Work, Outcome)}; {@code onProgress} runs on the UI
+   * thread after each progress report (a screen draws partial results there).
+   */
+  public <T> boolean start(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
+      Outcome<T> outcome, Runnable onProgress) {
     if (running.get()) {
       return false;
     }
@@ -107,6 +116,7 @@ public final class BackgroundJob {
           if (messages) {
             status.set(message);
           }
+          onProgress.run();
         }
       }
 

@@ -363,7 +363,7 @@ public final class MainViewModel {
       AttentionTrace[] r = {res.intact(), res.ablated()};
       this.cachedScores = res.scores();
       scores.setAll(res.scores());
-      session.setTraces(r[0], r[1]);
+      session.setTraces(r[0], r[1], first, second);
       // stale again at once if the text changed while this input ran (the next run is due)
       stale.set(!(a0.equals(strip(textA.get())) && b0.equals(strip(textB.get()))));
       Encoding e = r[0].encoding();

@@ -32,6 +32,7 @@ public final class Session {
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TargetMetric> target = new ReadOnlyObjectWrapper<>();
   private final ObjectProperty<MapsShown> mapsShown = new SimpleObjectProperty<>(MapsShown.INTACT);
+  private String[] inputText = {"", ""};
 
   public Session(Worker worker) {
     this.worker = worker;
@@ -84,6 +85,17 @@ public final class Session {
   /** The trace whose maps are on screen (the as-run one for a difference): what an export writes. */
   public AttentionTrace shownTrace() {
     return mapsShown.get() == MapsShown.INTACT || ablated.get() == null ? trace.get() : ablated.get();
+  }
+
+  /** The text of the traces' input as typed: sentence a and sentence b ("" for a single sentence). */
+  public String[] inputText() {
+    return inputText.clone();
+  }
+
+  /** Sets both traces of one input together, with the text they were made from. */
+  public void setTraces(AttentionTrace intact, AttentionTrace withHeadsOff, String a, String b) {
+    inputText = new String[] {a == null ? "" : a, b == null ? "" : b};
+    setTraces(intact, withHeadsOff);
   }
 
   /** Sets both traces of one input together. */

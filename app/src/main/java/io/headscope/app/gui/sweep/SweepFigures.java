@@ -17,32 +17,40 @@ final class SweepFigures {
   private SweepFigures() {}
 
   static Figure of(SweepViewModel vm, String model, String mode) {
-    AblationResult r = vm.resultProperty().get();
-    if (r == null) {
-      throw new HeadScopeException("Run the ablation sweep first.");
-    }
     SweepViewModel.Metric metric = vm.metricProperty().get();
-    boolean kl = metric == SweepViewModel.Metric.KL;
-    double[][] values = new double[r.layers()][r.heads()];
+    if (!vm.hasValues()) {
+      throw new HeadScopeException("Run the sweep for this metric first.");
+    }
+    boolean importance = metric == SweepViewModel.Metric.IMPORTANCE;
+    AblationResult r = vm.resultProperty().get();
+    var imp = vm.importanceProperty().get();
+    int layers = importance ? imp.importance().length : r.layers();
+    int heads = importance ? imp.importance()[0].length : r.heads();
+    double[][] values = new double[layers][heads];
     List<String> rows = new ArrayList<>();
-    for (int l = 0; l < r.layers(); l++) {
-      for (int h = 0; h < r.heads(); h++) {
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
         values[l][h] = vm.value(l, h);
       }
-      rows.add(r.hasLayers() ? String.format(Locale.ROOT, kl ? "L%d (layer off %.2f)" : "L%d (layer off %+.2f)", l + 1,
-          vm.value(l, -1)) : "L" + (l + 1));
+      double layer = vm.value(l, -1);
+      rows.add(Double.isNaN(layer) ? "L" + (l + 1) : String.format(Locale.ROOT,
+          vm.signed() ? "L%d (layer off %+.2f)" : "L%d (layer off %.2f)", l + 1, layer));
     }
     List<String> cols = new ArrayList<>();
-    for (int h = 0; h < r.heads(); h++) {
+    for (int h = 0; h < heads; h++) {
       cols.add("h" + (h + 1));
     }
-    List<String> notes = List.of(
-        "each head switched off alone (" + mode + "), then each whole layer; metric: " + metric,
-        String.format(Locale.ROOT, "%d masked position(s) probed; intact log-prob %.3f, accuracy %.0f%%",
-            r.positions(), r.baselineLogprob(), 100 * r.baselineAccuracy()));
-    String meaning = kl ? "KL(intact ‖ off): larger = the prediction changed more"
+    List<String> notes = importance
+        ? List.of("|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer",
+            String.format(Locale.ROOT, "masked-LM loss %.3f nats", imp.meanLoss()))
+        : List.of("each head switched off alone (" + mode + "), then each whole layer; metric: " + vm.metricLabel(),
+            String.format(Locale.ROOT, "%d masked position(s) probed; intact %s %.3f, accuracy %.0f%%%s", r.positions(),
+                r.metric(), r.baselineLogprob(), 100 * r.baselineAccuracy(),
+                vm.partialProperty().get() ? "; PARTIAL: cancelled, blank layers not swept" : ""));
+    String meaning = importance ? "importance: larger = the prediction leans on the head more"
+        : !vm.signed() ? "KL(intact ‖ off): larger = the prediction changed more"
         : "red: switching the head off lowered it (the head helped); blue: raised it";
-    return MatrixFigure.of(model + " · ablation sweep: " + metric, notes, vm.inputProperty().get(), rows, cols,
-        values, !kl, meaning, 36, true);
+    return MatrixFigure.of(model + " · " + (importance ? "head importance" : "ablation sweep: " + vm.metricLabel()),
+        notes, vm.inputProperty().get(), rows, cols, values, vm.signed(), meaning, 36, true);
   }
 }

@@ -37,6 +37,7 @@ public final class SweepView extends VBox {
   @FXML private ScrollPane scroll;
   @FXML private Canvas canvas;
   @FXML private Label hover;
+  @FXML private Label captionLabel;
 
   public SweepView(SweepViewModel vm) {
     this.vm = vm;
@@ -47,6 +48,7 @@ public final class SweepView extends VBox {
     progressBar.visibleProperty().bind(vm.runningProperty());
     progressBar.managedProperty().bind(progressBar.visibleProperty());
     exportButton.disableProperty().bind(vm.resultProperty().isNull());
+    captionLabel.textProperty().bind(vm.captionProperty());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
     statusLabel.textProperty().bind(vm.statusProperty());
@@ -62,12 +64,13 @@ public final class SweepView extends VBox {
       }
     });
     vm.resultProperty().addListener((o, a, b) -> redraw());
+    vm.importanceProperty().addListener((o, a, b) -> redraw());
     vm.metricProperty().addListener((o, a, b) -> redraw());
     scroll.viewportBoundsProperty().addListener((o, a, b) -> {
-      AblationResult r = vm.resultProperty().get();
-      if (r != null) {
-        cell = Math.max(14, Math.min(44, Math.min((b.getWidth() - LEFT - GAP - 10) / (r.heads() + 1),
-            (b.getHeight() - TOP - 10) / r.layers())));
+      int[] size = size();
+      if (size != null) {
+        cell = Math.max(14, Math.min(44, Math.min((b.getWidth() - LEFT - GAP - 10) / (size[1] + 1),
+            (b.getHeight() - TOP - 10) / size[0])));
       }
       redraw();
     });
@@ -84,64 +87,100 @@ public final class SweepView extends VBox {
     vm.cancel();
   }
 
+  /** {layers, heads} of what the metric shows, or null when there is nothing to draw. */
+  private int[] size() {
+    if (!vm.hasValues()) {
+      return null;
+    }
+    if (vm.metricProperty().get() == SweepViewModel.Metric.IMPORTANCE) {
+      double[][] imp = vm.importanceProperty().get().importance();
+      return new int[] {imp.length, imp[0].length};
+    }
+    AblationResult r = vm.resultProperty().get();
+    return new int[] {r.layers(), r.heads()};
+  }
+
+  private boolean layerColumn() {
+    return vm.metricProperty().get() != SweepViewModel.Metric.IMPORTANCE && vm.resultProperty().get() != null
+        && vm.resultProperty().get().hasLayers();
+  }
+
   /** {layer, head} under a point, head -1 for the whole-layer column; null outside. */
   private int[] cellAt(double x, double y) {
-    AblationResult r = vm.resultProperty().get();
-    if (r == null) {
+    int[] size = size();
+    if (size == null) {
       return null;
     }
     int l = (int) Math.floor((y - TOP) / cell);
-    if (y < TOP || l >= r.layers()) {
+    if (y < TOP || l >= size[0]) {
       return null;
     }
     double gx = x - LEFT;
-    if (gx >= 0 && gx < r.heads() * cell) {
+    if (gx >= 0 && gx < size[1] * cell) {
       return new int[] {l, (int) (gx / cell)};
     }
-    double lx = gx - r.heads() * cell - GAP;
-    if (r.hasLayers() && lx >= 0 && lx < cell) {
+    double lx = gx - size[1] * cell - GAP;
+    if (layerColumn() && lx >= 0 && lx < cell) {
       return new int[] {l, -1};
     }
     return null;
   }
 
+  /**
+   * Heads on one scale and whole layers on their own (a layer's effect dwarfs a head's), each signed
+   * metric on the diverging scale; a cell not measured yet (a sweep in progress or cancelled) is grey
+   * and hatched.
+   */
   private void redraw() {
-    AblationResult r = vm.resultProperty().get();
+    int[] size = size();
     GraphicsContext g = canvas.getGraphicsContext2D();
-    if (r == null) {
+    if (size == null) {
       canvas.setWidth(10);
       canvas.setHeight(10);
       g.clearRect(0, 0, 10, 10);
       return;
     }
-    canvas.setWidth(LEFT + (r.heads() + 1) * cell + GAP + 6);
-    canvas.setHeight(TOP + r.layers() * cell + 6);
+    int layers = size[0];
+    int heads = size[1];
+    boolean withLayers = layerColumn();
+    canvas.setWidth(LEFT + (heads + 1) * cell + GAP + 6);
+    canvas.setHeight(TOP + layers * cell + 6);
     g.setFill(Color.WHITE);
     g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
-    boolean signed = vm.metricProperty().get() != SweepViewModel.Metric.KL;
+    boolean signed = vm.signed();
     double maxHead = 1e-12;
     double maxLayer = 1e-12;
-    for (int l = 0; l < r.layers(); l++) {
-      for (int h = 0; h < r.heads(); h++) {
-        maxHead = Math.max(maxHead, Math.abs(vm.value(l, h)));
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        double v = vm.value(l, h);
+        if (!Double.isNaN(v)) {
+          maxHead = Math.max(maxHead, Math.abs(v));
+        }
       }
-      if (r.hasLayers()) {
-        maxLayer = Math.max(maxLayer, Math.abs(vm.value(l, -1)));
+      double v = withLayers ? vm.value(l, -1) : Double.NaN;
+      if (!Double.isNaN(v)) {
+        maxLayer = Math.max(maxLayer, Math.abs(v));
       }
     }
     g.setFont(Font.font(Math.min(10, cell * 0.3)));
     g.setTextAlign(TextAlignment.CENTER);
     g.setTextBaseline(VPos.CENTER);
-    for (int l = 0; l < r.layers(); l++) {
-      for (int h = -1; h < r.heads(); h++) {
-        if (h < 0 && !r.hasLayers()) {
+    for (int l = 0; l < layers; l++) {
+      for (int h = -1; h < heads; h++) {
+        if (h < 0 && !withLayers) {
           continue;
         }
         double v = vm.value(l, h);
         double max = h < 0 ? maxLayer : maxHead;
-
-        double x = h < 0 ? LEFT + r.heads() * cell + GAP : LEFT + h * cell;
+        double x = h < 0 ? LEFT + heads * cell + GAP : LEFT + h * cell;
         double y = TOP + l * cell;
+        if (Double.isNaN(v)) {
+          g.setFill(Color.gray(0.93));
+          g.fillRect(x, y, cell - 1, cell - 1);
+          g.setStroke(Color.gray(0.75));
+          g.strokeLine(x, y + cell - 1, x + cell - 1, y);
+          continue;
+        }
         g.setFill(signed ? FxColors.diverging(v, max) : FxColors.scale(v, max));
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 28) {
@@ -152,14 +191,14 @@ public final class SweepView extends VBox {
     }
     g.setFill(Color.BLACK);
     g.setFont(Font.font(10));
-    for (int l = 0; l < r.layers(); l++) {
+    for (int l = 0; l < layers; l++) {
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
     }
-    for (int h = 0; h < r.heads(); h++) {
+    for (int h = 0; h < heads; h++) {
       g.fillText("h" + (h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
     }
-    if (r.hasLayers()) {
-      g.fillText("layer", LEFT + r.heads() * cell + GAP + cell / 2, TOP / 2);
+    if (withLayers) {
+      g.fillText("layer", LEFT + heads * cell + GAP + cell / 2, TOP / 2);
     }
   }
 

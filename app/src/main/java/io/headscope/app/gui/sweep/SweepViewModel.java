@@ -1,15 +1,28 @@
 package io.headscope.app.gui.sweep;
 
+import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.AblationTable;
 import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.session.Session;
+import io.headscope.app.render.figure.Figure;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
+import io.headscope.model.HeadMask;
+import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.HeadImportance;
+import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.ablation.TargetMetric;
+import io.headscope.model.store.SafeFiles;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
@@ -19,13 +32,20 @@ import javafx.beans.property.SimpleObjectProperty;
 
 /**
  * The ablation sweep screen: every head (and every layer) switched off alone on the current input,
- * through the ablation service ({@link AblationSweep}) on the worker, with progress and cancel.
+ * through the ablation service ({@link AblationSweep}) on the worker, drawn layer by layer as it goes,
+ * with counts, time left and Cancel (what was swept is kept, marked partial). The metric is chosen:
+ * the intact top token's log-probability, accuracy, KL, the target followed in the predictions panel
+ * (its log-probability, probability or logit difference), or Michel et al.'s gradient importance.
  */
 public final class SweepViewModel {
 
   /** Which effect the heatmap shows. */
   public enum Metric {
-    LOGPROB("Δ log-prob of the target"), ACCURACY("Δ accuracy"), KL("KL(intact ‖ off)");
+    LOGPROB("Δ log-prob of the intact top token"),
+    ACCURACY("Δ accuracy"),
+    KL("KL(intact ‖ off)"),
+    TARGET("Δ the followed target"),
+    IMPORTANCE("gradient importance (Michel et al.)");
 
     private final String label;
 
@@ -41,9 +61,19 @@ public final class SweepViewModel {
 
   private final Session session;
   private final ReadOnlyObjectWrapper<AblationResult> result = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<ImportanceResult> importance = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyBooleanWrapper partial = new ReadOnlyBooleanWrapper();
   private final BackgroundJob job;
   private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.LOGPROB);
   private final ReadOnlyStringWrapper input = new ReadOnlyStringWrapper("");
+  private final ReadOnlyStringWrapper caption = new ReadOnlyStringWrapper("");
+  /** The target the shown result follows (null: the intact top token). */
+  private TargetMetric followed;
+  private String followedWords = "";
+  private Encoding shownInput;
+
+  /** The text the shown sweep was run on, as typed. */
+  private record Encoding(String a, String b) {}
 
   public SweepViewModel(Session session) {
     this.session = session;
@@ -51,12 +81,26 @@ public final class SweepViewModel {
         "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
     session.modelProperty().addListener((o, a, b) -> {
       cancel();
-      result.set(null);
+      clear();
     });
+    metric.addListener((o, a, b) -> updateCaption());
+    session.maskProperty().addListener((o, a, b) -> updateCaption());
+    session.targetProperty().addListener((o, a, b) -> updateCaption());
+    updateCaption();
   }
 
   public ReadOnlyObjectProperty<AblationResult> resultProperty() {
     return result.getReadOnlyProperty();
+  }
+
+  /** The gradient importance of the current input, once run. */
+  public ReadOnlyObjectProperty<ImportanceResult> importanceProperty() {
+    return importance.getReadOnlyProperty();
+  }
+
+  /** Whether the shown sweep was cancelled part-way (the layers not swept are blank). */
+  public ReadOnlyBooleanProperty partialProperty() {
+    return partial.getReadOnlyProperty();
   }
 
   public ReadOnlyBooleanProperty runningProperty() {
@@ -76,11 +120,22 @@ public final class SweepViewModel {
     return input.getReadOnlyProperty();
   }
 
+  /** What the map shows and what its colours mean, for the metric and mode chosen. */
+  public ReadOnlyStringProperty captionProperty() {
+    return caption.getReadOnlyProperty();
+  }
+
   public ObjectProperty<Metric> metricProperty() {
     return metric;
   }
 
-  /** Runs the sweep on the current input in the current switch-off mode. */
+  /** Whether there is something to draw for the metric chosen. */
+  public boolean hasValues() {
+    return metric.get() == Metric.IMPORTANCE ? importance.get() != null
+        : result.get() != null && (metric.get() == Metric.TARGET) == (followed != null);
+  }
+
+  /** Runs what the chosen metric needs on the current input, in the current switch-off mode. */
   public void run() {
     BertModel m = session.model();
     AttentionTrace t = session.trace();
@@ -91,22 +146,50 @@ public final class SweepViewModel {
       return;
     }
     if (!m.hasMaskedLmHead()) {
-      session.fail(new io.headscope.model.HeadScopeException(
+      session.fail(new HeadScopeException(
           "The sweep measures masked-LM predictions, and " + m.name() + " has no masked-LM head."));
       return;
     }
-    var options = new AblationSweep.Options(session.mask().mode(), true, 0);
     String sentence = String.join(" ", t.tokens());
-    job.start("Sweeping " + t.layers() * t.heads() + " heads…", 0, false,
-        p -> new AblationSweep(m).run(java.util.List.of(t.encoding()), options, p::update, p::isCancelled),
+    if (metric.get() == Metric.IMPORTANCE) {
+      runImportance(m, t, sentence);
+      return;
+    }
+    TargetMetric target = metric.get() == Metric.TARGET ? session.target() : null;
+    if (metric.get() == Metric.TARGET && target == null) {
+      job.say("Follow a word first: type it under Predictions (with a [MASK] in the sentence).");
+      return;
+    }
+    var options = new AblationSweep.Options(session.mask().mode(), true, 0);
+    if (target != null) {
+      options = options.following(target);
+    }
+    AblationSweep.Options o = options;
+    int variants = t.layers() * (t.heads() + 1);
+    AtomicReference<AblationResult> latest = new AtomicReference<>();
+    long started = System.nanoTime();
+    int[] layersDone = {0};
+    result.set(null);
+    partial.set(false);
+    followed = target;
+    followedWords = target == null ? "" : words(m, target);
+    input.set(sentence);
+    String[] typed = session.inputText();
+    shownInput = new Encoding(typed[0].isEmpty() ? sentence : typed[0], typed[1]);
+    job.start("Sweeping " + variants + " variants…", 0, false,
+        p -> new AblationSweep(m).run(List.of(t.encoding()), o, p::update, p::isCancelled, (soFar, done, layers) -> {
+          latest.set(soFar);
+          layersDone[0] = done;
+        }),
         new BackgroundJob.Outcome<AblationResult>() {
           @Override
           public String done(AblationResult r) {
             result.set(r);
-            input.set(sentence);
-            return String.format(Locale.ROOT,
-                "%d position(s) probed; intact log-prob %.3f, accuracy %.0f%%. Red: removing the head hurt; blue: it helped. Click a cell to view the head.",
-                r.positions(), r.baselineLogprob(), 100 * r.baselineAccuracy());
+            partial.set(false);
+            updateCaption();
+            return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f, accuracy %.0f%%. "
+                + "Click a cell to view the head.", variants, r.positions(), r.metric(), r.baselineLogprob(),
+                100 * r.baselineAccuracy());
           }
 
           @Override
@@ -116,7 +199,53 @@ public final class SweepViewModel {
 
           @Override
           public String cancelled() {
-            return "Sweep cancelled; nothing changed.";
+            AblationResult soFar = latest.get();
+            if (soFar == null) {
+              return "Sweep cancelled before the first layer; nothing was swept.";
+            }
+            result.set(soFar);
+            partial.set(true);
+            updateCaption();
+            return String.format(Locale.ROOT, "Sweep cancelled: partial, %d of %d layers (%d of %d variants) kept.",
+                layersDone[0], soFar.layers(), layersDone[0] * (soFar.heads() + 1), variants);
+          }
+        },
+        () -> {
+          // on the UI thread after each layer: draw what is done, count, and estimate the rest
+          AblationResult soFar = latest.get();
+          if (soFar != null && job.isRunning()) {
+            result.set(soFar);
+            int done = layersDone[0];
+            double seconds = (System.nanoTime() - started) / 1e9;
+            double left = done == 0 ? Double.NaN : seconds / done * (soFar.layers() - done);
+            job.say(String.format(Locale.ROOT, "%d / %d variants · about %.0f s left", done * (soFar.heads() + 1),
+                variants, left));
+          }
+        });
+  }
+
+  private void runImportance(BertModel m, AttentionTrace t, String sentence) {
+    importance.set(null);
+    input.set(sentence);
+    job.start("Computing the gradient of the masked-LM loss with respect to every head's switch…", -1, false,
+        p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled),
+        new BackgroundJob.Outcome<ImportanceResult>() {
+          @Override
+          public String done(ImportanceResult r) {
+            importance.set(r);
+            updateCaption();
+            return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
+                r.importance().length * r.importance()[0].length, r.meanLoss());
+          }
+
+          @Override
+          public String failed(Throwable e) {
+            return "Importance failed.";
+          }
+
+          @Override
+          public String cancelled() {
+            return "Importance cancelled; nothing changed.";
           }
         });
   }
@@ -125,37 +254,84 @@ public final class SweepViewModel {
     job.cancel();
   }
 
-  /** The value of a cell under the current metric; {@code head == -1} is the whole layer. */
+  private void clear() {
+    result.set(null);
+    importance.set(null);
+    partial.set(false);
+    followed = null;
+  }
+
+  private static String words(BertModel m, TargetMetric t) {
+    String target = m.tokenizer().vocabToken(t.target());
+    if (!t.hasContrast()) {
+      return (t.kind() == TargetMetric.Kind.PROB ? "P(" : "log P(") + target + ")";
+    }
+    String contrast = m.tokenizer().vocabToken(t.contrast());
+    return t.kind() == TargetMetric.Kind.PROB ? "P(" + target + ") − P(" + contrast + ")"
+        : "logit " + target + " − " + contrast;
+  }
+
+  private void updateCaption() {
+    String mode = session.mask().mode() == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";
+    Metric mt = metric.get();
+    String what = switch (mt) {
+      case LOGPROB -> "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% "
+          + "sample without one), head off − intact. Red: removing the head lowered it (the head helped); blue: raised it.";
+      case ACCURACY -> "Δ share of [MASK]s where the intact top token stays top. Red: removing the head lowered it; "
+          + "blue: raised it.";
+      case KL -> "KL(intact ‖ head off) of the predicted distribution: larger = the prediction changed more "
+          + "(no sign: change, not harm).";
+      case TARGET -> followed != null ? "Δ " + followedWords + " at the [MASK]s, head off − intact. Red: removing the "
+          + "head lowered it; blue: raised it." : session.target() == null
+          ? "Follow a word under Predictions first, then Run."
+          : "Press Run to sweep following the word typed under Predictions.";
+      case IMPORTANCE -> "|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer: "
+          + "larger = the prediction leans on the head more. One backward pass; no switch-off mode.";
+    };
+    caption.set(what + (mt == Metric.IMPORTANCE ? "" : "  Switch-off mode: " + mode + ".")
+        + (partial.get() && mt != Metric.IMPORTANCE ? "  Partial: the sweep was cancelled; blank layers were not swept." : ""));
+  }
+
+  /** The value of a cell under the current metric (NaN before it is measured); {@code head == -1} is the whole layer. */
   public double value(int layer, int head) {
+    if (metric.get() == Metric.IMPORTANCE) {
+      ImportanceResult r = importance.get();
+      return head < 0 || r == null ? Double.NaN : r.normalized()[layer][head];
+    }
     AblationResult r = result.get();
+    if (r == null) {
+      return Double.NaN;
+    }
     if (head < 0) {
       return switch (metric.get()) {
-        case LOGPROB -> r.layerDeltaLogprob(layer);
+        case LOGPROB, TARGET -> r.layerDeltaLogprob(layer);
         case ACCURACY -> r.layerDeltaAccuracy(layer);
         case KL -> r.layerKl()[layer];
+        case IMPORTANCE -> Double.NaN;
       };
     }
     return switch (metric.get()) {
-      case LOGPROB -> r.deltaLogprob(layer, head);
+      case LOGPROB, TARGET -> r.deltaLogprob(layer, head);
       case ACCURACY -> r.deltaAccuracy(layer, head);
       case KL -> r.headKl()[layer][head];
+      case IMPORTANCE -> Double.NaN;
     };
+  }
+
+  /** Whether the metric is signed (drawn on the diverging scale). */
+  public boolean signed() {
+    return metric.get() != Metric.KL && metric.get() != Metric.IMPORTANCE;
   }
 
   /** For the status line under the pointer. */
   public String describe(int layer, int head) {
-    if (result.get() == null) {
-      return "";
+    double v = value(layer, head);
+    if (Double.isNaN(v)) {
+      return hasValues() ? "not measured (the sweep was cancelled before this layer)" : "";
     }
     String what = head < 0 ? "layer " + (layer + 1) + " (all heads)" : "head " + new Head(layer, head);
-    return String.format(Locale.ROOT, "%s off: %s = %+.4f", what, metric.get(), value(layer, head));
-  }
-
-  /** The sweep as a figure for a paper ({@link SweepFigures}). */
-  public io.headscope.app.render.figure.Figure figure() {
-    String mode = session.mask().mode() == io.headscope.model.HeadMask.Mode.ZERO ? "zero: attention × 0"
-        : "uniform: even rows";
-    return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
+    return String.format(Locale.ROOT, metric.get() == Metric.IMPORTANCE ? "%s: %s = %.4f" : "%s off: %s = %+.4f",
+        what, metric.get() == Metric.TARGET ? "Δ " + followedWords : metric.get(), v);
   }
 
   /** Clicking a head's cell selects it in the main view. */
@@ -163,5 +339,46 @@ public final class SweepViewModel {
     if (head >= 0) {
       session.select(new Head(layer, head));
     }
+  }
+
+  /** The sweep as a figure for a paper ({@link SweepFigures}). */
+  public Figure figure() {
+    String mode = session.mask().mode() == HeadMask.Mode.ZERO ? "zero: attention × 0" : "uniform: even rows";
+    return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
+  }
+
+  /** The label of the shown metric, with the followed words for a target. */
+  String metricLabel() {
+    return metric.get() == Metric.TARGET && followed != null ? "Δ " + followedWords : metric.get().toString();
+  }
+
+  /** What the CSV export writes: the shown sweep and what it was measured on (taken on the UI thread). */
+  public record Csv(AblationResult result, AblationCsv.Sweep about) {}
+
+  /**
+   * The {@code ablate} CSV of the shown sweep and its sidecar's facts: model, input, pair, metric,
+   * target and contrast, partial.
+   */
+  public Csv csv() {
+    AblationResult r = result.get();
+    if (r == null) {
+      throw new HeadScopeException("Run the ablation sweep first.");
+    }
+    BertModel m = session.model();
+    String target = followed == null ? null : m.tokenizer().vocabToken(followed.target());
+    String contrast = followed == null || !followed.hasContrast() ? null : m.tokenizer().vocabToken(followed.contrast());
+    return new Csv(r, new AblationCsv.Sweep(m.name(), shownInput == null ? input.get() : shownInput.a(),
+        shownInput == null || shownInput.b().isEmpty() ? null : shownInput.b(), null, target, contrast, 0, partial.get()));
+  }
+
+  /**
+   * Writes the CSV through the same table and writer as {@code ablate} (a partial sweep: the layers it
+   * measured), and beside it the sidecar {@code X.csv.json} as the CLI writes it.
+   */
+  public static void writeCsv(Csv csv, Path file) {
+    AblationTable table = AblationTable.of(csv.result());
+    SafeFiles.writeAtomically(file, true, out -> AblationCsv.ablation(table, out));
+    Path sidecar = file.resolveSibling(file.getFileName() + ".json");
+    SafeFiles.writeAtomically(sidecar, true, out -> AblationCsv.metadata(csv.result(), csv.about(), out));
   }
 }
