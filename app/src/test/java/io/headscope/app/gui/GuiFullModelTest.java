@@ -159,7 +159,9 @@ class GuiFullModelTest {
     robot.clickOn("#tab-heatmap");
     robot.clickOn("#tab-sweep").clickOn("#sweep-run");
     shot("08a-sweep-running");
-    WaitForAsyncUtils.waitFor(300, TimeUnit.SECONDS, () -> robot.lookup("#sweep-canvas").query().getBoundsInLocal().getHeight() > 50);
+    // The canvas fills layer by layer while the sweep runs; export opens only when it is done.
+    WaitForAsyncUtils.waitFor(300, TimeUnit.SECONDS, () -> !robot.lookup("#sweep-export").query().isDisabled()
+        && !robot.lookup("#sweep-run").query().isDisabled());
     idle();
     shot("08b-sweep-done");
     exportTarget = dir.resolve("ablation.csv");

@@ -85,6 +85,11 @@ public final class ModelGridView extends VBox {
     });
   }
 
+  /** Fades every map (a result shown while a newer input runs), or brings them back with 1. */
+  public void setFaded(double opacity) {
+    thumbs.values().forEach(t -> t.image.setOpacity(opacity));
+  }
+
   /** The node a PNG export of the grid snapshots. */
   public GridPane gridNode() {
     return grid;

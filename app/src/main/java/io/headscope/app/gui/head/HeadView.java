@@ -226,6 +226,12 @@ public final class HeadView extends VBox {
     return lines;
   }
 
+  /** Fades the drawn map and lines (a result shown while a newer input runs), or brings them back with 1. */
+  public void setFaded(double opacity) {
+    heatmap.getChildrenUnmodifiable().forEach(n -> n.setOpacity(opacity));
+    lines.getChildrenUnmodifiable().forEach(n -> n.setOpacity(opacity));
+  }
+
   /** Whether the line drawing overlays the whole layer. */
   public boolean wholeLayerShown() {
     return wholeLayer.isSelected();

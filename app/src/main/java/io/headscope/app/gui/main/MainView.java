@@ -413,10 +413,12 @@ public final class MainView extends BorderPane {
    */
   private void bindStale() {
     vm.staleProperty().addListener((o, a, b) -> center.pseudoClassStateChanged(States.STALE, b));
-    // the maps of the previous input fade (opacity multiplies with the legend's own fading)
-    var faded = javafx.beans.binding.Bindings.when(vm.staleProperty()).then(STALE_OPACITY).otherwise(1.0);
-    grid.opacityProperty().bind(faded);
-    headView.opacityProperty().bind(faded);
+    // the maps of the previous input fade: the images themselves, not their containers (opacity on a
+    // container of 2,000 nodes makes every frame render it offscreen first)
+    vm.staleProperty().addListener((o, a, b) -> {
+      grid.setFaded(b ? STALE_OPACITY : 1);
+      headView.setFaded(b ? STALE_OPACITY : 1);
+    });
     inputNote.textProperty().bind(vm.inputNoteProperty());
     inputNote.visibleProperty().bind(vm.inputNoteProperty().isNotEmpty());
     inputNote.managedProperty().bind(inputNote.visibleProperty());

@@ -47,7 +47,8 @@ public final class SweepView extends VBox {
     progressBar.progressProperty().bind(vm.progressProperty());
     progressBar.visibleProperty().bind(vm.runningProperty());
     progressBar.managedProperty().bind(progressBar.visibleProperty());
-    exportButton.disableProperty().bind(vm.resultProperty().isNull());
+    // A half-run sweep is exported only after Cancel, when it is marked partial.
+    exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     captionLabel.textProperty().bind(vm.captionProperty());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
