@@ -19,6 +19,7 @@ import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.control.Label;
@@ -79,6 +80,11 @@ class GuiMainWindowTest {
 
   private MainViewModel vm() {
     return view.viewModel();
+  }
+
+  /** The scores as the FX thread holds them now (the list is replaced there; iterating it here could race). */
+  private List<HeadScore> scores() throws Exception {
+    return WaitForAsyncUtils.asyncFx(() -> List.copyOf(vm().scoresProperty())).get();
   }
 
   private static void waitFor(BooleanSupplier condition) throws Exception {
@@ -153,20 +159,20 @@ class GuiMainWindowTest {
   @Test
   void thumbnailsAreFramedInTheirCategorysColourAndTheLegendHidesACategory(FxRobot robot) throws Exception {
     waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
-    for (HeadScore s : vm().scoresProperty()) {
+    for (HeadScore s : scores()) {
       Region frame = robot.lookup("#frame-" + s.head()).queryAs(Region.class);
       assertThat(frame.getBorder().getStrokes().get(0).getTopStroke()).as("frame of %s", s.head())
           .isEqualTo(FxColors.category(s.category()));
     }
     HeadPattern hidden = vm().score(new Head(0, 0)).category();
-    long inIt = vm().scoresProperty().stream().filter(s -> s.category() == hidden).count();
+    long inIt = scores().stream().filter(s -> s.category() == hidden).count();
     ToggleButton item = robot.lookup("#legend-" + hidden.columnName()).queryAs(ToggleButton.class);
     assertThat(item.getText()).isEqualTo(hidden.label() + " " + inIt);
 
     robot.clickOn(item);
     waitFor(() -> !vm().shownCategoriesProperty().get().contains(hidden));
     assertThat(item.isSelected()).isFalse();
-    for (HeadScore s : vm().scoresProperty()) {
+    for (HeadScore s : scores()) {
       assertThat(robot.lookup("#thumb-" + s.head()).query().getOpacity()).as("%s", s.head())
           .isEqualTo(s.category() == hidden ? 0.15 : 1.0);
     }
