@@ -215,7 +215,7 @@ public final class CorpusAnalysis {
 
   private static CorpusResult summarise(String modelName, Corpus corpus, int layers, int heads,
       List<HeadAccumulator> acc, HeadClassifier classifier, int analysed, int skipped) {
-    List<HeadSummary> perHead = acc.stream().map(a -> a.summary(classifier.thresholds())).toList();
+    List<HeadSummary> perHead = acc.stream().map(a -> a.summary(classifier)).toList();
     Map<HeadPattern, Double> model = new EnumMap<>(HeadPattern.class);
     for (HeadPattern p : HeadPattern.values()) {
       model.put(p, perHead.stream().mapToDouble(h -> h.share(p)).sum() / perHead.size());

@@ -13,6 +13,7 @@ public final class HeadAccumulator {
   private final int[] counts = new int[HeadPattern.values().length];
   private final double[] scores = new double[5];
   private final double[] stats = new double[HeadStats.FIELDS];
+  private final double[] features = new double[MapFeatures.NAMES.size()];
   private final Map<String, Integer> topTokens = new HashMap<>();
   private int inputs;
 
@@ -36,13 +37,26 @@ public final class HeadAccumulator {
       stats[i] += a[i];
     }
     topTokens.merge(s.topColumns().get(0), 1, Integer::sum);
+    double[] x = s.features().values();
+    for (int i = 0; i < x.length; i++) {
+      features[i] += x[i];
+    }
   }
 
   public int inputs() {
     return inputs;
   }
 
+  /** The summary under the threshold rule (the category of the mean scores). */
   public HeadSummary summary(Thresholds t) {
+    return summary(new HeadClassifier(t));
+  }
+
+  /**
+   * The summary with the classifier's method applied to the mean over inputs: of the scores for the
+   * rule, of the features for the learned model.
+   */
+  public HeadSummary summary(HeadClassifier classifier) {
     if (inputs == 0) {
       throw new IllegalStateException("no input was added for " + head);
     }
@@ -62,7 +76,11 @@ public final class HeadAccumulator {
     double d = scores[1] / inputs;
     double b = scores[2] / inputs;
     double f = scores[4] / inputs;
-    Thresholds.Decision decision = t.decide(v, f, d, b);
+    double[] meanFeatures = new double[features.length];
+    for (int i = 0; i < features.length; i++) {
+      meanFeatures[i] = features[i] / inputs;
+    }
+    Thresholds.Decision decision = classifier.decide(v, f, d, b, new MapFeatures(meanFeatures));
     List<String> top = new ArrayList<>(topTokens.keySet());
     top.sort((x, y) -> topTokens.get(y) - topTokens.get(x) != 0 ? topTokens.get(y) - topTokens.get(x) : x.compareTo(y));
     return new HeadSummary(head, inputs, decision.category(), decision.confidence(), v, f, d, b, scores[3] / inputs,

@@ -7,24 +7,73 @@ import java.util.List;
 
 /**
  * Scores and classifies attention maps (Kovaleva categories) and computes each head's statistics, in
- * one pass over the map. Pure Java on the trace's arrays; stateless apart from its thresholds.
+ * one pass over the map. Pure Java on the trace's arrays; stateless apart from its thresholds and model.
+ *
+ * <p>Two ways to turn the scores into a category ({@link Method}): the threshold rule of {@link
+ * Thresholds}, which a person can follow by hand, and a logistic model over the same scores and a few
+ * more map features ({@link MapFeatures}), trained on the hand-labelled maps; which one is the default
+ * and why is in {@code labels/README.md} and METHODS.md (grouped cross-validation).
  */
 public final class HeadClassifier {
+  /** How the category is decided from a map's features. */
+  public enum Method {
+    /** {@link Thresholds#decide}: the category rule, confidence from the margins past thresholds. */
+    RULE,
+    /** {@link LearnedRule}: the most probable category of the shipped logistic model, its probability as confidence. */
+    LEARNED;
+
+    /** The default: the learned model, which agrees better with the labellers on held-out inputs. */
+    public static final Method DEFAULT = LEARNED;
+
+    /** Parses {@code rule} or {@code learned}. */
+    public static Method parse(String s) {
+      String t = s == null ? "" : s.trim().toLowerCase(java.util.Locale.ROOT);
+      for (Method m : values()) {
+        if (m.name().toLowerCase(java.util.Locale.ROOT).equals(t)) {
+          return m;
+        }
+      }
+      throw new io.headscope.model.HeadScopeException("\"" + s + "\" is not a classifier: use learned or rule.");
+    }
+  }
+
   /** Clark et al.'s smoothing before the entropy: {@code 0.9999 A + 0.0001 / n}. */
   static final double SMOOTH = 1e-4;
 
   private final Thresholds thresholds;
+  private final LearnedRule learned;
 
+  /** Classifies by the threshold rule with these thresholds. */
   public HeadClassifier(Thresholds thresholds) {
-    this.thresholds = thresholds;
+    this(thresholds, null);
   }
 
+  /** Classifies by the given model, or by the rule when {@code learned} is null. */
+  public HeadClassifier(Thresholds thresholds, LearnedRule learned) {
+    this.thresholds = thresholds;
+    this.learned = learned;
+  }
+
+  /** The default method with the default thresholds and the shipped model. */
   public HeadClassifier() {
-    this(Thresholds.DEFAULT);
+    this(Method.DEFAULT);
+  }
+
+  public HeadClassifier(Method method) {
+    this(Thresholds.DEFAULT, method == Method.LEARNED ? LearnedRule.shipped() : null);
   }
 
   public Thresholds thresholds() {
     return thresholds;
+  }
+
+  public Method method() {
+    return learned == null ? Method.RULE : Method.LEARNED;
+  }
+
+  /** The category by this classifier's method: the rule reads the scores, the model the features. */
+  public Thresholds.Decision decide(double vertical, double focus, double diagonal, double block, MapFeatures features) {
+    return learned != null ? learned.decide(features) : thresholds.decide(vertical, focus, diagonal, block);
   }
 
   /** Every head of the trace, layer by layer ({@code L*H} entries). */
@@ -54,6 +103,17 @@ public final class HeadClassifier {
   }
 
   HeadScore score(Head head, float[][] map, float[] norms, MapInput in) {
+    return analyse(head, map, norms, in).score();
+  }
+
+  /** A map's score with the features the learned model read (for training and evaluating it). */
+  record Analysed(HeadScore score, MapFeatures features) {}
+
+  Analysed analyse(AttentionTrace trace, Head head) {
+    return analyse(head, trace.map(head), trace.valueNorms()[head.layer()][head.head()], MapInput.of(trace));
+  }
+
+  Analysed analyse(Head head, float[][] map, float[] norms, MapInput in) {
     int n = map.length;
     double[] colMean = new double[n];
     double[] offset = new double[3]; // sums of A_{i,i-1}, A_ii, A_{i,i+1}
@@ -61,12 +121,16 @@ public final class HeadClassifier {
     double[] normShare = new double[4];
     double entropy = 0;
     double smooth = SMOOTH / n;
+    int[] rowArgmax = new int[n];
     for (int i = 0; i < n; i++) {
       float[] row = map[i];
       double rowNorm = 0;
       double[] rowTypes = new double[4];
       for (int j = 0; j < n; j++) {
         double a = row[j];
+        if (a > row[rowArgmax[i]]) {
+          rowArgmax[i] = j;
+        }
         colMean[j] += a;
         double p = (1 - SMOOTH) * a + smooth;
         entropy -= p * Math.log(p);
@@ -138,9 +202,11 @@ public final class HeadClassifier {
         n > 1 ? offset[0] / (n - 1) : 0, n > 1 ? offset[2] / (n - 1) : 0, offset[1] / n,
         weight[0], weight[1], weight[2], weight[3], meanNorm,
         normShare[0], normShare[1], normShare[2], normShare[3]);
-    Thresholds.Decision d = thresholds.decide(vertical, focus, diagonal, block);
-    return new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block, heterogeneous,
-        topColumns, dominant, stats);
+    MapFeatures features = MapFeatures.of(vertical, focus, diagonal, block, stats, rowArgmax, top, in.pair,
+        colMean[top1], top2 >= 0 ? colMean[top2] : 0);
+    Thresholds.Decision d = decide(vertical, focus, diagonal, block, features);
+    return new Analysed(new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block,
+        heterogeneous, topColumns, dominant, stats, features), features);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.List;
  * @param topColumns the one or two most-attended key tokens, most attended first
  * @param dominantOffset the offset in {-1, 0, +1} with the most weight (previous, self, next)
  * @param stats the head's statistics on the same input
+ * @param features what the learned classifier reads off the map ({@link MapFeatures})
  */
 public record HeadScore(
     Head head,
@@ -32,7 +33,8 @@ public record HeadScore(
     double heterogeneous,
     List<String> topColumns,
     int dominantOffset,
-    HeadStats stats) {
+    HeadStats stats,
+    MapFeatures features) {
 
   public HeadScore {
     topColumns = List.copyOf(topColumns);

@@ -9,8 +9,9 @@ import java.util.Map;
  *
  * @param head the head
  * @param inputs how many inputs were summarised
- * @param category the rule of {@link Thresholds} applied to the mean scores
- * @param confidence its confidence on the mean scores
+ * @param category the classifier's category of the mean over inputs (the rule on the mean scores, or the
+ *     learned model on the mean features)
+ * @param confidence its confidence there
  * @param vertical mean vertical score over the inputs
  * @param verticalFocus mean vertical focus
  * @param diagonal mean diagonal score
@@ -54,9 +55,9 @@ public record HeadSummary(
   }
 
   /** The summary of a single input's score. */
-  public static HeadSummary of(HeadScore s, Thresholds t) {
+  public static HeadSummary of(HeadScore s, HeadClassifier c) {
     HeadAccumulator acc = new HeadAccumulator(s.head());
     acc.add(s);
-    return acc.summary(t);
+    return acc.summary(c);
   }
 }

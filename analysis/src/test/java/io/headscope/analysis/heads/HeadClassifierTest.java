@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 class HeadClassifierTest {
   private static final Head H = new Head(0, 0);
-  private final HeadClassifier classifier = new HeadClassifier();
+  /** The rule: these maps check the scores and the thresholds by hand ({@link LearnedRuleTest} the model). */
+  private final HeadClassifier classifier = new HeadClassifier(HeadClassifier.Method.RULE);
 
   private HeadScore score(float[][] map, List<String> tokens) {
     return classifier.score(H, map, Maps.ones(tokens.size()), tokens, Maps.segments(tokens));

@@ -7,34 +7,95 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The hand-labelled maps of resources/.../headscope/labels/kovaleva-labels.tsv (see its README). */
+/**
+ * The hand-labelled maps of resources/.../headscope/labels/ (see its README): the first set
+ * ({@code kovaleva-labels.tsv}, 240 maps, one labeller) and the second ({@code kovaleva-labels-2.tsv},
+ * 704 maps, two independent labellers and a consensus).
+ */
 record LabelledMaps(List<Entry> entries) {
-  static final String RESOURCE = "/headscope/labels/kovaleva-labels.tsv";
+  static final String FIRST = "/headscope/labels/kovaleva-labels.tsv";
+  static final String SECOND = "/headscope/labels/kovaleva-labels-2.tsv";
 
-  /** One labelled map; layer and head 0-based here (1-based in the file). */
-  record Entry(String id, String a, String b, int layer, int head, HeadPattern label, boolean borderline) {
+  /**
+   * One labelled map; layer and head 0-based here (1-based in the files).
+   *
+   * @param label the consensus (second set) or the only label (first set)
+   * @param borderline whether any labeller marked it borderline, or it was disputed
+   * @param first the first labeller's label (second set only, else null)
+   * @param second the second labeller's label (second set only, else null)
+   * @param disputed whether the two labellers disagreed (second set only)
+   */
+  record Entry(String id, String a, String b, int layer, int head, HeadPattern label, boolean borderline,
+      HeadPattern first, HeadPattern second, boolean disputed) {
     int number() {
       return Integer.parseInt(id.substring(1));
     }
+
+    /** The input the map came from: maps of one input always fall in the same fold. */
+    String input() {
+      return a + "\t" + (b == null ? "" : b);
+    }
+
+    boolean twoLabellers() {
+      return first != null;
+    }
   }
 
+  /** The first set only (the thresholds of {@link Thresholds#DEFAULT} were tuned on its even ids). */
   static LabelledMaps load() throws IOException {
+    return new LabelledMaps(readFirst());
+  }
+
+  /** Both sets. */
+  static LabelledMaps loadAll() throws IOException {
+    List<Entry> all = new ArrayList<>(readFirst());
+    all.addAll(readSecond());
+    return new LabelledMaps(all);
+  }
+
+  /** The second set only. */
+  static LabelledMaps loadSecond() throws IOException {
+    return new LabelledMaps(readSecond());
+  }
+
+  private static List<Entry> readFirst() throws IOException {
     List<Entry> out = new ArrayList<>();
+    for (String[] f : rows(FIRST, "id\tkind\ttext_a\ttext_b\tlayer\thead\tlabel")) {
+      out.add(new Entry(f[0], f[2], f[1].equals("pair") ? f[3] : null, Integer.parseInt(f[4]) - 1,
+          Integer.parseInt(f[5]) - 1, HeadPattern.parse(f[6]), f.length > 7 && f[7].startsWith("borderline"),
+          null, null, false));
+    }
+    return out;
+  }
+
+  private static List<Entry> readSecond() throws IOException {
+    List<Entry> out = new ArrayList<>();
+    String header = "id\tkind\ttext_a\ttext_b\tlayer\thead\ttokens\tchosen\tlabel_1\tconfidence_1\tlabeller_1\t"
+        + "label_2\tconfidence_2\tlabeller_2\tconsensus\tconsensus_confidence\tdisputed";
+    for (String[] f : rows(SECOND, header)) {
+      boolean disputed = f[16].equals("yes");
+      boolean borderline = disputed || !f[9].equals("sure") || !f[12].equals("sure");
+      out.add(new Entry(f[0], f[2], f[1].equals("pair") ? f[3] : null, Integer.parseInt(f[4]) - 1,
+          Integer.parseInt(f[5]) - 1, HeadPattern.parse(f[14]), borderline, HeadPattern.parse(f[8]),
+          HeadPattern.parse(f[11]), disputed));
+    }
+    return out;
+  }
+
+  private static List<String[]> rows(String resource, String headerStart) throws IOException {
+    List<String[]> out = new ArrayList<>();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        LabelledMaps.class.getResourceAsStream(RESOURCE), StandardCharsets.UTF_8))) {
+        LabelledMaps.class.getResourceAsStream(resource), StandardCharsets.UTF_8))) {
       String header = r.readLine();
-      if (!header.startsWith("id\tkind\ttext_a\ttext_b\tlayer\thead\tlabel")) {
-        throw new IllegalStateException("unexpected header " + header);
+      if (!header.startsWith(headerStart)) {
+        throw new IllegalStateException("unexpected header in " + resource + ": " + header);
       }
       for (String line; (line = r.readLine()) != null; ) {
-        if (line.isBlank()) {
-          continue;
+        if (!line.isBlank()) {
+          out.add(line.split("\t", -1));
         }
-        String[] f = line.split("\t", -1);
-        out.add(new Entry(f[0], f[2], f[1].equals("pair") ? f[3] : null, Integer.parseInt(f[4]) - 1,
-            Integer.parseInt(f[5]) - 1, HeadPattern.parse(f[6]), f.length > 7 && f[7].startsWith("borderline")));
       }
     }
-    return new LabelledMaps(out);
+    return out;
   }
 }

@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Grid search for {@link Thresholds} that best agree with hand labels. Used on the tuning half only.
+ * Grid search for {@link Thresholds} that best agree with hand labels: on the training folds in
+ * cross-validation, and on every labelled map for {@link Thresholds#DEFAULT}.
  * {@code secondColumn} is not searched (the other scores are defined relative to the columns it
  * picks): it stays at the default.
  */

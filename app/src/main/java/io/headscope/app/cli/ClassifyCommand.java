@@ -34,6 +34,11 @@ final class ClassifyCommand implements Callable<Integer> {
   @Option(names = "--pair", paramLabel = "TEXT", description = "With --text: a second sentence (segment b).")
   String pair;
 
+  @Option(names = "--classifier", paramLabel = "learned|rule", defaultValue = "learned",
+      description = "How scores become a category: learned (default; a logistic model over the scores, "
+          + "better on held-out hand labels) or rule (the thresholds in METHODS.md, checkable by hand).")
+  String classifier;
+
   @Mixin CsvOutput output;
 
   @Mixin CorpusOptions batching;
@@ -54,13 +59,14 @@ final class ClassifyCommand implements Callable<Integer> {
         ModelOptions.requireText(pair, "--pair");
       }
     }
+    HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
     output.check();
     batching.checkBatch();
     CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("classify")) {
-      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
+      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(method), batching.batch);
       CorpusResult r;
       if (text != null) {
         // one typed input is cut to the model's length with a warning, as attention and predict do

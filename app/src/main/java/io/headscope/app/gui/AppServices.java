@@ -66,7 +66,7 @@ final class AppServices {
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
     sentenceCsv.setOnAction(e -> view.export("head classification CSV", "csv", "classify.csv",
-        () -> Exports.oneInput(List.copyOf(main.scoresProperty()), main.thresholds()), Exports::classificationCsv));
+        () -> Exports.oneInput(List.copyOf(main.scoresProperty()), main.classifier()), Exports::classificationCsv));
     sentenceCsv.disableProperty().bind(main.traceProperty().isNull());
     MenuItem corpusCsv = new MenuItem("Head classification CSV (corpus run)…");
     corpusCsv.setId("export-classify-corpus");

@@ -79,7 +79,7 @@ class CorpusViewModelTest {
   void theCurrentSentencesCsvIsClassifyTextsFileAndTheSweepsIsAblatesFile() throws Exception {
     MainViewModel main = main(new DirectWorker());
     Path app = dir.resolve("app-text.csv");
-    Exports.classificationCsv(Exports.oneInput(main.scoresProperty(), main.thresholds()), app);
+    Exports.classificationCsv(Exports.oneInput(main.scoresProperty(), main.classifier()), app);
     Path cli = dir.resolve("cli-text.csv");
     assertThat(HeadScopeCli.run("classify", "--model", tiny.toString(), "--text", "the cat sat on the [MASK] .",
         "--out", cli.toString())).isZero();

@@ -6,7 +6,7 @@ import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.HeadSummary;
-import io.headscope.analysis.heads.Thresholds;
+import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
@@ -37,11 +37,11 @@ public final class Exports {
    * The current input's classification as {@code classify --text} writes it: each head's score on the
    * one input summarised as the corpus run summarises it (shares of 0 or 1).
    */
-  public static List<HeadSummary> oneInput(List<HeadScore> scores, Thresholds thresholds) {
+  public static List<HeadSummary> oneInput(List<HeadScore> scores, HeadClassifier classifier) {
     if (scores.isEmpty()) {
       throw new HeadScopeException("Nothing to export yet: type a sentence first.");
     }
-    return scores.stream().map(s -> HeadSummary.of(s, thresholds)).toList();
+    return scores.stream().map(s -> HeadSummary.of(s, classifier)).toList();
   }
 
   /** The {@code ablate} CSV of a sweep, through the same table and writer as the CLI command. */

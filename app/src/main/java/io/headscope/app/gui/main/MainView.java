@@ -70,6 +70,8 @@ public final class MainView extends BorderPane {
   @FXML private TextField textA;
   @FXML private TextField textB;
   @FXML private ChoiceBox<HeadMask.Mode> modeChoice;
+  @FXML private javafx.scene.control.RadioMenuItem classifierLearned;
+  @FXML private javafx.scene.control.RadioMenuItem classifierRule;
   @FXML private Button allOnButton;
   @FXML private HBox mapsToggle;
   @FXML private Label inputNote;
@@ -369,6 +371,25 @@ public final class MainView extends BorderPane {
     modeChoice.valueProperty().addListener((o, x, y) -> vm.setMode(y));
     vm.maskProperty().addListener((o, x, y) -> modeChoice.setValue(y.mode()));
     allOnButton.disableProperty().bind(vm.maskProperty().map(HeadMask::isEmpty));
+    bindClassifierChoice();
+  }
+
+  /** Heads menu: learned model or threshold rule, one of the two always chosen. */
+  private void bindClassifierChoice() {
+    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
+    classifierLearned.setToggleGroup(group);
+    classifierRule.setToggleGroup(group);
+    classifierLearned.setUserData(io.headscope.analysis.heads.HeadClassifier.Method.LEARNED);
+    classifierRule.setUserData(io.headscope.analysis.heads.HeadClassifier.Method.RULE);
+    group.selectToggle(vm.methodProperty().get() == io.headscope.analysis.heads.HeadClassifier.Method.RULE
+        ? classifierRule : classifierLearned);
+    group.selectedToggleProperty().addListener((o, x, t) -> {
+      if (t == null) {
+        group.selectToggle(x); // a radio item clicked again stays chosen
+      } else {
+        vm.methodProperty().set((io.headscope.analysis.heads.HeadClassifier.Method) t.getUserData());
+      }
+    });
   }
 
   /** The token strip follows the shown input (the chips and the cut marker: {@link TokenStrip}). */

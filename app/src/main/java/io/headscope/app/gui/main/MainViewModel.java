@@ -63,7 +63,9 @@ public final class MainViewModel {
   private final ReadOnlyListWrapper<HeadScore> scores = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyObjectWrapper<Set<HeadPattern>> shownCategories =
       new ReadOnlyObjectWrapper<>(Set.of(HeadPattern.values()));
-  private final HeadClassifier classifier = new HeadClassifier();
+  private volatile HeadClassifier classifier = new HeadClassifier();
+  private final javafx.beans.property.ObjectProperty<HeadClassifier.Method> method =
+      new javafx.beans.property.SimpleObjectProperty<>(HeadClassifier.Method.DEFAULT);
   private final PredictionsViewModel predictions;
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
@@ -86,6 +88,10 @@ public final class MainViewModel {
     this.predictions = new PredictionsViewModel(session);
     textA.addListener((o, a, b) -> markStale());
     textB.addListener((o, a, b) -> markStale());
+    method.addListener((o, a, m) -> {
+      classifier = new HeadClassifier(m);
+      reclassify();
+    });
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -232,9 +238,31 @@ public final class MainViewModel {
     return s == null || shownCategories.get().contains(s.category());
   }
 
-  /** The classifier's thresholds (the CSV export summarises the current input with them). */
-  public io.headscope.analysis.heads.Thresholds thresholds() {
-    return classifier.thresholds();
+  /** The classifier in use (the CSV export summarises the current input with it). */
+  public HeadClassifier classifier() {
+    return classifier;
+  }
+
+  /**
+   * How maps are sorted into categories: the learned model (default) or the threshold rule. Changing
+   * it re-sorts the current input's heads (no model run: the scores and features are kept).
+   */
+  public javafx.beans.property.ObjectProperty<HeadClassifier.Method> methodProperty() {
+    return method;
+  }
+
+  private void reclassify() {
+    AttentionTrace intact = session.trace();
+    if (intact == null) {
+      return;
+    }
+    HeadClassifier c = classifier;
+    worker.submit(p -> c.classifyAll(intact), sc -> {
+      if (session.trace() == intact && c == classifier) {
+        cachedScores = sc;
+        scores.setAll(sc);
+      }
+    }, session::fail);
   }
 
   public Worker worker() {
