@@ -36,7 +36,8 @@ public final class CorpusAnalysis {
     /** @param total the number of inputs, or -1 while a file is still being read */
     void update(int done, int total);
 
-    /** After each batch: inputs done and the share of the file read so far (-1 when unknown). */
+    /** After each batch: inputs done and the share of the file done (read, times the share of the inputs
+     * read that are done; -1 when unknown). */
     default void read(int done, double fractionOfFile) {}
 
     Progress NONE = (done, total) -> {};

@@ -74,7 +74,8 @@ public final class CorpusBatches {
    *
    * @param name the corpus's name, for the error when nothing can be analysed
    * @param analysedInput hears each input that will be run (not the skipped ones)
-   * @param fractionRead the share of the file read so far, -1 when unknown
+   * @param fractionRead the share of the file read so far, -1 when unknown; progress hears it times the
+   *     share of the inputs read so far that are done
    * @param knownTotal the number of inputs when known, else -1
    * @param cancelled polled between batches; when it turns true the run stops with a {@link
    *     CancellationException}
@@ -87,6 +88,7 @@ public final class CorpusBatches {
     List<CorpusProblem> problems = new ArrayList<>();
     int problemCount = 0;
     int analysed = 0;
+    int accepted = 0;
     CorpusProblem firstProblem = null;
     progress.update(0, knownTotal);
     for (boolean more = true; more; ) {
@@ -118,6 +120,7 @@ public final class CorpusBatches {
           continue;
         }
         chunk.add(e);
+        accepted++;
         analysedInput.accept(in);
         tokens += e.length();
       }
@@ -131,7 +134,10 @@ public final class CorpusBatches {
         analysed += end - start;
         start = end;
         progress.update(analysed, knownTotal);
-        progress.read(analysed, fractionRead.getAsDouble());
+        // the share of the file read times the share of what was read that is done: a small file is
+        // read whole before the first batch, and its progress should not show 100% from then on
+        double read = fractionRead.getAsDouble();
+        progress.read(analysed, read < 0 ? read : read * analysed / accepted);
       }
     }
     if (analysed == 0) {

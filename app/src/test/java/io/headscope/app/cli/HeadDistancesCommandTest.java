@@ -55,7 +55,7 @@ class HeadDistancesCommandTest {
     }
     // symmetric: (a,b) and (b,a) carry the same number
     assertThat(value.get("1-1 3-4")).isEqualTo(value.get("3-4 1-1"));
-    assertThat(r.err()).contains("3 inputs, 100% of the file").doesNotContain("Exception").contains("line 3").contains("wrote " + out);
+    assertThat(r.err()).contains("3 inputs, 100% of the file done").doesNotContain("Exception").contains("line 3").contains("wrote " + out);
   }
 
   @Test
