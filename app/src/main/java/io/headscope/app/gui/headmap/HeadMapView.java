@@ -113,8 +113,9 @@ public final class HeadMapView extends VBox {
   private void refresh() {
     double w = scroll.getViewportBounds().getWidth();
     double h = scroll.getViewportBounds().getHeight();
-    // square, as large as the pane allows below the key and the read-out (about 60 px)
-    double size = Math.max(240, Math.min(w - 8, h - 70));
+    // square, as large as the pane allows with the heading, the key, the read-out and the export
+    // buttons (about 110 px) still in view
+    double size = Math.max(240, Math.min(w - 8, h - 110));
     canvas.show(vm.mapProperty().get(), vm::category, vm.selectedProperty().get(), size);
   }
 
