@@ -21,6 +21,8 @@ import javafx.stage.Stage;
  * new researcher meets, each captured from the X server ({@code import -window root}, ImageMagick) as
  * a person would see it. Run on a virtual screen of the size wanted:
  * {@code xvfb-run -s "-screen 0 1920x1080x24" java -cp ... io.headscope.bench.ScreenshotTour OUT 1920 1080}.
+ * A fourth argument {@code head-map} takes only the head map's pictures (the current input, then the
+ * shipped English pairs, which take minutes).
  */
 public final class ScreenshotTour {
   private static MainView view;
@@ -47,6 +49,11 @@ public final class ScreenshotTour {
       return null;
     });
     idle();
+    if (args.length > 3 && args[3].equals("head-map")) {
+      headMap(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     fx(() -> {
       view.viewModel().select(new Head(8, 10));
       return null;
@@ -109,8 +116,56 @@ public final class ScreenshotTour {
     });
     Thread.sleep(500);
     shot(out, "07-long-input-lines", w, h);
+    fx(() -> {
+      ((TabPane) view.lookup("#head-view .tab-pane")).getSelectionModel().select(0);
+      view.viewModel().textAProperty().set("The doctor asked the nurse to bring [MASK] coffee.");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    headMap(out, w, h);
     Platform.exit();
     System.exit(0);
+  }
+
+  /** The head map tab: drawn over the current input, then over the shipped English pairs. */
+  @SuppressWarnings("unchecked")
+  private static void headMap(Path out, int w, int h) throws Exception {
+    fx(() -> {
+      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
+        TabPane tabs = (TabPane) n;
+        tabs.getTabs().stream().filter(t -> "tab-head-map".equals(t.getId())).findFirst()
+            .ifPresent(t -> tabs.getSelectionModel().select(t));
+      }
+      view.viewModel().select(new Head(8, 10));
+      ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
+      return null;
+    });
+    headMapDrawn();
+    shot(out, "08-head-map-current-input", w, h);
+    fx(() -> {
+      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.corpus.CorpusSource>) view.lookup("#head-map-source");
+      choice.setValue(io.headscope.app.gui.corpus.CorpusSource.shipped("english-pairs.txt"));
+      ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
+      return null;
+    });
+    long start = System.nanoTime();
+    headMapDrawn();
+    System.out.printf("head map over the English pairs: %.1f s%n", (System.nanoTime() - start) / 1e9);
+    shot(out, "09-head-map-english-pairs", w, h);
+  }
+
+  private static void headMapDrawn() throws Exception {
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+    Thread.sleep(300);
+    while (System.nanoTime() < end) {
+      if (fx(() -> !view.lookup("#head-map-progress").isVisible()
+          && view.lookup("#head-map").getBoundsInLocal().getWidth() > 100)) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("the head map was not drawn");
   }
 
   private static void shot(Path dir, String name, int w, int h) throws Exception {

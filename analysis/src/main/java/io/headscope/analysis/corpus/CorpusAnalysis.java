@@ -10,9 +10,7 @@ import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
-import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -38,7 +36,8 @@ public final class CorpusAnalysis {
     /** @param total the number of inputs, or -1 while a file is still being read */
     void update(int done, int total);
 
-    /** After each batch: inputs done and the share of the file read so far (-1 when unknown). */
+    /** After each batch: inputs done and the share of the file done (read, times the share of the inputs
+     * read that are done; -1 when unknown). */
     default void read(int done, double fractionOfFile) {}
 
     Progress NONE = (done, total) -> {};
@@ -89,10 +88,10 @@ public final class CorpusAnalysis {
     Run r = run(corpus.name(), () -> it.hasNext() ? it.next() : null, kept::add, () -> -1, corpus.inputs().size(),
         progress, cancelled);
     List<CorpusProblem> problems = new ArrayList<>(corpus.problems());
-    problems.addAll(r.problems);
+    problems.addAll(r.outcome().problems());
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
-    return summarise(model.name(), new Corpus(corpus.name(), kept, problems), layers(), heads(), r.acc, classifier,
-        r.analysed, problems.size());
+    return summarise(model.name(), new Corpus(corpus.name(), kept, problems), layers(), heads(), r.acc(), classifier,
+        r.outcome().analysed(), problems.size());
   }
 
   /**
@@ -104,99 +103,32 @@ public final class CorpusAnalysis {
   public CorpusResult run(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
     Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled);
     List<CorpusProblem> problems = new ArrayList<>(lines.problems());
-    problems.addAll(r.problems);
+    problems.addAll(r.outcome().problems());
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
-    int skipped = lines.problemCount() + r.problemCount;
-    return summarise(model.name(), new Corpus(lines.name(), List.of(), problems), layers(), heads(), r.acc,
-        classifier, r.analysed, skipped);
+    int skipped = lines.problemCount() + r.outcome().problemCount();
+    return summarise(model.name(), new Corpus(lines.name(), List.of(), problems), layers(), heads(), r.acc(),
+        classifier, r.outcome().analysed(), skipped);
   }
 
-  /**
-   * Inputs tokenized and sorted by length together (about 70 bytes a token while they wait); a corpus
-   * no larger than this runs exactly as one piece.
-   */
-  public static final int CHUNK_INPUTS = 16_384;
-  /** ... or as many as hold this many tokens, so that long inputs do not fill the memory. */
-  static final long CHUNK_TOKENS = 1_000_000;
+  /** See {@link CorpusBatches}: a corpus no larger than this runs exactly as one piece. */
+  public static final int CHUNK_INPUTS = CorpusBatches.CHUNK_INPUTS;
 
-  private static final class Run {
-    final List<HeadAccumulator> acc;
-    final List<CorpusProblem> problems = new ArrayList<>();
-    int problemCount;
-    int analysed;
-
-    Run(List<HeadAccumulator> acc) {
-      this.acc = acc;
-    }
-
-    void problem(CorpusProblem p) {
-      problemCount++;
-      if (problems.size() < CorpusLines.KEPT_PROBLEMS) {
-        problems.add(p);
-      }
-    }
-  }
+  private record Run(List<HeadAccumulator> acc, CorpusBatches.Outcome outcome) {}
 
   private Run run(String name, java.util.function.Supplier<CorpusInput> source,
       java.util.function.Consumer<CorpusInput> analysedInput, java.util.function.DoubleSupplier fractionRead,
       int knownTotal, Progress progress, BooleanSupplier cancelled) {
-    Run run = new Run(Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList());
-    progress.update(0, knownTotal);
-    CorpusProblem firstProblem = null;
-    for (boolean more = true; more; ) {
-      // one chunk: tokenize, sort by length (a batch then pads little), run in batches
-      List<Encoded> chunk = new ArrayList<>();
-      long tokens = 0;
-      while (chunk.size() < CHUNK_INPUTS && tokens < CHUNK_TOKENS) {
-        CorpusInput in = source.get();
-        if (in == null) {
-          more = false;
-          break;
-        }
-        Encoding e;
-        try {
-          e = model.encode(in.a(), in.b());
-        } catch (HeadScopeException unusable) {
-          // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
-          run.problem(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
-          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
-          continue;
-        }
-        if (e.wasTruncated() && !truncateLong) {
-          run.problem(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
-              + e.droppedWordpieces() + " wordpieces too many); skipped"));
-          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
-          continue;
-        }
-        chunk.add(new Encoded(in, e));
-        analysedInput.accept(in);
-        tokens += e.length();
-      }
-      chunk.sort(Comparator.comparingInt(x -> x.encoding().length()));
-      for (int start = 0; start < chunk.size(); ) {
-        if (cancelled.getAsBoolean()) {
-          throw new CancellationException("cancelled after " + run.analysed + " inputs");
-        }
-        int end = batchEnd(chunk, start);
-        List<Encoding> batch = chunk.subList(start, end).stream().map(Encoded::encoding).toList();
-        for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
-          List<HeadScore> scores = classifier.classifyAll(t);
-          for (int i = 0; i < scores.size(); i++) {
-            run.acc.get(i).add(scores.get(i));
+    List<HeadAccumulator> acc = Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList();
+    CorpusBatches.Outcome outcome = new CorpusBatches(model, batchSize, truncateLong).run(name, source,
+        analysedInput, fractionRead, knownTotal, progress, cancelled, traces -> {
+          for (AttentionTrace t : traces) {
+            List<HeadScore> scores = classifier.classifyAll(t);
+            for (int i = 0; i < scores.size(); i++) {
+              acc.get(i).add(scores.get(i));
+            }
           }
-        }
-        run.analysed += end - start;
-        start = end;
-        progress.update(run.analysed, knownTotal);
-        progress.read(run.analysed, fractionRead.getAsDouble());
-      }
-    }
-    if (run.analysed == 0) {
-      throw new HeadScopeException("No input of " + name + " can be analysed"
-          + (firstProblem == null ? "." : ": " + firstProblem
-              + (run.problemCount > 1 ? " (and " + (run.problemCount - 1) + " more lines)." : "")));
-    }
-    return run;
+        });
+    return new Run(acc, outcome);
   }
 
   private int layers() {
@@ -225,25 +157,4 @@ public final class CorpusAnalysis {
         analysed, skipped);
   }
 
-  /**
-   * A batch's maps take inputs x heads x layers x T^2 floats, natively and again as Java arrays, so the
-   * batch is cut at a budget of attention cells as well as at the batch size: 16 inputs of 128 tokens
-   * fit; inputs of 400 tokens go in batches of 1-2 instead of needing many gigabytes.
-   */
-  static final long CELL_BUDGET = 16L * 128 * 128;
-
-  /** The end (exclusive) of the batch starting at {@code start}; inputs are sorted by length. */
-  private int batchEnd(List<Encoded> encoded, int start) {
-    int end = start + 1; // at least one input, however long
-    while (end < encoded.size() && end - start < batchSize) {
-      long width = encoded.get(end).encoding().length(); // the longest so far, as they are sorted
-      if ((end - start + 1) * width * width > CELL_BUDGET) {
-        break;
-      }
-      end++;
-    }
-    return end;
-  }
-
-  private record Encoded(CorpusInput input, Encoding encoding) {}
 }

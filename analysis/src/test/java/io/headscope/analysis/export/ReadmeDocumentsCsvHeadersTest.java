@@ -43,4 +43,13 @@ class ReadmeDocumentsCsvHeadersTest {
     String header = out.toString(StandardCharsets.UTF_8).strip();
     assertThat(readme).contains("\n    " + header + "\n");
   }
+
+  @Test
+  void headDistancesHeaderLineIsTheWritersFirstLine() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    double[][] none = new double[0][0];
+    HeadDistanceCsv.write(new io.headscope.analysis.distance.HeadDistances("m", "text", 0, 0, none, 0, 0, List.of()), out);
+    String header = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(readme).contains("\n    " + header + "\n");
+  }
 }

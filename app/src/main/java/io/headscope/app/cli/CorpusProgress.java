@@ -13,7 +13,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * Progress of a corpus run on stderr: a progress bar on a terminal; without one (a pipe, a log, CI)
  * plain lines, because a progress bar redraws itself into a flood of lines there: the first batch,
  * then about one line per tenth or every ten seconds, and the last. A file that is still being read
- * has no input count yet: its progress is the share of the file read.
+ * has no input count yet: its progress is the share of the file done (read, times the share of what was
+ * read that is analysed).
  */
 final class CorpusProgress implements CorpusAnalysis.Progress, AutoCloseable {
   private static final long QUIET_NANOS = 10_000_000_000L;
@@ -43,7 +44,7 @@ final class CorpusProgress implements CorpusAnalysis.Progress, AutoCloseable {
   @Override
   public void read(int done, double fractionOfFile) {
     if (fractionOfFile >= 0) {
-      show(done, fractionOfFile, done + " inputs, " + Math.round(100 * fractionOfFile) + "% of the file",
+      show(done, fractionOfFile, done + " inputs, " + Math.round(100 * fractionOfFile) + "% of the file done",
           fractionOfFile >= 1.0);
     } else if (!terminal && (lastLine == 0 || System.nanoTime() - lastLine > QUIET_NANOS)) {
       lastLine = System.nanoTime();

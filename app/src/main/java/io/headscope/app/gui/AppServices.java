@@ -3,6 +3,8 @@ package io.headscope.app.gui;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.headmap.HeadMapView;
+import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
@@ -13,8 +15,8 @@ import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.Tab;
 
 /**
- * Wires the analysis screens into the main view: the ablation sweep and the corpus run, their menu
- * items and their exports (each through the same writer as the matching CLI command).
+ * Wires the analysis screens into the main view: the ablation sweep, the corpus run and the head map,
+ * their menu items and their exports (each through the same writer as the matching CLI command).
  */
 final class AppServices {
   private AppServices() {}
@@ -53,6 +55,11 @@ final class AppServices {
     CorpusViewModel corpusVm = new CorpusViewModel(main.session());
     CorpusView corpusView = new CorpusView(corpusVm, view);
     Tab corpusTab = view.addLeftTab("Corpus", "tab-corpus", corpusView);
+    HeadMapViewModel headMapVm = new HeadMapViewModel(main.session(), main.scoresProperty());
+    HeadMapView headMapView = new HeadMapView(headMapVm, view);
+    Tab headMapTab = view.addLeftTab("Head map", "tab-head-map", headMapView);
+    // a corpus file opened on the corpus screen can be mapped too
+    corpusVm.sourceProperty().addListener((o, a, b) -> headMapView.offer(b));
 
     MenuItem sweep = new MenuItem("Ablation sweep: every head off alone");
     sweep.setOnAction(e -> {
@@ -61,7 +68,9 @@ final class AppServices {
     });
     MenuItem corpus = new MenuItem("Corpus run: classify every head over a corpus…");
     corpus.setOnAction(e -> view.showLeftTab(corpusTab));
-    view.analysisMenu().getItems().addAll(sweep, corpus);
+    MenuItem headMap = new MenuItem("Head map: which heads attend alike (Clark et al.)");
+    headMap.setOnAction(e -> view.showLeftTab(headMapTab));
+    view.analysisMenu().getItems().addAll(sweep, corpus, headMap);
 
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
@@ -86,8 +95,16 @@ final class AppServices {
     corpusPng.disableProperty().bind(corpusVm.resultProperty().isNull());
     MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
     layerPng.setOnAction(e -> view.exportFigure("token-types", () -> tokenTypeFigure(view)));
-    view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv,
-        new SeparatorMenuItem(), sweepPng, corpusPng, layerPng);
+    MenuItem distancesCsv = new MenuItem("Head distances CSV (head map)…");
+    distancesCsv.setId("export-head-distances");
+    distancesCsv.setOnAction(e -> headMapView.exportCsv());
+    distancesCsv.disableProperty().bind(headMapVm.mapProperty().isNull());
+    MenuItem headMapPng = new MenuItem("Head map as figure (PNG 300 dpi or SVG)…");
+    headMapPng.setId("export-head-map-figure");
+    headMapPng.setOnAction(e -> headMapView.exportFigure());
+    headMapPng.disableProperty().bind(headMapVm.mapProperty().isNull());
+    view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv, distancesCsv,
+        new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng);
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
   }

@@ -56,6 +56,18 @@ final class Java2DSurface implements Surface {
   }
 
   @Override
+  public void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth) {
+    java.awt.geom.Ellipse2D circle = new java.awt.geom.Ellipse2D.Double(cx - r, cy - r, 2 * r, 2 * r);
+    g.setColor(new Color(fillRgb));
+    g.fill(circle);
+    if (strokeWidth > 0) {
+      g.setColor(new Color(strokeRgb));
+      g.setStroke(new BasicStroke((float) strokeWidth));
+      g.draw(circle);
+    }
+  }
+
+  @Override
   public void text(String s, double x, double y, double size, boolean bold, int rgb, Anchor anchor, double rotate) {
     g.setColor(new Color(rgb));
     g.setFont(Fonts.font(size, bold));

@@ -14,6 +14,9 @@ public interface Surface {
 
   void line(double x1, double y1, double x2, double y2, int rgb, double opacity, double width);
 
+  /** A filled circle with an outline (a point of a scatter plot). */
+  void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth);
+
   /**
    * Text with its baseline at y; {@code rotate} in degrees (−90 for a column label read bottom-up),
    * around the anchor point.

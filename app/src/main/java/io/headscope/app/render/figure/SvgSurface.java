@@ -54,6 +54,13 @@ final class SvgSurface implements Surface {
   }
 
   @Override
+  public void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth) {
+    body.append(String.format(Locale.ROOT, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\"%s/>%n", n(cx), n(cy),
+        n(r), hex(fillRgb), strokeWidth > 0
+            ? String.format(Locale.ROOT, " stroke=\"%s\" stroke-width=\"%s\"", hex(strokeRgb), n(strokeWidth)) : ""));
+  }
+
+  @Override
   public void text(String s, double x, double y, double size, boolean bold, int rgb, Anchor anchor, double rotate) {
     String a = switch (anchor) {
       case START -> "start";

@@ -1,0 +1,189 @@
+package io.headscope.app.gui.headmap;
+
+import io.headscope.analysis.corpus.Corpus;
+import io.headscope.analysis.distance.HeadDistanceAnalysis;
+import io.headscope.analysis.distance.HeadDistances;
+import io.headscope.analysis.distance.HeadMap;
+import io.headscope.analysis.export.HeadDistanceCsv;
+import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.session.Session;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadScopeException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.ObservableList;
+
+/**
+ * The head map screen: Clark et al.'s head distances over the current input or a corpus, computed by
+ * the analysis module on the worker (progress, Cancel), laid out by classical MDS ({@link HeadMap}); the
+ * points take their colours from the current input's categories, and a click selects a head for the
+ * head view, as the grid does.
+ */
+public final class HeadMapViewModel {
+  /** The choice that means "the input typed above", not a corpus. */
+  public static final CorpusSource CURRENT_INPUT = new CorpusSource("current input", null, null);
+
+  private final Session session;
+  private final ObservableList<HeadScore> scores;
+  private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CURRENT_INPUT);
+  private final ReadOnlyObjectWrapper<HeadMap> map = new ReadOnlyObjectWrapper<>();
+  private final BackgroundJob job;
+
+  /**
+   * @param scores every head's category on the current input, layer-major (the main view model's)
+   */
+  public HeadMapViewModel(Session session, ObservableList<HeadScore> scores) {
+    this.session = session;
+    this.scores = scores;
+    this.job = new BackgroundJob(session.worker(), session::fail,
+        "Compare every pair of heads on the current input or on a corpus: press Draw.");
+    session.modelProperty().addListener((o, a, b) -> {
+      cancel();
+      map.set(null);
+    });
+  }
+
+  /** The current input ({@link #CURRENT_INPUT}) or a corpus. */
+  public ObjectProperty<CorpusSource> sourceProperty() {
+    return source;
+  }
+
+  public ReadOnlyObjectProperty<HeadMap> mapProperty() {
+    return map.getReadOnlyProperty();
+  }
+
+  public ReadOnlyBooleanProperty runningProperty() {
+    return job.runningProperty();
+  }
+
+  public ReadOnlyDoubleProperty progressProperty() {
+    return job.progressProperty();
+  }
+
+  public ReadOnlyStringProperty statusProperty() {
+    return job.statusProperty();
+  }
+
+  public ReadOnlyObjectProperty<Head> selectedProperty() {
+    return session.selectedProperty();
+  }
+
+  /** The categories the colours follow: they change with the input, the distances stay until Draw. */
+  public ObservableList<HeadScore> scores() {
+    return scores;
+  }
+
+  /** Computes the distances and the map; the previous map stays until the new one is done. */
+  public void draw() {
+    BertModel m = session.model();
+    if (m == null || job.isRunning()) {
+      return;
+    }
+    CorpusSource src = source.get();
+    if (src == CURRENT_INPUT) {
+      AttentionTrace t = session.trace();
+      if (t == null) {
+        job.say("Type a sentence first: the map compares the heads' maps of the current input.");
+        return;
+      }
+      int pairs = t.layers() * t.heads() * (t.layers() * t.heads() - 1) / 2;
+      job.start("Comparing " + pairs + " pairs of heads…", 0, true,
+          p -> HeadMap.of(HeadDistanceAnalysis.of(t, p::isCancelled,
+              f -> p.update(String.format(Locale.ROOT, "Comparing %d pairs of heads on %d tokens… %.0f%%", pairs,
+                  t.tokens().size(), 100 * f), f))),
+          outcome("the current input (" + t.tokens().size() + " tokens)"));
+      return;
+    }
+    job.start("Reading " + src.label() + "…", -1, true, p -> {
+      Corpus c = src.read();
+      HeadDistances d = new HeadDistanceAnalysis(m).run(c, 0, (done, total) -> p.update(
+          "Comparing every pair of heads on " + done + " of " + total + " inputs…", done / (double) total),
+          p::isCancelled);
+      return HeadMap.of(d);
+    }, outcome(src.label()));
+  }
+
+  private BackgroundJob.Outcome<HeadMap> outcome(String what) {
+    return new BackgroundJob.Outcome<>() {
+      @Override
+      public String done(HeadMap r) {
+        map.set(r);
+        return summary(r, what);
+      }
+
+      @Override
+      public String failed(Throwable e) {
+        return "The head distances failed: " + Session.message(e);
+      }
+
+      @Override
+      public String cancelled() {
+        return "Cancelled; the map did not change.";
+      }
+    };
+  }
+
+  public void cancel() {
+    job.cancel();
+  }
+
+  /** Clicking a point shows that head in the head view, as a click on the grid does. */
+  public void select(Head h) {
+    session.select(h);
+  }
+
+  /** The head's Kovaleva category on the current input, or null before there is one. */
+  public HeadPattern category(Head h) {
+    HeadMap r = map.get();
+    int heads = r != null ? r.distances().heads() : session.trace() == null ? 0 : session.trace().heads();
+    int i = h.layer() * heads + h.head();
+    return heads > 0 && i < scores.size() && scores.get(i).head().equals(h) ? scores.get(i).category() : null;
+  }
+
+  /** One line for the pointer: the head, its category, and the head that attends most like it. */
+  public String describe(Head h) {
+    HeadMap r = map.get();
+    if (r == null || h == null) {
+      return " ";
+    }
+    HeadPattern p = category(h);
+    Head near = r.nearest(h);
+    return String.format(Locale.ROOT, "head %s (layer %d)%s · most alike: %s (JS %.4f nats) · click to view it",
+        h, h.layer() + 1, p == null ? "" : ", " + p.label(), near, r.distances().divergence(h, near));
+  }
+
+  /** Writes the {@code head-distances} CSV of the map shown (the CLI's writer). */
+  public static void writeCsv(HeadMap r, Path file) {
+    if (r == null) {
+      throw new HeadScopeException("Draw the map first: the CSV holds the distances it is drawn from.");
+    }
+    HeadDistanceCsv.write(file, true, r.distances());
+  }
+
+  private static String summary(HeadMap r, String what) {
+    HeadDistances d = r.distances();
+    return String.format(Locale.ROOT, "%d heads placed by how alike they attend on %s%s; the two axes carry "
+        + "%.0f%% of the variance. Label: layer; colour: category on the current input. Click a point to view "
+        + "the head.", d.count(), what, d.inputs() > 1 ? " (mean over " + d.inputs() + " inputs)" : "",
+        100 * r.layout().explained());
+  }
+
+  /** For the view: the heads in map order. */
+  List<Head> heads() {
+    HeadMap r = map.get();
+    return r == null ? List.of() : Head.all(r.distances().layers(), r.distances().heads());
+  }
+}
