@@ -35,10 +35,22 @@ public final class HeadSelectionProbe implements Probe<PairAttention> {
 
   @Override
   public Score evaluate(Weights w, List<PairAttention> sentences) {
+    return evaluate(w, sentences, true);
+  }
+
+  /**
+   * UAS over every word, or ({@code roots} false) over the words whose gold head is a word, the only
+   * ones a single head can get right (for comparing with {@link
+   * io.headscope.analysis.linguistics.DependencyHeads}).
+   */
+  public Score evaluate(Weights w, List<PairAttention> sentences, boolean roots) {
     long correct = 0;
     long items = 0;
     for (PairAttention s : sentences) {
       for (int i = 1; i <= s.words(); i++) {
+        if (!roots && s.sentence().word(i).head() == 0) {
+          continue;
+        }
         items++;
         if (predict(w, s, i) == s.sentence().word(i).head()) {
           correct++;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Both probes, trained on TRAIN's features and scored on the treebank's. One seed drives every
@@ -14,6 +15,11 @@ import java.util.function.Predicate;
  */
 public final class Probes {
   private Probes() {}
+
+  /** The L2 strengths tried on held-out TRAIN sentences, weakest first. */
+  public static double[] l2Grid() {
+    return L2Search.GRID.clone();
+  }
 
   /**
    * @param trainName TRAIN's name, for messages
@@ -27,17 +33,18 @@ public final class Probes {
     SplittableRandom testPairs = root.split();
     SplittableRandom edgeSplit = root.split();
 
+    HeadSelectionProbe heads = new HeadSelectionProbe();
+    List<PairAttention> headTest = usable(test, HeadSelectionProbe::usable);
     List<ProbeResult> out = new ArrayList<>();
-    out.add(fit(ProbeResult.HEAD_SELECTION, new HeadSelectionProbe(), trainName,
-        usable(train, HeadSelectionProbe::usable), usable(test, HeadSelectionProbe::usable), train.size(),
-        test.size(), headSplit, seed));
+    out.add(fit(ProbeResult.HEAD_SELECTION, heads, trainName, usable(train, HeadSelectionProbe::usable), headTest,
+        train.size(), test.size(), headSplit, seed, w -> heads.evaluate(w, headTest, false).accuracy()));
     out.add(fit(ProbeResult.EDGE, new EdgeProbe(), trainName, samples(train, trainPairs), samples(test, testPairs),
-        train.size(), test.size(), edgeSplit, seed));
+        train.size(), test.size(), edgeSplit, seed, w -> Double.NaN));
     return out;
   }
 
   private static <D> ProbeResult fit(String name, Probe<D> probe, String trainName, List<D> train, List<D> test,
-      int trainAll, int testAll, SplittableRandom split, long seed) {
+      int trainAll, int testAll, SplittableRandom split, long seed, ToDoubleFunction<Weights> withoutRoots) {
     if (train.size() < 2) {
       throw new HeadScopeException("The probe training treebank " + trainName + " has " + train.size()
           + " sentence(s) the " + name + " probe can use; it needs at least 2 (one to hold out for the L2 choice).");
@@ -46,7 +53,8 @@ public final class Probes {
     Weights w = probe.train(train, c.l2());
     Probe.Score s = test.isEmpty() ? new Probe.Score(0, 0) : probe.evaluate(w, test);
     return new ProbeResult(name, train.size(), trainAll - train.size(), test.size(), testAll - test.size(), s.items(),
-        s.accuracy(), c.l2(), c.heldOutAccuracy(), seed, w);
+        s.accuracy(), test.isEmpty() ? Double.NaN : withoutRoots.applyAsDouble(w), c.l2(), c.heldOutAccuracy(), seed,
+        w);
   }
 
   private static List<PairAttention> usable(List<PairAttention> all, Predicate<PairAttention> ok) {
