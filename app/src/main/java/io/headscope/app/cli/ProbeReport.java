@@ -56,6 +56,6 @@ final class ProbeReport {
   }
 
   private static String plain(double v) {
-    return BigDecimal.valueOf(v).toPlainString();
+    return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
   }
 }

@@ -23,7 +23,7 @@ public final class ProbeCsv {
       for (ProbeResult r : results) {
         p.printRecord(r.probe(), r.trainSentences(), r.testItems(),
             Double.isNaN(r.accuracy()) ? "" : String.format(Locale.ROOT, "%.6f", r.accuracy()),
-            BigDecimal.valueOf(r.l2()).toPlainString(), r.seed());
+            BigDecimal.valueOf(r.l2()).stripTrailingZeros().toPlainString(), r.seed());
       }
     }
   }
