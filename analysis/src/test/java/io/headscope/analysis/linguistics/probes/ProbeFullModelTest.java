@@ -6,10 +6,12 @@ import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
 import io.headscope.analysis.linguistics.Treebank;
-import io.headscope.analysis.linguistics.TreebankFilesTest;
 import io.headscope.analysis.linguistics.WordMaps;
 import io.headscope.model.BertModel;
 import io.headscope.model.testing.FullModel;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -26,10 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
 class ProbeFullModelTest {
   @TempDir Path dir;
 
+  private Path copy(String name) throws IOException {
+    try (InputStream in = ProbeFullModelTest.class.getResourceAsStream("/treebanks/" + name)) {
+      return Files.write(dir.resolve(name), in.readAllBytes());
+    }
+  }
+
   @Test
   void theProbesBeatTheBestSingleHeadAndChance() throws Exception {
-    Treebank test = ConlluReader.read(TreebankFilesTest.copy(dir, "syntax.conllu"));
-    Treebank train = ConlluReader.read(TreebankFilesTest.copy(dir, "coref.conllu"));
+    Treebank test = ConlluReader.read(copy("syntax.conllu"));
+    Treebank train = ConlluReader.read(copy("coref.conllu"));
     BertModel model = FullModel.uncased(); // shared by the full-model tests, closed at exit
     ProbeData.Collector features = new ProbeData.Collector();
     SyntaxAnalysis.Result r = SyntaxAnalysis.run(model, test, 0, false, WordMaps.Progress.NONE, () -> false, features);
