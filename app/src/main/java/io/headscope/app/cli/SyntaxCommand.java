@@ -90,8 +90,13 @@ final class SyntaxCommand implements Callable<Integer> {
         }
       }
       // every result is computed before the first file is written: a failing probe leaves no file behind
-      List<ProbeResult> results = train == null ? List.of()
-          : Probes.run(train.name(), trained.sentences(), test.sentences(), seed);
+      List<ProbeResult> results;
+      try {
+        results = train == null ? List.of()
+            : Probes.run(train.name(), trained.sentences(), test.sentences(), seed, cancel::requested);
+      } catch (CancellationException e) {
+        return Cancellation.cancelled();
+      }
       Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
       Output.write(best, force, o -> SyntaxCsv.best(r.heads(), o), false);
       if (train != null) {

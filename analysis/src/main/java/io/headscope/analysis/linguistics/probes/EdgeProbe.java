@@ -1,6 +1,7 @@
 package io.headscope.analysis.linguistics.probes;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Coenen et al.'s (2019) edge probe: logistic regression on the 144 heads' attention in both
@@ -12,6 +13,16 @@ import java.util.List;
  * fit (the bias is not penalised); {@link Weights} gives the model back in raw units.
  */
 public final class EdgeProbe implements Probe<EdgeProbe.Sample> {
+  private final BooleanSupplier cancelled;
+
+  public EdgeProbe() {
+    this(() -> false);
+  }
+
+  /** Training stops with a {@link java.util.concurrent.CancellationException} once {@code cancelled} turns true. */
+  public EdgeProbe(BooleanSupplier cancelled) {
+    this.cancelled = cancelled;
+  }
 
   /** One sentence's features and its sampled pairs ({@link EdgeSampler}). */
   public record Sample(PairAttention attention, List<EdgeSampler.Pair> pairs) {
@@ -26,7 +37,8 @@ public final class EdgeProbe implements Probe<EdgeProbe.Sample> {
     double[][] stats = moments(sentences);
     double[] mean = stats[0];
     double[] scale = stats[1];
-    double[] theta = Minimizer.minimize((t, g) -> objective(sentences, mean, scale, l2, t, g), new double[dim + 1]);
+    double[] theta =
+        Minimizer.minimize((t, g) -> objective(sentences, mean, scale, l2, t, g), new double[dim + 1], cancelled);
     return raw(theta, mean, scale);
   }
 
@@ -49,7 +61,7 @@ public final class EdgeProbe implements Probe<EdgeProbe.Sample> {
     return w.score(a.from(p.first(), p.second()), a.from(p.second(), p.first()));
   }
 
-  /** Standardised weights {@code theta} (bias last) in raw units: {@code w_f = theta_f / sd_f}, bias less {@code w . mean}. */
+  /** Standardised weights {@code theta} (bias last) in raw units: {@code theta_f / sd_f}, bias less {@code w . mean}. */
   static Weights raw(double[] theta, double[] mean, double[] scale) {
     int dim = mean.length;
     double[] w = new double[dim];

@@ -1,6 +1,7 @@
 package io.headscope.analysis.linguistics.probes;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Clark et al.'s attention-only probe (2019, Section 5): for word {@code i}, every candidate head
@@ -15,6 +16,16 @@ import java.util.List;
  * Sentences of one word (no choice to make) are not usable.
  */
 public final class HeadSelectionProbe implements Probe<PairAttention> {
+  private final BooleanSupplier cancelled;
+
+  public HeadSelectionProbe() {
+    this(() -> false);
+  }
+
+  /** Training stops with a {@link java.util.concurrent.CancellationException} once {@code cancelled} turns true. */
+  public HeadSelectionProbe(BooleanSupplier cancelled) {
+    this.cancelled = cancelled;
+  }
 
   /** A sentence with at least two words: each word has a choice. */
   public static boolean usable(PairAttention s) {
@@ -25,7 +36,8 @@ public final class HeadSelectionProbe implements Probe<PairAttention> {
   public Weights train(List<PairAttention> sentences, double l2) {
     int dim = 2 * sentences.get(0).heads();
     double[] scale = scales(sentences);
-    double[] theta = Minimizer.minimize((t, g) -> objective(sentences, scale, l2, t, g), new double[dim]);
+    double[] theta =
+        Minimizer.minimize((t, g) -> objective(sentences, scale, l2, t, g), new double[dim], cancelled);
     double[] raw = new double[dim];
     for (int f = 0; f < dim; f++) {
       raw[f] = theta[f] / scale[f];

@@ -1,6 +1,8 @@
 package io.headscope.analysis.linguistics.probes;
 
 import java.util.Arrays;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
 import org.apache.commons.math3.optim.InitialGuess;
 import org.apache.commons.math3.optim.MaxEval;
 import org.apache.commons.math3.optim.PointValuePair;
@@ -35,7 +37,22 @@ final class Minimizer {
   private Minimizer() {}
 
   static double[] minimize(Objective f, double[] start) {
-    Cache cache = new Cache(f, start.length);
+    return minimize(f, start, () -> false);
+  }
+
+  /**
+   * As above; {@code cancelled} is polled at every evaluation (a full pass over the data).
+   *
+   * @throws CancellationException when it turns true
+   */
+  static double[] minimize(Objective f, double[] start, BooleanSupplier cancelled) {
+    Objective polled = (x, g) -> {
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("probe training cancelled");
+      }
+      return f.valueAndGradient(x, g);
+    };
+    Cache cache = new Cache(polled, start.length);
     NonLinearConjugateGradientOptimizer cg = new NonLinearConjugateGradientOptimizer(
         NonLinearConjugateGradientOptimizer.Formula.POLAK_RIBIERE,
         new SimpleValueChecker(RELATIVE, ABSOLUTE, MAX_ITERATIONS), 1e-8, 1e-12, BRACKET);

@@ -18,7 +18,8 @@ package io.headscope.analysis.linguistics.probes;
  * @param weights the final fit, raw feature units
  */
 public record ProbeResult(String probe, int trainSentences, int trainSkipped, int testSentences, int testSkipped,
-    long testItems, double accuracy, double accuracyWithoutRoots, double l2, double[] heldOutAccuracy, long seed, Weights weights) {
+    long testItems, double accuracy, double accuracyWithoutRoots, double l2, double[] heldOutAccuracy, long seed,
+    Weights weights) {
   public static final String HEAD_SELECTION = "head-selection";
   public static final String EDGE = "edge";
 }

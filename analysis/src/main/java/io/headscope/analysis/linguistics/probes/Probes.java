@@ -4,6 +4,7 @@ import io.headscope.model.HeadScopeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
@@ -27,19 +28,29 @@ public final class Probes {
    */
   public static List<ProbeResult> run(String trainName, List<PairAttention> train, List<PairAttention> test,
       long seed) {
+    return run(trainName, train, test, seed, () -> false);
+  }
+
+  /**
+   * As above; training polls {@code cancelled}.
+   *
+   * @throws java.util.concurrent.CancellationException when it turns true
+   */
+  public static List<ProbeResult> run(String trainName, List<PairAttention> train, List<PairAttention> test,
+      long seed, BooleanSupplier cancelled) {
     SplittableRandom root = new SplittableRandom(seed);
     SplittableRandom headSplit = root.split();
     SplittableRandom trainPairs = root.split();
     SplittableRandom testPairs = root.split();
     SplittableRandom edgeSplit = root.split();
 
-    HeadSelectionProbe heads = new HeadSelectionProbe();
+    HeadSelectionProbe heads = new HeadSelectionProbe(cancelled);
     List<PairAttention> headTest = usable(test, HeadSelectionProbe::usable);
     List<ProbeResult> out = new ArrayList<>();
     out.add(fit(ProbeResult.HEAD_SELECTION, heads, trainName, usable(train, HeadSelectionProbe::usable), headTest,
         train.size(), test.size(), headSplit, seed, w -> heads.evaluate(w, headTest, false).accuracy()));
-    out.add(fit(ProbeResult.EDGE, new EdgeProbe(), trainName, samples(train, trainPairs), samples(test, testPairs),
-        train.size(), test.size(), edgeSplit, seed, w -> Double.NaN));
+    out.add(fit(ProbeResult.EDGE, new EdgeProbe(cancelled), trainName, samples(train, trainPairs),
+        samples(test, testPairs), train.size(), test.size(), edgeSplit, seed, w -> Double.NaN));
     return out;
   }
 

@@ -42,4 +42,15 @@ class ProbeMinimizerTest {
     };
     assertThat(Minimizer.minimize(f, new double[1])[0]).isCloseTo(Math.log(p / q), within(1e-5));
   }
+
+  @Test
+  void trainingStopsWhenCancelled() {
+    // a flag that turns true after a few passes over the data, as Ctrl-C does mid-training
+    java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.List<PairAttention> data = Synthetic.data(20, 2, 2, 1, 1, 0.2, new java.util.Random(3));
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> Probes.run("t", data, data, 0, () -> polls.incrementAndGet() > 5))
+        .isInstanceOf(java.util.concurrent.CancellationException.class);
+    assertThat(polls.get()).isEqualTo(6);
+  }
 }

@@ -48,7 +48,8 @@ class ProbeSamplingTest {
   @Test
   void theSameSeedGivesTheSamePairsAndAnotherSeedOthers() {
     Sentence s = Synthetic.tree(15, new Random(2), "s");
-    assertThat(EdgeSampler.sample(s, new SplittableRandom(42))).isEqualTo(EdgeSampler.sample(s, new SplittableRandom(42)));
+    assertThat(EdgeSampler.sample(s, new SplittableRandom(42)))
+        .isEqualTo(EdgeSampler.sample(s, new SplittableRandom(42)));
     Set<List<EdgeSampler.Pair>> differentSeeds = new HashSet<>();
     for (long seed = 0; seed < 5; seed++) {
       differentSeeds.add(EdgeSampler.sample(s, new SplittableRandom(seed)));
