@@ -32,14 +32,14 @@ public final class EdgeProbe implements Probe<EdgeProbe.Sample> {
   }
 
   @Override
-  public Weights train(List<Sample> sentences, double l2) {
+  public Fit fit(List<Sample> sentences, double l2, double[] start) {
     int dim = 2 * sentences.get(0).attention().heads();
-    double[][] stats = moments(sentences);
+    double[][] stats = EdgeLoss.moments(sentences);
     double[] mean = stats[0];
     double[] scale = stats[1];
-    double[] theta =
-        Minimizer.minimize((t, g) -> objective(sentences, mean, scale, l2, t, g), new double[dim + 1], cancelled);
-    return raw(theta, mean, scale);
+    double[] theta = Minimizer.minimize(new EdgeLoss(sentences, mean, scale, l2),
+        start == null ? new double[dim + 1] : start, cancelled, EdgeLoss.curvature(sentences, mean, scale, l2));
+    return new Fit(raw(theta, mean, scale), theta);
   }
 
   @Override
@@ -71,72 +71,5 @@ public final class EdgeProbe implements Probe<EdgeProbe.Sample> {
       bias -= w[f] * mean[f];
     }
     return new Weights(w, bias);
-  }
-
-  /**
-   * The mean logistic loss of the pairs plus {@code l2 / 2 * |theta|^2} (bias, the last entry of
-   * {@code theta}, not penalised), for features centred on {@code mean} and divided by {@code scale};
-   * the gradient (if not null) is filled.
-   */
-  static double objective(List<Sample> data, double[] mean, double[] scale, double l2, double[] theta,
-      double[] gradient) {
-    int dim = mean.length;
-    int k = dim / 2;
-    Weights w = raw(theta, mean, scale);
-    double[] g = gradient == null ? null : new double[dim]; // sum of c * x (raw features)
-    double cSum = 0;
-    double loss = 0;
-    long items = 0;
-    for (Sample s : data) {
-      for (EdgeSampler.Pair p : s.pairs()) {
-        double z = logit(w, s.attention(), p);
-        double y = p.edge() ? 1 : 0;
-        loss += (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z))) - y * z;
-        items++;
-        if (g != null) {
-          double c = 1 / (1 + Math.exp(-z)) - y;
-          cSum += c;
-          float[] first = s.attention().from(p.first(), p.second());
-          float[] second = s.attention().from(p.second(), p.first());
-          for (int f = 0; f < k; f++) {
-            g[f] += c * first[f];
-            g[k + f] += c * second[f];
-          }
-        }
-      }
-    }
-    double penalty = 0;
-    for (int f = 0; f < dim; f++) {
-      penalty += theta[f] * theta[f];
-    }
-    if (g != null) {
-      for (int f = 0; f < dim; f++) {
-        gradient[f] = (g[f] - mean[f] * cSum) / items / scale[f] + l2 * theta[f];
-      }
-      gradient[dim] = cSum / items;
-    }
-    return loss / items + 0.5 * l2 * penalty;
-  }
-
-  /** Means and standard deviations of the features over every pair: {@code {mean, sd}}. */
-  static double[][] moments(List<Sample> data) {
-    int k = data.get(0).attention().heads();
-    double[] sum = new double[2 * k];
-    double[] sq = new double[2 * k];
-    long count = 0;
-    for (Sample s : data) {
-      for (EdgeSampler.Pair p : s.pairs()) {
-        count++;
-        float[] first = s.attention().from(p.first(), p.second());
-        float[] second = s.attention().from(p.second(), p.first());
-        for (int f = 0; f < k; f++) {
-          sum[f] += first[f];
-          sq[f] += (double) first[f] * first[f];
-          sum[k + f] += second[f];
-          sq[k + f] += (double) second[f] * second[f];
-        }
-      }
-    }
-    return new double[][] {Standardise.means(sum, count), Standardise.deviations(sum, sq, count)};
   }
 }

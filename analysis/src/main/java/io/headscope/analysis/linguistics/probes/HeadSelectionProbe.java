@@ -33,16 +33,16 @@ public final class HeadSelectionProbe implements Probe<PairAttention> {
   }
 
   @Override
-  public Weights train(List<PairAttention> sentences, double l2) {
+  public Fit fit(List<PairAttention> sentences, double l2, double[] start) {
     int dim = 2 * sentences.get(0).heads();
-    double[] scale = scales(sentences);
-    double[] theta =
-        Minimizer.minimize((t, g) -> objective(sentences, scale, l2, t, g), new double[dim], cancelled);
+    double[] scale = HeadSelectionLoss.scales(sentences);
+    double[] theta = Minimizer.minimize(new HeadSelectionLoss(sentences, scale, l2),
+        start == null ? new double[dim] : start, cancelled, HeadSelectionLoss.curvature(sentences, scale, l2));
     double[] raw = new double[dim];
     for (int f = 0; f < dim; f++) {
       raw[f] = theta[f] / scale[f];
     }
-    return new Weights(raw, 0);
+    return new Fit(new Weights(raw, 0), theta);
   }
 
   @Override
@@ -87,91 +87,5 @@ public final class HeadSelectionProbe implements Probe<PairAttention> {
       }
     }
     return best;
-  }
-
-  /**
-   * The mean negative log-likelihood of the gold heads plus {@code l2 / 2 * |theta|^2}, for weights
-   * {@code theta} on features divided by {@code scale}; the gradient (if not null) is filled.
-   */
-  static double objective(List<PairAttention> data, double[] scale, double l2, double[] theta, double[] gradient) {
-    int dim = theta.length;
-    int k = dim / 2;
-    double[] raw = new double[dim];
-    for (int f = 0; f < dim; f++) {
-      raw[f] = theta[f] / scale[f];
-    }
-    Weights w = new Weights(raw, 0);
-    double[] g = gradient == null ? null : new double[dim]; // d loss / d raw weight
-    double loss = 0;
-    long items = 0;
-    for (PairAttention s : data) {
-      int n = s.words();
-      double[] score = new double[n + 1];
-      for (int i = 1; i <= n; i++) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (int j = 0; j <= n; j++) {
-          score[j] = j == i ? Double.NEGATIVE_INFINITY : w.score(s.from(i, j), s.from(j, i));
-          max = Math.max(max, score[j]);
-        }
-        double z = 0;
-        for (int j = 0; j <= n; j++) {
-          z += Math.exp(score[j] - max); // exp(-inf) = 0 leaves the word itself out
-        }
-        int gold = s.sentence().word(i).head();
-        loss += max + Math.log(z) - score[gold];
-        items++;
-        if (g != null) {
-          for (int j = 0; j <= n; j++) {
-            double coef = Math.exp(score[j] - max) / z - (j == gold ? 1 : 0); // p_ij - [j is gold]
-            if (j == i || coef == 0) {
-              continue;
-            }
-            float[] first = s.from(i, j);
-            float[] second = s.from(j, i);
-            for (int f = 0; f < k; f++) {
-              g[f] += coef * first[f];
-              g[k + f] += coef * second[f];
-            }
-          }
-        }
-      }
-    }
-    double penalty = 0;
-    for (int f = 0; f < dim; f++) {
-      penalty += theta[f] * theta[f];
-    }
-    if (g != null) {
-      for (int f = 0; f < dim; f++) {
-        gradient[f] = g[f] / items / scale[f] + l2 * theta[f];
-      }
-    }
-    return loss / items + 0.5 * l2 * penalty;
-  }
-
-  /** Each feature's standard deviation over every candidate pair of the sentences (1 where it is 0). */
-  static double[] scales(List<PairAttention> data) {
-    int k = data.get(0).heads();
-    double[] sum = new double[2 * k];
-    double[] sq = new double[2 * k];
-    long count = 0;
-    for (PairAttention s : data) {
-      for (int i = 1; i <= s.words(); i++) {
-        for (int j = 0; j <= s.words(); j++) {
-          if (j == i) {
-            continue;
-          }
-          count++;
-          float[] first = s.from(i, j);
-          float[] second = s.from(j, i);
-          for (int f = 0; f < k; f++) {
-            sum[f] += first[f];
-            sq[f] += (double) first[f] * first[f];
-            sum[k + f] += second[f];
-            sq[k + f] += (double) second[f] * second[f];
-          }
-        }
-      }
-    }
-    return Standardise.deviations(sum, sq, count);
   }
 }

@@ -3,6 +3,12 @@ package io.headscope.analysis.linguistics.probes;
 import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import org.apache.commons.math3.linear.Array2DRowRealMatrix;
+import org.apache.commons.math3.linear.ArrayRealVector;
+import org.apache.commons.math3.linear.CholeskyDecomposition;
+import org.apache.commons.math3.linear.DecompositionSolver;
+import org.apache.commons.math3.linear.NonPositiveDefiniteMatrixException;
+import org.apache.commons.math3.linear.NonSymmetricMatrixException;
 import org.apache.commons.math3.optim.InitialGuess;
 import org.apache.commons.math3.optim.MaxEval;
 import org.apache.commons.math3.optim.PointValuePair;
@@ -11,6 +17,7 @@ import org.apache.commons.math3.optim.nonlinear.scalar.GoalType;
 import org.apache.commons.math3.optim.nonlinear.scalar.ObjectiveFunction;
 import org.apache.commons.math3.optim.nonlinear.scalar.ObjectiveFunctionGradient;
 import org.apache.commons.math3.optim.nonlinear.scalar.gradient.NonLinearConjugateGradientOptimizer;
+import org.apache.commons.math3.optim.nonlinear.scalar.gradient.Preconditioner;
 
 /**
  * Minimises a smooth convex objective with Commons Math's nonlinear conjugate gradient
@@ -25,6 +32,9 @@ final class Minimizer {
   static final double RELATIVE = 1e-9;
   static final double ABSOLUTE = 1e-12;
   static final int MAX_ITERATIONS = 500;
+  /** Tolerances of the Brent line search along each direction. */
+  static final double LINE_RELATIVE = 1e-8;
+  static final double LINE_ABSOLUTE = 1e-12;
   /** The line search's first bracket: features are standardised, so a unit step is a natural scale. */
   private static final double BRACKET = 1.0;
 
@@ -37,15 +47,18 @@ final class Minimizer {
   private Minimizer() {}
 
   static double[] minimize(Objective f, double[] start) {
-    return minimize(f, start, () -> false);
+    return minimize(f, start, () -> false, null);
   }
 
   /**
-   * As above; {@code cancelled} is polled at every evaluation (a full pass over the data).
+   * As above; {@code cancelled} is polled at every evaluation, and {@code curvature}, when not null, is
+   * a positive definite approximation of the Hessian whose inverse preconditions the search directions
+   * (the probes pass their exact Hessian at zero weights; a matrix that is not positive definite is
+   * ignored). The preconditioner changes only the path, not the minimum of a convex objective.
    *
    * @throws CancellationException when it turns true
    */
-  static double[] minimize(Objective f, double[] start, BooleanSupplier cancelled) {
+  static double[] minimize(Objective f, double[] start, BooleanSupplier cancelled, double[][] curvature) {
     Objective polled = (x, g) -> {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("probe training cancelled");
@@ -55,10 +68,24 @@ final class Minimizer {
     Cache cache = new Cache(polled, start.length);
     NonLinearConjugateGradientOptimizer cg = new NonLinearConjugateGradientOptimizer(
         NonLinearConjugateGradientOptimizer.Formula.POLAK_RIBIERE,
-        new SimpleValueChecker(RELATIVE, ABSOLUTE, MAX_ITERATIONS), 1e-8, 1e-12, BRACKET);
+        new SimpleValueChecker(RELATIVE, ABSOLUTE, MAX_ITERATIONS), LINE_RELATIVE, LINE_ABSOLUTE, BRACKET,
+        preconditioner(curvature));
     PointValuePair best = cg.optimize(new MaxEval(Integer.MAX_VALUE), GoalType.MINIMIZE, new InitialGuess(start),
         new ObjectiveFunction(cache::value), new ObjectiveFunctionGradient(cache::gradient));
     return best.getPoint();
+  }
+
+  /** {@code r -> H^-1 r} through a Cholesky factor of {@code H}; the identity without one. */
+  private static Preconditioner preconditioner(double[][] curvature) {
+    if (curvature == null) {
+      return (point, r) -> r.clone();
+    }
+    try {
+      DecompositionSolver h = new CholeskyDecomposition(new Array2DRowRealMatrix(curvature, false)).getSolver();
+      return (point, r) -> h.solve(new ArrayRealVector(r, false)).toArray();
+    } catch (NonPositiveDefiniteMatrixException | NonSymmetricMatrixException e) {
+      return (point, r) -> r.clone();
+    }
   }
 
   /**

@@ -61,7 +61,7 @@ public final class Probes {
           + " sentence(s) the " + name + " probe can use; it needs at least 2 (one to hold out for the L2 choice).");
     }
     L2Search.Choice c = L2Search.choose(probe, train, split);
-    Weights w = probe.train(train, c.l2());
+    Weights w = probe.fit(train, c.l2(), c.theta()).weights();
     Probe.Score s = test.isEmpty() ? new Probe.Score(0, 0) : probe.evaluate(w, test);
     return new ProbeResult(name, train.size(), trainAll - train.size(), test.size(), testAll - test.size(), s.items(),
         s.accuracy(), test.isEmpty() ? Double.NaN : withoutRoots.applyAsDouble(w), c.l2(), c.heldOutAccuracy(), seed,

@@ -18,6 +18,24 @@ final class Standardise {
     return sd;
   }
 
+  /**
+   * An upper-triangular sum divided by {@code count}, mirrored, with {@code l2} added to the first
+   * {@code penalised} diagonal entries.
+   */
+  static double[][] symmetricMean(double[][] upper, long count, double l2, int penalised) {
+    int dim = upper.length;
+    for (int f = 0; f < dim; f++) {
+      for (int g = f; g < dim; g++) {
+        upper[f][g] /= count;
+        upper[g][f] = upper[f][g];
+      }
+      if (f < penalised) {
+        upper[f][f] += l2;
+      }
+    }
+    return upper;
+  }
+
   static double[] means(double[] sum, long count) {
     double[] mean = new double[sum.length];
     for (int f = 0; f < sum.length; f++) {

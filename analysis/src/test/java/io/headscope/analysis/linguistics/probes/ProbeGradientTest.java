@@ -58,7 +58,9 @@ class ProbeGradientTest {
     Random r = new Random(11);
     List<PairAttention> data = Synthetic.data(6, 2, 3, 1, 2, 0.3, r);
     double[] scale = positive(12, r);
-    assertGradientMatches((t, g) -> HeadSelectionProbe.objective(data, scale, 0.03, t, g), randomPoint(12, r));
+    // a fresh objective for every evaluation: no line memo between them
+    assertGradientMatches((t, g) -> new HeadSelectionLoss(data, scale, 0.03).valueAndGradient(t, g),
+        randomPoint(12, r));
   }
 
   @Test
@@ -68,7 +70,8 @@ class ProbeGradientTest {
     assertThat(data).isNotEmpty();
     double[] mean = positive(12, r);
     double[] scale = positive(12, r);
-    assertGradientMatches((t, g) -> EdgeProbe.objective(data, mean, scale, 0.03, t, g), randomPoint(13, r));
+    assertGradientMatches((t, g) -> new EdgeLoss(data, mean, scale, 0.03).valueAndGradient(t, g),
+        randomPoint(13, r));
   }
 
   // "a b": a -> b, b root; one layer, one head: [CLS] a b [SEP]
@@ -95,10 +98,11 @@ class ProbeGradientTest {
         - Math.log(Math.exp(b0) / (Math.exp(b0) + Math.exp(b1)))) / 2;
     double l2 = 0.1;
     double expected = nll + l2 / 2 * (w * w + u * u);
-    double got = HeadSelectionProbe.objective(List.of(p), new double[] {1, 1}, l2, new double[] {w, u}, null);
+    double got = new HeadSelectionLoss(List.of(p), new double[] {1, 1}, l2).valueAndGradient(new double[] {w, u}, null);
     assertThat(got).isCloseTo(expected, within(1e-6));
     // and the scale: theta on features divided by 2 is the raw weight theta / 2
-    double halved = HeadSelectionProbe.objective(List.of(p), new double[] {2, 2}, 0, new double[] {2 * w, 2 * u}, null);
+    double halved =
+        new HeadSelectionLoss(List.of(p), new double[] {2, 2}, 0).valueAndGradient(new double[] {2 * w, 2 * u}, null);
     assertThat(halved).isCloseTo(nll, within(1e-6));
   }
 
@@ -110,7 +114,40 @@ class ProbeGradientTest {
     double[] theta = {1.5, -0.5, 0.25};
     double z = 0.25 + 1.5 * (0.3 - 0.1) / 0.5 + -0.5 * (0.6 - 0.2) / 2;
     double expected = Math.log(1 + Math.exp(-z)) + 0.2 / 2 * (1.5 * 1.5 + 0.5 * 0.5);
-    double got = EdgeProbe.objective(List.of(s), new double[] {0.1, 0.2}, new double[] {0.5, 2}, 0.2, theta, null);
+    double got = new EdgeLoss(List.of(s), new double[] {0.1, 0.2}, new double[] {0.5, 2}, 0.2)
+        .valueAndGradient(theta, null);
     assertThat(got).isCloseTo(expected, within(1e-6));
+  }
+
+  @Test
+  void alongALineTheRememberedScoresGiveTheValuesComputedAfresh() {
+    // the optimiser's pattern: a gradient at a, then values at points a + t d; off the line, in full
+    Random r = new Random(13);
+    List<PairAttention> data = Synthetic.data(6, 2, 3, 1, 2, 0.3, r);
+    List<EdgeProbe.Sample> pairs = Probes.samples(data, new SplittableRandom(4));
+    double[] scale = positive(12, r);
+    double[] mean = positive(12, r);
+    HeadSelectionLoss heads = new HeadSelectionLoss(data, scale, 0.03);
+    EdgeLoss edges = new EdgeLoss(pairs, mean, scale, 0.03);
+    for (int line = 0; line < 3; line++) {
+      double[] a = randomPoint(13, r);
+      double[] d = randomPoint(13, r);
+      heads.valueAndGradient(java.util.Arrays.copyOf(a, 12), new double[12]);
+      edges.valueAndGradient(a, new double[13]);
+      for (double t : new double[] {1, 0.5, 2.7, -0.3, 40, 1e-6}) {
+        double[] x = a.clone();
+        for (int i = 0; i < x.length; i++) {
+          x[i] += t * d[i];
+        }
+        double[] x12 = java.util.Arrays.copyOf(x, 12);
+        assertThat(heads.valueAndGradient(x12, null)).as("head selection, t = %s", t)
+            .isCloseTo(new HeadSelectionLoss(data, scale, 0.03).valueAndGradient(x12, null), within(1e-9));
+        assertThat(edges.valueAndGradient(x, null)).as("edge, t = %s", t)
+            .isCloseTo(new EdgeLoss(pairs, mean, scale, 0.03).valueAndGradient(x, null), within(1e-9));
+      }
+      double[] off = randomPoint(13, r); // not on the line: computed in full
+      assertThat(edges.valueAndGradient(off, null))
+          .isCloseTo(new EdgeLoss(pairs, mean, scale, 0.03).valueAndGradient(off, null), within(1e-12));
+    }
   }
 }
