@@ -73,34 +73,30 @@ final class SyntaxCommand implements Callable<Integer> {
     Treebank train = probeTrain == null ? null : readTrain(probeTrain);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
+      ProbeData.Collector test = new ProbeData.Collector(); // FILE's features, kept only for the probes
       SyntaxAnalysis.Result r;
-      ProbeData.Collector test = new ProbeData.Collector();
       ProbeData.Collected trained = null;
-      try (CorpusProgress progress = new CorpusProgress("syntax")) {
-        r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested,
-            train == null ? SyntaxAnalysis.EachSentence.NONE : test);
-      } catch (CancellationException e) {
-        return Cancellation.cancelled();
-      }
-      if (train != null) {
-        try (CorpusProgress progress = new CorpusProgress("probe-train")) {
-          trained = ProbeData.collect(bert, train, progress::update, cancel::requested);
-        } catch (CancellationException e) {
-          return Cancellation.cancelled();
-        }
-      }
+      List<ProbeResult> results = List.of();
       // every result is computed before the first file is written: a failing probe leaves no file behind
-      List<ProbeResult> results;
       try {
-        results = train == null ? List.of()
-            : Probes.run(train.name(), trained.sentences(), test.sentences(), seed, cancel::requested);
+        try (CorpusProgress progress = new CorpusProgress("syntax")) {
+          r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested,
+              train == null ? SyntaxAnalysis.EachSentence.NONE : test);
+        }
+        if (train != null) {
+          try (CorpusProgress progress = new CorpusProgress("probe-train")) {
+            trained = ProbeData.collect(bert, train, progress::update, cancel::requested);
+          }
+          results = Probes.run(train.name(), trained.sentences(), test.sentences(), seed, cancel::requested);
+        }
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
+      List<ProbeResult> probed = results;
       Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
       Output.write(best, force, o -> SyntaxCsv.best(r.heads(), o), false);
       if (train != null) {
-        Output.write(probes, force, o -> ProbeCsv.write(results, o), false);
+        Output.write(probes, force, o -> ProbeCsv.write(probed, o), false);
       }
       report(tb, r);
       if (train != null) {
