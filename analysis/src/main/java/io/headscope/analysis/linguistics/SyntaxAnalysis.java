@@ -17,17 +17,52 @@ public final class SyntaxAnalysis {
    */
   public record Result(DependencyHeads heads, int sentences, int words, int tooLong) {}
 
+  /** Receives each scored sentence's word-level maps; {@code index} counts the scored sentences in file order. */
+  @FunctionalInterface
+  public interface EachSentence {
+    void accept(int index, Sentence sentence, float[][][][] maps);
+
+    EachSentence NONE = (index, sentence, maps) -> {};
+  }
+
+  /** The sentences that fit the model, their encodings, and how many did not fit. */
+  public record Inputs(List<Sentence> used, List<WordEncoding> encodings, int tooLong) {}
+
   public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal,
       WordMaps.Progress progress, BooleanSupplier cancelled) {
+    return run(model, treebank, maxSentences, universal, progress, cancelled, EachSentence.NONE);
+  }
+
+  /** As above, handing every scored sentence's maps to {@code each} as well (the probes keep their features). */
+  public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal,
+      WordMaps.Progress progress, BooleanSupplier cancelled, EachSentence each) {
     List<Sentence> chosen = treebank.sentences();
     if (maxSentences > 0 && chosen.size() > maxSentences) {
       chosen = chosen.subList(0, maxSentences);
     }
+    Inputs in = encode(model, treebank.name(), chosen);
+    DependencyHeads heads = new DependencyHeads(model.config().numHiddenLayers(),
+        model.config().numAttentionHeads(), universal);
+    WordMaps.run(model, in.encodings(), r -> {
+      Sentence s = in.used().get(r.index());
+      heads.add(s, r.maps());
+      each.accept(r.index(), s, r.maps());
+    }, progress, cancelled);
+    int words = in.used().stream().mapToInt(Sentence::size).sum();
+    return new Result(heads, in.used().size(), words, in.tooLong());
+  }
+
+  /**
+   * Each sentence's words WordPiece-tokenized one by one; sentences longer than the model are left out
+   * and counted.
+   *
+   * @throws HeadScopeException when no sentence fits
+   */
+  public static Inputs encode(BertModel model, String name, List<Sentence> sentences) {
     List<Sentence> used = new ArrayList<>();
     List<WordEncoding> inputs = new ArrayList<>();
     int tooLong = 0;
-    int words = 0;
-    for (Sentence s : chosen) {
+    for (Sentence s : sentences) {
       WordEncoding e = model.tokenizer().encodeWords(s.words().stream().map(Word::form).toList());
       if (!e.fits()) {
         tooLong++;
@@ -35,15 +70,11 @@ public final class SyntaxAnalysis {
       }
       used.add(s);
       inputs.add(e);
-      words += s.size();
     }
     if (used.isEmpty()) {
-      throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model's "
+      throw new HeadScopeException("No sentence of " + name + " fits the model's "
           + model.tokenizer().maxLength() + " positions.");
     }
-    DependencyHeads heads = new DependencyHeads(model.config().numHiddenLayers(),
-        model.config().numAttentionHeads(), universal);
-    WordMaps.run(model, inputs, r -> heads.add(used.get(r.index()), r.maps()), progress, cancelled);
-    return new Result(heads, used.size(), words, tooLong);
+    return new Inputs(used, inputs, tooLong);
   }
 }

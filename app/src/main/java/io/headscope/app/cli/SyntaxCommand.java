@@ -5,8 +5,14 @@ import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
 import io.headscope.analysis.linguistics.SyntaxCsv;
 import io.headscope.analysis.linguistics.Treebank;
+import io.headscope.analysis.linguistics.probes.ProbeCsv;
+import io.headscope.analysis.linguistics.probes.ProbeData;
+import io.headscope.analysis.linguistics.probes.ProbeResult;
+import io.headscope.analysis.linguistics.probes.Probes;
 import io.headscope.model.BertModel;
+import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -19,7 +25,10 @@ import picocli.CommandLine.Option;
         + "the share of words of a CoNLL-U treebank whose gold head it predicts, per relation and over all words.",
         "Writes relations.csv (relation,count,layer,head,direction,accuracy) and relations-best.csv beside it "
             + "(relation,count,best_layer,best_head,best_direction,best_accuracy,baseline_offset,baseline_accuracy), "
-            + "and prints the best heads. Ctrl-C cancels and writes nothing."})
+            + "and prints the best heads. Ctrl-C cancels and writes nothing.",
+        "With --probe-train TRAIN.conllu, also trains Clark et al.'s attention-only head-selection probe and "
+            + "Coenen et al.'s edge probe on TRAIN and scores them on the treebank: relations-probes.csv "
+            + "(probe,train_sentences,test_items,accuracy,l2,seed) and lines on standard output."})
 final class SyntaxCommand implements Callable<Integer> {
   @Option(names = "--treebank", required = true, paramLabel = "FILE.conllu", description = "A CoNLL-U file (UTF-8).")
   Path treebank;
@@ -38,6 +47,14 @@ final class SyntaxCommand implements Callable<Integer> {
   @Option(names = "--force", description = "Overwrite existing output files.")
   boolean force;
 
+  @Option(names = "--probe-train", paramLabel = "TRAIN.conllu", description = "A CoNLL-U file to train the probes "
+      + "on (definitions in METHODS.md); they are scored on --treebank and written to the --out name with -probes.")
+  Path probeTrain;
+
+  @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
+      description = "Seed of the probes' held-out split of TRAIN and of their edge samples (default 0).")
+  long seed;
+
   @Mixin ModelOptions model;
 
   @Override
@@ -46,22 +63,56 @@ final class SyntaxCommand implements Callable<Integer> {
       throw new UsageException("--max-sentences must be 0 (all) or more, got " + maxSentences + ".");
     }
     Path best = withSuffix(out, "-best");
+    Path probes = withSuffix(out, "-probes");
     Output.checkWritable(out, force);
     Output.checkWritable(best, force);
+    if (probeTrain != null) {
+      Output.checkWritable(probes, force);
+    }
     Treebank tb = ConlluReader.read(treebank);
+    Treebank train = probeTrain == null ? null : readTrain(probeTrain);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
+      ProbeData.Collector test = new ProbeData.Collector(); // FILE's features, kept only for the probes
       SyntaxAnalysis.Result r;
-      try (CorpusProgress progress = new CorpusProgress("syntax")) {
-        r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested);
+      ProbeData.Collected trained = null;
+      List<ProbeResult> results = List.of();
+      // every result is computed before the first file is written: a failing probe leaves no file behind
+      try {
+        try (CorpusProgress progress = new CorpusProgress("syntax")) {
+          r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested,
+              train == null ? SyntaxAnalysis.EachSentence.NONE : test);
+        }
+        if (train != null) {
+          try (CorpusProgress progress = new CorpusProgress("probe-train")) {
+            trained = ProbeData.collect(bert, train, progress::update, cancel::requested);
+          }
+          results = Probes.run(train.name(), trained.sentences(), test.sentences(), seed, cancel::requested);
+        }
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
+      List<ProbeResult> probed = results;
       Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
       Output.write(best, force, o -> SyntaxCsv.best(r.heads(), o), false);
+      if (train != null) {
+        Output.write(probes, force, o -> ProbeCsv.write(probed, o), false);
+      }
       report(tb, r);
+      if (train != null) {
+        ProbeReport.print(results, train, trained.tooLong(), r, test.sentences());
+      }
     }
     return 0;
+  }
+
+  /** TRAIN's problems name it as the probes' training file. */
+  private static Treebank readTrain(Path file) {
+    try {
+      return ConlluReader.read(file);
+    } catch (HeadScopeException e) {
+      throw new HeadScopeException("--probe-train: " + e.getMessage(), e);
+    }
   }
 
   private static void report(Treebank tb, SyntaxAnalysis.Result r) {
