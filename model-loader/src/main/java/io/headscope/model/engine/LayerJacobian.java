@@ -10,12 +10,13 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Squared token-to-token Jacobian norms of one layer, {@code S[j][i] = ||d y_j / d x_i||_F^2} for the
- * layer's input x (T, d) and output y, by reverse-mode autograd through the engine's own
- * {@link BertEncoder#layer} (so head masks attached to the hooks act as in a run).
+ * layer's input x (T, d) and output y, by reverse-mode autograd (libtorch's) through the layer's equations
+ * as {@link BertEncoder#layerAtOneToken} writes them for one output token per replica (head masks
+ * attached to the hooks act as in a run; the finite-difference test compares with the full layer).
  *
  * <p>A vector-Jacobian product with a cotangent u placed at output token j gives, at every input token
  * i at once, {@code u^T J_ji}. The input is replicated along the batch dimension and each replica b gets
- * its own cotangent {@code u_b} at its token {@code j_b}; one backward of {@code sum_b <y_b, U_b>} then
+ * its own output token {@code j_b} and cotangent {@code u_b}; one backward of {@code sum_b <y_b, u_b>} then
  * gives all the products of a chunk, because the replicas do not interact. Then
  * {@code ||J_ji||_F^2 = sum_c ||e_c^T J_ji||^2} (exact: u = every unit vector e_c, c = 1..d, so T d
  * cotangents) or {@code E_v ||v^T J_ji||^2} with {@code v ~ N(0, I_d)} (estimate: k Gaussian vectors per
@@ -23,8 +24,9 @@ import java.util.function.BooleanSupplier;
  */
 final class LayerJacobian {
   /**
-   * Replicas x tokens per backward pass: bounds the native memory of one chunk's graph (about 150 kB
-   * of intermediates and gradients per token row in bert-base, so some 600 MB).
+   * Replicas x tokens per backward pass: bounds the native memory of one chunk's graph (in bert-base
+   * about 40 kB of keys, values, their gradients and the input per token row, so some 160 MB, plus the
+   * per-replica query row and feed-forward).
    */
   static final int TOKEN_ROWS_PER_PASS = 4096;
 
@@ -65,16 +67,16 @@ final class LayerJacobian {
       }
       int b = Math.min(chunk, total - first);
       // cotangent row r of the whole layer is (token j = r / perToken, direction r % perToken)
-      float[] cot = new float[b * t * d];
+      float[] cot = new float[b * d];
+      float[] pick = new float[b * t];
       for (int k = 0; k < b; k++) {
         int r = first + k;
-        int j = r / perToken;
-        int base = (k * t + j) * d;
+        pick[k * t + r / perToken] = 1f;
         if (samples == 0) {
-          cot[base + r % perToken] = 1f;
+          cot[k * d + r % perToken] = 1f;
         } else {
           for (int c = 0; c < d; c++) {
-            cot[base + c] = (float) rng.nextGaussian();
+            cot[k * d + c] = (float) rng.nextGaussian();
           }
         }
       }
@@ -83,8 +85,8 @@ final class LayerJacobian {
         x.tempAttach(scope); // back to its manager when the chunk's scope closes
         NDArray leaf = x.repeat(0, b); // (b, T, d): one replica per cotangent
         leaf.setRequiresGradient(true);
-        NDArray y = encoder.layer(l, leaf, scoreMask, hooks); // (b, T, d)
-        NDArray u = scope.create(cot, new Shape(b, t, d));
+        NDArray y = encoder.layerAtOneToken(l, leaf, scope.create(pick, new Shape(b, 1, t)), scoreMask, hooks); // (b, 1, d)
+        NDArray u = scope.create(cot, new Shape(b, 1, d));
         collector.backward(y.mul(u).sum()); // the gradient of sum_b <y_b, u_b>
         try (NDArray g = leaf.getGradient()) {
           sq = g.square().sum(new int[] {2}).toFloatArray(); // (b, T): ||u_b^T J_{j_b, i}||^2
