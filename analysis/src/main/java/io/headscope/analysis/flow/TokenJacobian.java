@@ -1,6 +1,7 @@
 package io.headscope.analysis.flow;
 
 import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertConfig;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
 import io.headscope.model.engine.JacobianResult;
@@ -27,10 +28,12 @@ public record TokenJacobian(Encoding input, HeadMask mask, double[][][] norms, M
     List<MapCorrelation> correlations) {
 
   /**
-   * Exact up to this many tokens by default. The exact pass costs T d backward passes of a T-token layer
-   * per layer, so it grows as T^2 d; on bert-base at 16 tokens it takes minutes on 2 cores (README).
+   * The exact pass costs T d backward passes per layer, each through the keys and values of T tokens, so
+   * about {@code L T^2 d^3}. By default it is used while that is at most its cost on bert-base at this many
+   * tokens (measured: about 1 min 40 s of CPU on the 2-core machine at 9 tokens; README), and the
+   * estimate beyond; small models stay exact much longer.
    */
-  public static final int DEFAULT_EXACT_MAX_TOKENS = 16;
+  public static final int DEFAULT_EXACT_MAX_TOKENS_BERT_BASE = 10;
 
   /** k by default: the estimate's relative standard deviation is at most sqrt(2 / k) = 0.25 on J^2. */
   public static final int DEFAULT_SAMPLES = 32;
@@ -55,9 +58,15 @@ public record TokenJacobian(Encoding input, HeadMask mask, double[][][] norms, M
     correlations = List.copyOf(correlations);
   }
 
-  /** The default: exact up to {@link #DEFAULT_EXACT_MAX_TOKENS} tokens, else {@link #DEFAULT_SAMPLES} samples. */
-  public static int defaultSamples(Encoding input) {
-    return input.length() <= DEFAULT_EXACT_MAX_TOKENS ? 0 : DEFAULT_SAMPLES;
+  /** The default k for this input and model: 0 (exact) within the exact budget, else {@link #DEFAULT_SAMPLES}. */
+  public static int defaultSamples(Encoding input, BertConfig config) {
+    return exactCost(input.length(), config.numHiddenLayers(), config.hiddenSize())
+        <= exactCost(DEFAULT_EXACT_MAX_TOKENS_BERT_BASE, 12, 768) ? 0 : DEFAULT_SAMPLES;
+  }
+
+  /** {@code L T^2 d^3}, the exact pass's cost up to a constant. */
+  static double exactCost(int tokens, int layers, int hidden) {
+    return (double) layers * tokens * tokens * Math.pow(hidden, 3);
   }
 
   /**

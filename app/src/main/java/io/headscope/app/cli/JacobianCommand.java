@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
         + "map and Kobayashi's norm-weighted map: JSON with tokens, ids, jacobian, method (exact or "
         + "random-projection), samples, seed and per layer the Spearman and Pearson correlations (off the "
         + "diagonal); the correlations also on stderr.",
-        "Default: exact up to " + TokenJacobian.DEFAULT_EXACT_MAX_TOKENS + " tokens, else the random-projection "
-            + "estimate with " + TokenJacobian.DEFAULT_SAMPLES + " samples. Ctrl-C cancels and writes nothing."})
+        "Default: exact while it costs no more than on bert-base at " + TokenJacobian.DEFAULT_EXACT_MAX_TOKENS_BERT_BASE
+            + " tokens (cost ~ layers x tokens^2 x hidden^3), else the random-projection estimate with "
+            + TokenJacobian.DEFAULT_SAMPLES + " samples. Ctrl-C cancels and writes nothing."})
 final class JacobianCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -61,11 +62,12 @@ final class JacobianCommand implements Callable<Integer> {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       Encoding e = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(e);
-      int k = exact ? 0 : samples != null ? samples : TokenJacobian.defaultSamples(e);
+      int k = exact ? 0 : samples != null ? samples : TokenJacobian.defaultSamples(e, bert.config());
       System.err.println("headscope: " + (k == 0 ? "exact Jacobians (" + e.length() + " tokens x "
           + bert.config().hiddenSize() + " coordinates per layer)" : "random-projection estimate, k = " + k
-          + " samples per output token" + (samples == null ? " (exact is the default up to "
-          + TokenJacobian.DEFAULT_EXACT_MAX_TOKENS + " tokens; this input has " + e.length() + ")" : "")));
+          + " samples per output token" + (samples == null ? " (the default: exact would cost more than on bert-base at "
+          + TokenJacobian.DEFAULT_EXACT_MAX_TOKENS_BERT_BASE + " tokens; this input has " + e.length() + "; --exact forces it)"
+          : "")));
       TokenJacobian j;
       try (ProgressDisplay progress = ProgressDisplay.start("jacobian")) {
         j = TokenJacobian.of(bert, e, HeadMask.of(off, m), k, seed, f -> progress.progress("Backward passes", f),
