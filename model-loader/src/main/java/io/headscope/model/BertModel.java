@@ -8,6 +8,8 @@ import io.headscope.model.engine.GradientRequest;
 import io.headscope.model.engine.GradientResult;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.JacobianRequest;
+import io.headscope.model.engine.JacobianResult;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
@@ -141,6 +143,17 @@ public final class BertModel implements AutoCloseable {
   public GradientResult gradient(GradientRequest request) {
     checkSegments(List.of(request.input()));
     return engine.gradient(request);
+  }
+
+  /**
+   * Token-to-token Jacobian norms of every layer for one input, with the mask's heads switched off
+   * ({@link JacobianRequest}; {@code samples} 0 is exact).
+   */
+  public JacobianResult jacobian(Encoding input, HeadMask mask, int samples, long seed,
+      java.util.function.DoubleConsumer progress, java.util.function.BooleanSupplier cancelled) {
+    checkSegments(List.of(input));
+    return engine.jacobian(new JacobianRequest(input, Intervention.heads(mask, config()), samples, seed), progress,
+        cancelled);
   }
 
   /** Native arrays alive in the engine: the weights, plus anything a call failed to free. */

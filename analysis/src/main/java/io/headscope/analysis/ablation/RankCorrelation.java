@@ -38,7 +38,11 @@ public final class RankCorrelation {
     return r;
   }
 
-  static double pearson(double[] a, double[] b) {
+  /** Pearson's correlation; NaN when either side is constant. */
+  public static double pearson(double[] a, double[] b) {
+    if (a.length != b.length) {
+      throw new IllegalArgumentException("lengths differ: " + a.length + " and " + b.length);
+    }
     double ma = Arrays.stream(a).average().orElse(Double.NaN);
     double mb = Arrays.stream(b).average().orElse(Double.NaN);
     double sab = 0;

@@ -168,6 +168,41 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /**
+   * Token-to-token Jacobian norms of every layer ({@link JacobianRequest}): one pass up the layers,
+   * each layer differentiated at its input by {@link LayerJacobian} before the next runs on its output.
+   *
+   * @param progress called with the share done (0..1) after each chunk of backward passes
+   */
+  public JacobianResult jacobian(JacobianRequest r, java.util.function.DoubleConsumer progress,
+      java.util.function.BooleanSupplier cancelled) {
+    int layers = config().numHiddenLayers();
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, List.of(r.input()));
+      Hooks hooks = new Hooks();
+      if (r.heads() != null) {
+        HeadMasking.attach(hooks, r.heads(), batch); // one row: broadcast over the replicas
+      }
+      NDArray scoreMask = encoder.scoreMask(batch.real());
+      NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks); // (1, T, d); nothing needs a gradient
+      int t = batch.width();
+      long total = (long) layers * t * (r.exact() ? config().hiddenSize() : r.samples());
+      long[] done = {0};
+      LayerJacobian jac = new LayerJacobian(encoder, collector, hooks, scoreMask);
+      java.util.Random rng = new java.util.Random(r.seed());
+      double[][][] s = new double[layers][][];
+      for (int l = 0; l < layers; l++) {
+        s[l] = jac.squaredNorms(l, x, r.samples(), rng, cancelled, n -> {
+          done[0] += n;
+          progress.accept(done[0] / (double) total);
+        });
+        x = encoder.encodeLayerByLayer(x, scoreMask, l, l + 1, hooks);
+      }
+      return new JacobianResult(s, r.samples());
+    }
+  }
+
   private void attach(Hooks hooks, List<Intervention> interventions, Batch batch) {
     for (Intervention i : interventions) {
       if (i instanceof Intervention.HeadMasks masks) {
