@@ -87,7 +87,7 @@ public final class CorpusAnalysis {
     java.util.Iterator<CorpusInput> it = corpus.inputs().iterator();
     List<CorpusInput> kept = new ArrayList<>();
     Run r = run(corpus.name(), () -> it.hasNext() ? it.next() : null, kept::add, () -> -1, corpus.inputs().size(),
-        progress, cancelled);
+        progress, cancelled, false);
     List<CorpusProblem> problems = new ArrayList<>(corpus.problems());
     problems.addAll(r.problems);
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
@@ -102,13 +102,35 @@ public final class CorpusAnalysis {
    * model up to that many) but not the analysed inputs.
    */
   public CorpusResult run(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
-    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled);
+    return summarise(sums(lines, progress, cancelled, false), classifier);
+  }
+
+  /**
+   * The same run, stopping before the means: for one shard of a corpus, which may find no input at all
+   * (the shards together must).
+   */
+  public CorpusSums sums(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
+    return sums(lines, progress, cancelled, true);
+  }
+
+  private CorpusSums sums(CorpusLines lines, Progress progress, BooleanSupplier cancelled, boolean mayBeEmpty) {
+    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled, mayBeEmpty);
     List<CorpusProblem> problems = new ArrayList<>(lines.problems());
     problems.addAll(r.problems);
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
     int skipped = lines.problemCount() + r.problemCount;
-    return summarise(model.name(), new Corpus(lines.name(), List.of(), problems), layers(), heads(), r.acc,
-        classifier, r.analysed, skipped);
+    return new CorpusSums(model.name(), lines.name(), layers(), heads(), r.acc, r.analysed, skipped, problems);
+  }
+
+  /** The result of a streamed run (or of shards' sums added up). */
+  public static CorpusResult summarise(CorpusSums s, HeadClassifier classifier) {
+    if (s.analysed() == 0) {
+      throw new HeadScopeException("No input of " + s.corpus() + " can be analysed"
+          + (s.problems().isEmpty() ? "." : ": " + s.problems().get(0)
+              + (s.skipped() > 1 ? " (and " + (s.skipped() - 1) + " more lines)." : "")));
+    }
+    return summarise(s.model(), new Corpus(s.corpus(), List.of(), s.problems()), s.layers(), s.heads(), s.acc(),
+        classifier, s.analysed(), s.skipped());
   }
 
   /**
@@ -139,7 +161,7 @@ public final class CorpusAnalysis {
 
   private Run run(String name, java.util.function.Supplier<CorpusInput> source,
       java.util.function.Consumer<CorpusInput> analysedInput, java.util.function.DoubleSupplier fractionRead,
-      int knownTotal, Progress progress, BooleanSupplier cancelled) {
+      int knownTotal, Progress progress, BooleanSupplier cancelled, boolean mayBeEmpty) {
     Run run = new Run(Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList());
     progress.update(0, knownTotal);
     CorpusProblem firstProblem = null;
@@ -191,7 +213,7 @@ public final class CorpusAnalysis {
         progress.read(run.analysed, fractionRead.getAsDouble());
       }
     }
-    if (run.analysed == 0) {
+    if (run.analysed == 0 && !mayBeEmpty) {
       throw new HeadScopeException("No input of " + name + " can be analysed"
           + (firstProblem == null ? "." : ": " + firstProblem
               + (run.problemCount > 1 ? " (and " + (run.problemCount - 1) + " more lines)." : "")));

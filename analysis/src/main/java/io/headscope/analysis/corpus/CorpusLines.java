@@ -39,6 +39,7 @@ public final class CorpusLines implements AutoCloseable {
   private int problemCount;
   private int number;
   private boolean ended;
+  private Shard shard = Shard.ALL;
 
   private CorpusLines(String name, Reader in, CountingStream counter, long size, int maxChars) {
     this.name = name;
@@ -74,6 +75,15 @@ public final class CorpusLines implements AutoCloseable {
     return name;
   }
 
+  /**
+   * Reads only this shard's lines from now on: the others are read past unparsed, and their problems
+   * are left to the shard that owns them. Returns this reader.
+   */
+  public CorpusLines only(Shard s) {
+    this.shard = s;
+    return this;
+  }
+
   /** The next usable input, or null at the end of the file. */
   public CorpusInput next() {
     while (!ended) {
@@ -82,7 +92,7 @@ public final class CorpusLines implements AutoCloseable {
         ended = true;
         break;
       }
-      if (line == SKIPPED) {
+      if (line == SKIPPED || !shard.takesLine(number)) {
         continue;
       }
       CorpusInput input = parse(line);
@@ -109,6 +119,9 @@ public final class CorpusLines implements AutoCloseable {
   }
 
   private void problem(int line, String message) {
+    if (!shard.takesLine(line)) {
+      return; // another shard's line: that shard reports it
+    }
     problemCount++;
     if (problems.size() < KEPT_PROBLEMS) {
       problems.add(new CorpusProblem(line, message));
