@@ -1,0 +1,78 @@
+package io.headscope.app.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.headscope.analysis.corpus.CorpusAnalysis;
+import io.headscope.analysis.corpus.CorpusProblem;
+import io.headscope.analysis.corpus.CorpusSums;
+import io.headscope.analysis.corpus.Shard;
+import io.headscope.analysis.heads.HeadAccumulator;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.model.Head;
+import io.headscope.model.HeadScopeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The partial result of {@code classify} and {@code token-types} (one shard's per-head sums, exact so
+ * that the shards add up to the bits one run gives), and their merge. Records: one {@code run} line
+ * (inputs analysed, lines skipped and the first of them), then one {@code head} line per head.
+ */
+final class CorpusPartial {
+  private CorpusPartial() {}
+
+  record Run(String type, int analysed, int skipped, int layers, int heads, List<CorpusProblem> problems) {}
+
+  record HeadSums(String type, int layer, int head, HeadAccumulator.State sums) {}
+
+  static void write(CsvOutput output, String command, Shard shard, PartialFile.CorpusId corpus, CorpusSums s) {
+    List<Object> records = new ArrayList<>();
+    records.add(new Run("run", s.analysed(), s.skipped(), s.layers(), s.heads(), s.problems()));
+    for (HeadAccumulator a : s.acc()) {
+      records.add(new HeadSums("head", a.head().layer(), a.head().head(), a.state()));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header(command, shard, s.model(), corpus, Map.of()),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + s.analysed() + " inputs, " + s.skipped()
+        + " lines skipped");
+  }
+
+  /** The shards' sums added up, in shard order. */
+  static CorpusSums merge(List<PartialFile.Part> parts) {
+    CorpusSums total = null;
+    for (PartialFile.Part p : parts) {
+      CorpusSums s = read(p);
+      total = total == null ? s : total.plus(s);
+    }
+    return total;
+  }
+
+  /** The merged result, summarised as the command summarises one run. */
+  static io.headscope.analysis.corpus.CorpusResult result(List<PartialFile.Part> parts) {
+    return CorpusAnalysis.summarise(merge(parts), new HeadClassifier());
+  }
+
+  private static CorpusSums read(PartialFile.Part p) {
+    try {
+      List<JsonNode> records = p.records();
+      Run run = PartialFile.JSON.treeToValue(records.get(0), Run.class);
+      if (!"run".equals(run.type()) || records.size() != 1 + run.layers() * run.heads()) {
+        throw new IllegalArgumentException("records");
+      }
+      List<HeadAccumulator> acc = new ArrayList<>();
+      for (int i = 1; i < records.size(); i++) {
+        HeadSums h = PartialFile.JSON.treeToValue(records.get(i), HeadSums.class);
+        Head expected = new Head((i - 1) / run.heads(), (i - 1) % run.heads());
+        if (!expected.equals(new Head(h.layer(), h.head()))) {
+          throw new IllegalArgumentException("head order");
+        }
+        acc.add(HeadAccumulator.of(expected, h.sums()));
+      }
+      return new CorpusSums(p.header().model(), p.header().corpus().file(), run.layers(), run.heads(), acc,
+          run.analysed(), run.skipped(), run.problems());
+    } catch (JsonProcessingException | RuntimeException e) {
+      throw new HeadScopeException(p.path() + " is damaged (its sums cannot be read).", e);
+    }
+  }
+}
