@@ -1,5 +1,6 @@
 package io.headscope.analysis.linguistics;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
@@ -67,6 +68,36 @@ public final class CorefHeads {
     }
   }
 
+  /** Shards' results added up: counts summed; {@code tooLong}, the treebank's, taken from the first. */
+  public static Result sum(List<Result> parts) {
+    Result first = parts.get(0);
+    int types = MentionType.values().length;
+    long[][][] correct = new long[first.layers()][first.heads()][types];
+    long[] mentions = new long[types];
+    Map<String, long[]> baselines = new LinkedHashMap<>();
+    int windows = 0;
+    for (Result r : parts) {
+      for (int l = 0; l < first.layers(); l++) {
+        for (int h = 0; h < first.heads(); h++) {
+          for (int t = 0; t < types; t++) {
+            correct[l][h][t] += r.correct()[l][h][t];
+          }
+        }
+      }
+      for (int t = 0; t < types; t++) {
+        mentions[t] += r.mentions()[t];
+      }
+      r.baselines().forEach((k, v) -> {
+        long[] b = baselines.computeIfAbsent(k, x -> new long[types]);
+        for (int t = 0; t < types; t++) {
+          b[t] += v[t];
+        }
+      });
+      windows += r.windows();
+    }
+    return new Result(first.layers(), first.heads(), correct, mentions, baselines, windows, first.tooLong());
+  }
+
   public static final String NEAREST = "nearest";
   public static final String HEAD_MATCH = "head_match";
 
@@ -74,14 +105,30 @@ public final class CorefHeads {
 
   public static Result run(BertModel model, Treebank treebank, int window, WordMaps.Progress progress,
       BooleanSupplier cancelled) {
+    return run(model, treebank, window, Shard.ALL, progress, cancelled);
+  }
+
+  /**
+   * The same over one shard: every N-th window starting at the K-th (0-based; windows never cross a
+   * document). Counts are integers, so the shards' results add up to one run's ({@link #sum}); a shard
+   * may hold no window. {@code tooLong} counts the whole treebank's, in every shard.
+   */
+  public static Result run(BertModel model, Treebank treebank, int window, Shard shard, WordMaps.Progress progress,
+      BooleanSupplier cancelled) {
     int max = model.tokenizer().maxLength();
     if (window < 3 || window > max) {
       throw new HeadScopeException("--window must be between 3 and the model's " + max + " positions, got " + window + ".");
     }
     int[] tooLong = {0};
-    List<Window> windows = windows(model, treebank, window, tooLong);
-    if (windows.isEmpty()) {
+    List<Window> all = windows(model, treebank, window, tooLong);
+    if (all.isEmpty()) {
       throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model.");
+    }
+    List<Window> windows = new ArrayList<>();
+    for (int i = 0; i < all.size(); i++) {
+      if (shard.takes(i)) {
+        windows.add(all.get(i));
+      }
     }
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();

@@ -1,5 +1,6 @@
 package io.headscope.analysis.linguistics;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
@@ -19,10 +20,27 @@ public final class SyntaxAnalysis {
 
   public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal,
       WordMaps.Progress progress, BooleanSupplier cancelled) {
+    return run(model, treebank, maxSentences, universal, Shard.ALL, progress, cancelled);
+  }
+
+  /**
+   * The same over one shard: every N-th of the chosen sentences starting at the K-th (0-based). Counts
+   * are integers, so the shards' results add up to one run's ({@link DependencyHeads#add}); a shard
+   * may hold no sentence.
+   */
+  public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal, Shard shard,
+      WordMaps.Progress progress, BooleanSupplier cancelled) {
     List<Sentence> chosen = treebank.sentences();
     if (maxSentences > 0 && chosen.size() > maxSentences) {
       chosen = chosen.subList(0, maxSentences);
     }
+    List<Sentence> mine = new ArrayList<>();
+    for (int i = 0; i < chosen.size(); i++) {
+      if (shard.takes(i)) {
+        mine.add(chosen.get(i));
+      }
+    }
+    chosen = mine;
     List<Sentence> used = new ArrayList<>();
     List<WordEncoding> inputs = new ArrayList<>();
     int tooLong = 0;
@@ -37,7 +55,7 @@ public final class SyntaxAnalysis {
       inputs.add(e);
       words += s.size();
     }
-    if (used.isEmpty()) {
+    if (used.isEmpty() && shard.isAll()) {
       throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model's "
           + model.tokenizer().maxLength() + " positions.");
     }

@@ -34,9 +34,21 @@ final class MergeCommand implements Callable<Integer> {
         SweepPartial.mergeAblation(all, output);
       }
       case "importance" -> SweepPartial.mergeImportance(all, output);
+      case "syntax" -> TreebankPartial.mergeSyntax(all, twoFiles(command, "-best"), output.force);
+      case "coref" -> TreebankPartial.mergeCoref(all, twoFiles(command, "-baselines"), output.force);
       default -> throw new UsageException(all.get(0).path() + " is a partial result of \"" + command
           + "\", which this HeadScope cannot merge.");
     }
     return 0;
+  }
+
+  /** syntax and coref write two files, the second beside --out: both must be writable. */
+  private Path twoFiles(String command, String suffix) {
+    if (output.out == null) {
+      throw new UsageException("Merging " + command + " parts needs --out FILE (the second file goes beside it, with "
+          + suffix + " before the extension).");
+    }
+    Output.checkWritable(SyntaxCommand.withSuffix(output.out, suffix), output.force);
+    return output.out;
   }
 }

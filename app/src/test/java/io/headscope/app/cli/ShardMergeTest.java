@@ -73,6 +73,43 @@ class ShardMergeTest {
         .startsWith("{\"headscope_partial\":1,\"command\":\"" + command + "\",\"shard\":\"1/3\"");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"syntax", "coref"})
+  void treebankShardsMergeToTheBytesOfOneRunBothFiles(String command) throws IOException {
+    Path treebank = Path.of("..", "analysis", "src", "test", "resources", "treebanks", command + ".conllu");
+    assertThat(treebank).exists();
+    Path work = Files.createTempDirectory(dir, command);
+    List<String> common = new ArrayList<>(List.of(command, "--model", model, "--treebank", treebank.toString()));
+    if (command.equals("coref")) {
+      common.addAll(List.of("--window", "48")); // the tiny model has 64 positions
+    }
+    CliHarness.Result one = CliHarness.run(with(common, "--out", work.resolve("single.csv").toString()));
+    assertThat(one.exit()).as(one.err()).isZero();
+    List<String> merge = new ArrayList<>(List.of("merge", "--out", work.resolve("merged.csv").toString()));
+    for (int k = 3; k-- > 0; ) {
+      Path part = work.resolve("part-" + k + ".jsonl");
+      CliHarness.Result r = CliHarness.run(with(common, "--shard", k + "/3", "--out", part.toString()));
+      assertThat(r.exit()).as(r.err()).isZero();
+      merge.add(part.toString());
+    }
+    CliHarness.Result m = CliHarness.run(merge.toArray(String[]::new));
+    assertThat(m.exit()).as(m.err()).isZero();
+    String second = command.equals("syntax") ? "-best" : "-baselines";
+    assertThat(Files.readAllBytes(work.resolve("merged.csv"))).isEqualTo(Files.readAllBytes(work.resolve("single.csv")));
+    assertThat(Files.readAllBytes(work.resolve("merged" + second + ".csv")))
+        .isEqualTo(Files.readAllBytes(work.resolve("single" + second + ".csv")));
+    // the report on stderr is the same too, but for the lines that say which file was written
+    assertThat(m.errLines().stream().filter(l -> !l.contains("wrote")).toList())
+        .isEqualTo(one.errLines().stream().filter(l -> !l.contains("wrote") && !l.startsWith("headscope: " + command + ":"))
+            .toList());
+  }
+
+  private static String[] with(List<String> common, String... more) {
+    List<String> a = new ArrayList<>(common);
+    a.addAll(List.of(more));
+    return a.toArray(String[]::new);
+  }
+
   private static String[] args(String command, String... more) {
     List<String> a = new ArrayList<>(List.of(command, "--model", model, "--corpus", corpus.toString()));
     if (command.equals("ablate")) {
