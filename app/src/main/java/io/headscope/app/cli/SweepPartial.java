@@ -3,6 +3,9 @@ package io.headscope.app.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.corpus.Shard;
+import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.HeadImportance;
@@ -25,6 +28,60 @@ final class SweepPartial {
   record AblationInput(int line, AblationResult result) {}
 
   record ImportanceInput(int line, HeadImportance.Gradient gradient, AblationResult sweep) {}
+
+  record LayersInput(int line, LayerCompatibility.PerInput scores) {}
+
+  record FavorInput(int line, FavorAnalysis.PerInput figures) {}
+
+  static void writeFavor(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      FavorAnalysis.Options o, List<Integer> lines, List<FavorAnalysis.PerInput> each) {
+    Map<String, String> settings = new java.util.LinkedHashMap<>();
+    settings.put("features", java.util.Arrays.toString(o.features()));
+    settings.put("draws", String.valueOf(o.draws()));
+    settings.put("seed", String.valueOf(o.seed()));
+    settings.put("kinds", String.join(",", o.kinds().stream().map(k -> k.name()).toList()));
+    settings.put("effect", String.valueOf(o.effect()));
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new FavorInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("favor", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+  }
+
+  /** Merges favor's parts into the CSV one run over the whole corpus writes (options from the header). */
+  static void mergeFavor(List<PartialFile.Part> parts, CsvOutput output) {
+    List<FavorInput> all = inputs(parts, FavorInput.class, FavorInput::line);
+    Map<String, String> s = parts.get(0).header().settings();
+    String f = s.get("features");
+    int[] features = java.util.Arrays.stream(f.substring(1, f.length() - 1).split(",\\s*"))
+        .mapToInt(Integer::parseInt).toArray();
+    List<RandomFeatures.Kind> kinds = java.util.Arrays.stream(s.get("kinds").split(","))
+        .map(RandomFeatures.Kind::valueOf).toList();
+    FavorAnalysis.Options o = new FavorAnalysis.Options(features, Integer.parseInt(s.get("draws")),
+        Long.parseLong(s.get("seed")), kinds, Boolean.parseBoolean(s.get("effect")));
+    double[][][][][] err = all.get(0).figures().err();
+    FavorCommand.finish(FavorAnalysis.result(err.length, err[0].length, o,
+        all.stream().map(FavorInput::figures).toList()), o, output);
+  }
+
+  static void writeLayers(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<LayerCompatibility.PerInput> each) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new LayersInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("layers", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+  }
+
+  /** Merges layers' parts into the CSV one run over the whole corpus writes. */
+  static void mergeLayers(List<PartialFile.Part> parts, CsvOutput output) {
+    List<LayersInput> all = inputs(parts, LayersInput.class, LayersInput::line);
+    LayersCommand.finish(LayerCompatibility.mean(all.stream().map(LayersInput::scores).toList()), output);
+  }
 
   static void writeAblation(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<AblationResult> each) {

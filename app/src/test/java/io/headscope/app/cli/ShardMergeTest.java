@@ -44,7 +44,7 @@ class ShardMergeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"classify", "token-types", "ablate", "importance"})
+  @ValueSource(strings = {"classify", "token-types", "ablate", "importance", "layers", "favor"})
   void threeShardsInThreeProcessesMergeToTheBytesOfOneRun(String command) throws Exception {
     Path work = Files.createTempDirectory(dir, command);
     Path single = work.resolve("single.csv");
@@ -114,6 +114,9 @@ class ShardMergeTest {
     List<String> a = new ArrayList<>(List.of(command, "--model", model, "--corpus", corpus.toString()));
     if (command.equals("ablate")) {
       a.add("--layers");
+    }
+    if (command.equals("favor")) {
+      a.addAll(List.of("--features", "8,16", "--draws", "2", "--effect"));
     }
     if (command.equals("classify") || command.equals("token-types")) {
       if (!List.of(more).contains("--batch")) {
