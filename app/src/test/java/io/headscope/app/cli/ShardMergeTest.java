@@ -23,6 +23,8 @@ class ShardMergeTest {
   @TempDir static Path dir;
   static String model;
   static Path corpus;
+  /** The first nine lines, for the slower sweeps. */
+  static Path small;
 
   @BeforeAll
   static void writeModelAndCorpus() throws IOException {
@@ -41,10 +43,35 @@ class ShardMergeTest {
     lines.set(7, ""); // a skipped line, reported by its shard
     lines.set(12, "the cat sat on the mat . ".repeat(20)); // longer than the tiny model's 64 positions
     corpus = Files.write(dir.resolve("corpus.txt"), lines, StandardCharsets.UTF_8);
+    small = Files.write(dir.resolve("small.txt"), lines.subList(0, 9), StandardCharsets.UTF_8);
+  }
+
+  /** The other per-input commands, shards run in this process (the arithmetic is the same as ablate's). */
+  @ParameterizedTest
+  @ValueSource(strings = {"importance", "layers", "favor"})
+  void threeShardsOfTheOtherSweepsMergeToTheBytesOfOneRun(String command) throws IOException {
+    Path work = Files.createTempDirectory(dir, command);
+    List<String> common = new ArrayList<>(List.of(command, "--model", model, "--corpus", small.toString()));
+    if (command.equals("favor")) {
+      common.addAll(List.of("--features", "8", "--kind", "orf", "--draws", "2", "--effect"));
+    }
+    CliHarness.Result one = CliHarness.run(with(common, "--out", work.resolve("single.csv").toString()));
+    assertThat(one.exit()).as(one.err()).isZero();
+    List<String> merge = new ArrayList<>(List.of("merge", "--out", work.resolve("merged.csv").toString()));
+    for (int k = 0; k < 3; k++) {
+      Path part = work.resolve("part-" + k + ".jsonl");
+      CliHarness.Result r = CliHarness.run(with(common, "--shard", k + "/3", "--out", part.toString()));
+      assertThat(r.exit()).as(r.err()).isZero();
+      merge.add(part.toString());
+    }
+    CliHarness.Result m = CliHarness.run(merge.toArray(String[]::new));
+    assertThat(m.exit()).as(m.err()).isZero();
+    assertThat(Files.readAllBytes(work.resolve("merged.csv"))).as(command)
+        .isEqualTo(Files.readAllBytes(work.resolve("single.csv")));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"classify", "token-types", "ablate", "importance", "layers", "favor"})
+  @ValueSource(strings = {"classify", "token-types", "ablate"})
   void threeShardsInThreeProcessesMergeToTheBytesOfOneRun(String command) throws Exception {
     Path work = Files.createTempDirectory(dir, command);
     Path single = work.resolve("single.csv");
@@ -114,9 +141,6 @@ class ShardMergeTest {
     List<String> a = new ArrayList<>(List.of(command, "--model", model, "--corpus", corpus.toString()));
     if (command.equals("ablate")) {
       a.add("--layers");
-    }
-    if (command.equals("favor")) {
-      a.addAll(List.of("--features", "8,16", "--draws", "2", "--effect"));
     }
     if (command.equals("classify") || command.equals("token-types")) {
       if (!List.of(more).contains("--batch")) {
