@@ -14,7 +14,8 @@ final class ShardOption {
   private static final Pattern FORM = Pattern.compile("(\\d{1,9})/(\\d{1,9})");
 
   @Option(names = "--shard", paramLabel = "K/N", description = "Run only shard K of N (K counts from 0: "
-      + "0 <= K < N): every N-th line of the corpus starting at line K+1 (for a treebank: every N-th sentence). "
+      + "0 <= K < N): every N-th line of the corpus starting at line K+1 (syntax: every N-th sentence; coref: every "
+      + "N-th window). "
       + "Writes a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up into the "
       + "CSV one run would write, byte for byte.")
   String text;
