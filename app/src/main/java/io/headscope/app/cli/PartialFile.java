@@ -57,6 +57,11 @@ final class PartialFile {
 
   /** Hashes the corpus file (streamed; about 1 s per GB), before any model work. */
   static CorpusId fingerprint(Path corpus) {
+    if (Files.exists(corpus) && !Files.isRegularFile(corpus)) {
+      // a pipe would be used up by hashing it, and nothing would tell two shards' streams apart
+      throw new HeadScopeException("--shard needs a corpus file, and " + corpus + " is "
+          + (Files.isDirectory(corpus) ? "a folder" : "not a regular file (a pipe or a device?)") + ".");
+    }
     try (InputStream in = Files.newInputStream(corpus)) {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[1 << 16];

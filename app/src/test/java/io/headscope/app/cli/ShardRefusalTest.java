@@ -155,6 +155,15 @@ class ShardRefusalTest {
   }
 
   @Test
+  void aShardOfAPipeIsRefused() {
+    CliHarness.Result r = CliHarness.run("token-types", "--model", model, "--corpus", "/dev/null", "--shard", "0/2",
+        "--out", work.resolve("p.jsonl").toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("--shard needs a corpus file").contains("not a regular file");
+  }
+
+  @Test
   void theHelpSaysKCountsFromZero() {
     assertThat(CliHarness.run("classify", "--help").out()).contains("--shard=K/N").contains("K counts from 0");
   }
