@@ -104,7 +104,7 @@ final class AblateCommand implements Callable<Integer> {
     s.put("seed", String.valueOf(inputs.seed));
     s.put("target", target == null ? "" : target);
     s.put("contrast", contrast == null ? "" : contrast);
-    s.put("metric", metric == null ? "" : metric);
+    s.put("metric", target == null ? "" : metric == null ? "logprob" : metric.toLowerCase(java.util.Locale.ROOT));
     return s;
   }
 
