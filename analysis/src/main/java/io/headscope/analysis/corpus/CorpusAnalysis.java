@@ -87,7 +87,7 @@ public final class CorpusAnalysis {
     java.util.Iterator<CorpusInput> it = corpus.inputs().iterator();
     List<CorpusInput> kept = new ArrayList<>();
     Run r = run(corpus.name(), () -> it.hasNext() ? it.next() : null, kept::add, () -> -1, corpus.inputs().size(),
-        progress, cancelled, false);
+        progress, cancelled, Shard.ALL);
     List<CorpusProblem> problems = new ArrayList<>(corpus.problems());
     problems.addAll(r.problems);
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
@@ -102,19 +102,20 @@ public final class CorpusAnalysis {
    * model up to that many) but not the analysed inputs.
    */
   public CorpusResult run(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
-    return summarise(sums(lines, progress, cancelled, false), classifier);
+    return summarise(sums(lines, Shard.ALL, progress, cancelled), classifier);
   }
 
   /**
-   * The same run, stopping before the means: for one shard of a corpus, which may find no input at all
-   * (the shards together must).
+   * The same run stopping before the means, for one shard of the corpus: shard K of N runs the K-th,
+   * (K+N)-th, ... batch of the single run's plan (the inputs in the same batches, padded alike), because
+   * an input's maps can differ in their last bits with the inputs it shares a batch with, and then the
+   * shards would not add up to the bits of the single run. Every shard therefore reads and tokenizes the
+   * whole corpus; it reports the skipped lines of its own lines (line number modulo N), so each is counted
+   * once. A shard may find no input at all (the shards together must).
    */
-  public CorpusSums sums(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
-    return sums(lines, progress, cancelled, true);
-  }
-
-  private CorpusSums sums(CorpusLines lines, Progress progress, BooleanSupplier cancelled, boolean mayBeEmpty) {
-    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled, mayBeEmpty);
+  public CorpusSums sums(CorpusLines lines, Shard shard, Progress progress, BooleanSupplier cancelled) {
+    lines.reportingFor(shard);
+    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled, shard);
     List<CorpusProblem> problems = new ArrayList<>(lines.problems());
     problems.addAll(r.problems);
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
@@ -146,6 +147,8 @@ public final class CorpusAnalysis {
     final List<CorpusProblem> problems = new ArrayList<>();
     int problemCount;
     int analysed;
+    /** Batches planned so far, over all chunks: a shard runs those whose number it takes. */
+    long batches;
 
     Run(List<HeadAccumulator> acc) {
       this.acc = acc;
@@ -161,7 +164,7 @@ public final class CorpusAnalysis {
 
   private Run run(String name, java.util.function.Supplier<CorpusInput> source,
       java.util.function.Consumer<CorpusInput> analysedInput, java.util.function.DoubleSupplier fractionRead,
-      int knownTotal, Progress progress, BooleanSupplier cancelled, boolean mayBeEmpty) {
+      int knownTotal, Progress progress, BooleanSupplier cancelled, Shard shard) {
     Run run = new Run(Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList());
     progress.update(0, knownTotal);
     CorpusProblem firstProblem = null;
@@ -180,14 +183,18 @@ public final class CorpusAnalysis {
           e = model.encode(in.a(), in.b());
         } catch (HeadScopeException unusable) {
           // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
-          run.problem(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
-          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          if (shard.takesLine(in.line())) {
+            run.problem(new CorpusProblem(in.line(), unusable.getMessage() + " Skipped."));
+            firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          }
           continue;
         }
         if (e.wasTruncated() && !truncateLong) {
-          run.problem(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
-              + e.droppedWordpieces() + " wordpieces too many); skipped"));
-          firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          if (shard.takesLine(in.line())) {
+            run.problem(new CorpusProblem(in.line(), "longer than the model's " + e.length() + " positions ("
+                + e.droppedWordpieces() + " wordpieces too many); skipped"));
+            firstProblem = firstProblem == null ? run.problems.get(0) : firstProblem;
+          }
           continue;
         }
         chunk.add(new Encoded(in, e));
@@ -200,6 +207,10 @@ public final class CorpusAnalysis {
           throw new CancellationException("cancelled after " + run.analysed + " inputs");
         }
         int end = batchEnd(chunk, start);
+        if (!shard.takes(run.batches++)) {
+          start = end; // another shard's batch
+          continue;
+        }
         List<Encoding> batch = chunk.subList(start, end).stream().map(Encoded::encoding).toList();
         for (AttentionTrace t : model.trace(batch, HeadMask.NONE, 1)) {
           List<HeadScore> scores = classifier.classifyAll(t);
@@ -213,7 +224,7 @@ public final class CorpusAnalysis {
         progress.read(run.analysed, fractionRead.getAsDouble());
       }
     }
-    if (run.analysed == 0 && !mayBeEmpty) {
+    if (run.analysed == 0 && shard.isAll()) {
       throw new HeadScopeException("No input of " + name + " can be analysed"
           + (firstProblem == null ? "." : ": " + firstProblem
               + (run.problemCount > 1 ? " (and " + (run.problemCount - 1) + " more lines)." : "")));

@@ -39,7 +39,9 @@ public final class CorpusLines implements AutoCloseable {
   private int problemCount;
   private int number;
   private boolean ended;
-  private Shard shard = Shard.ALL;
+  /** Whose inputs {@link #next} returns, and whose skipped lines are reported (by line number). */
+  private Shard inputsOf = Shard.ALL;
+  private Shard problemsOf = Shard.ALL;
 
   private CorpusLines(String name, Reader in, CountingStream counter, long size, int maxChars) {
     this.name = name;
@@ -80,7 +82,17 @@ public final class CorpusLines implements AutoCloseable {
    * are left to the shard that owns them. Returns this reader.
    */
   public CorpusLines only(Shard s) {
-    this.shard = s;
+    this.inputsOf = s;
+    this.problemsOf = s;
+    return this;
+  }
+
+  /**
+   * Returns every input but reports only the skipped lines of this shard (for a shard that needs to see
+   * the whole corpus to plan its work, each skipped line still counted once over the shards).
+   */
+  public CorpusLines reportingFor(Shard s) {
+    this.problemsOf = s;
     return this;
   }
 
@@ -92,7 +104,7 @@ public final class CorpusLines implements AutoCloseable {
         ended = true;
         break;
       }
-      if (line == SKIPPED || !shard.takesLine(number)) {
+      if (line == SKIPPED || !inputsOf.takesLine(number)) {
         continue;
       }
       CorpusInput input = parse(line);
@@ -119,7 +131,7 @@ public final class CorpusLines implements AutoCloseable {
   }
 
   private void problem(int line, String message) {
-    if (!shard.takesLine(line)) {
+    if (!problemsOf.takesLine(line)) {
       return; // another shard's line: that shard reports it
     }
     problemCount++;

@@ -109,9 +109,10 @@ public final class CorefHeads {
   }
 
   /**
-   * The same over one shard: every N-th window starting at the K-th (0-based; windows never cross a
-   * document). Counts are integers, so the shards' results add up to one run's ({@link #sum}); a shard
-   * may hold no window. {@code tooLong} counts the whole treebank's, in every shard.
+   * The same over one shard: the shard's batches of the single run's plan of windows ({@link
+   * WordMaps#run(BertModel, List, Shard, java.util.function.Consumer, WordMaps.Progress, BooleanSupplier)}).
+   * Counts are integers, so the shards' results add up to one run's ({@link #sum}); a shard may hold no
+   * window. {@code tooLong} counts the whole treebank's, in every shard.
    */
   public static Result run(BertModel model, Treebank treebank, int window, Shard shard, WordMaps.Progress progress,
       BooleanSupplier cancelled) {
@@ -120,15 +121,9 @@ public final class CorefHeads {
       throw new HeadScopeException("--window must be between 3 and the model's " + max + " positions, got " + window + ".");
     }
     int[] tooLong = {0};
-    List<Window> all = windows(model, treebank, window, tooLong);
-    if (all.isEmpty()) {
+    List<Window> windows = windows(model, treebank, window, tooLong);
+    if (windows.isEmpty()) {
       throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model.");
-    }
-    List<Window> windows = new ArrayList<>();
-    for (int i = 0; i < all.size(); i++) {
-      if (shard.takes(i)) {
-        windows.add(all.get(i));
-      }
     }
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
@@ -138,9 +133,12 @@ public final class CorefHeads {
     baselines.put(NEAREST, new long[MentionType.values().length]);
     baselines.put(HEAD_MATCH, new long[MentionType.values().length]);
     List<WordEncoding> inputs = windows.stream().map(Window::input).toList();
-    WordMaps.run(model, inputs, r -> score(windows.get(r.index()), r.maps(), correct, mentions, baselines),
-        progress, cancelled);
-    return new Result(layers, heads, correct, mentions, baselines, windows.size(), tooLong[0]);
+    int[] done = {0};
+    WordMaps.run(model, inputs, shard, r -> {
+      score(windows.get(r.index()), r.maps(), correct, mentions, baselines);
+      done[0]++;
+    }, progress, cancelled);
+    return new Result(layers, heads, correct, mentions, baselines, done[0], tooLong[0]);
   }
 
   static void score(Window w, float[][][][] maps, long[][][] correct, long[] mentions, Map<String, long[]> baselines) {

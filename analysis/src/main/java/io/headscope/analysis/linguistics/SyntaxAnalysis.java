@@ -24,9 +24,10 @@ public final class SyntaxAnalysis {
   }
 
   /**
-   * The same over one shard: every N-th of the chosen sentences starting at the K-th (0-based). Counts
-   * are integers, so the shards' results add up to one run's ({@link DependencyHeads#add}); a shard
-   * may hold no sentence.
+   * The same over one shard: the shard's batches of the single run's plan ({@link WordMaps#run(BertModel,
+   * List, Shard, java.util.function.Consumer, WordMaps.Progress, BooleanSupplier)}); sentences too long
+   * for the model are counted by the shard that owns their number (index modulo N). Counts are integers,
+   * so the shards' results add up to one run's ({@link DependencyHeads#add}); a shard may hold no sentence.
    */
   public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal, Shard shard,
       WordMaps.Progress progress, BooleanSupplier cancelled) {
@@ -34,26 +35,18 @@ public final class SyntaxAnalysis {
     if (maxSentences > 0 && chosen.size() > maxSentences) {
       chosen = chosen.subList(0, maxSentences);
     }
-    List<Sentence> mine = new ArrayList<>();
-    for (int i = 0; i < chosen.size(); i++) {
-      if (shard.takes(i)) {
-        mine.add(chosen.get(i));
-      }
-    }
-    chosen = mine;
     List<Sentence> used = new ArrayList<>();
     List<WordEncoding> inputs = new ArrayList<>();
     int tooLong = 0;
-    int words = 0;
-    for (Sentence s : chosen) {
+    for (int i = 0; i < chosen.size(); i++) {
+      Sentence s = chosen.get(i);
       WordEncoding e = model.tokenizer().encodeWords(s.words().stream().map(Word::form).toList());
       if (!e.fits()) {
-        tooLong++;
+        tooLong += shard.takes(i) ? 1 : 0;
         continue;
       }
       used.add(s);
       inputs.add(e);
-      words += s.size();
     }
     if (used.isEmpty() && shard.isAll()) {
       throw new HeadScopeException("No sentence of " + treebank.name() + " fits the model's "
@@ -61,7 +54,11 @@ public final class SyntaxAnalysis {
     }
     DependencyHeads heads = new DependencyHeads(model.config().numHiddenLayers(),
         model.config().numAttentionHeads(), universal);
-    WordMaps.run(model, inputs, r -> heads.add(used.get(r.index()), r.maps()), progress, cancelled);
-    return new Result(heads, used.size(), words, tooLong);
+    int[] words = {0};
+    WordMaps.run(model, inputs, shard, r -> {
+      heads.add(used.get(r.index()), r.maps());
+      words[0] += used.get(r.index()).size();
+    }, progress, cancelled);
+    return new Result(heads, heads.sentences(), words[0], tooLong);
   }
 }

@@ -40,6 +40,24 @@ class CorpusShardTest {
   }
 
   @ParameterizedTest
+  @ValueSource(ints = {1, 3, 25})
+  void aShardThatPlansOverTheWholeCorpusSeesEveryInputButReportsOnlyItsOwnLines(int n) {
+    List<Integer> problems = new ArrayList<>();
+    for (int k = 0; k < n; k++) {
+      CorpusLines l = CorpusLines.of("t", new ByteArrayInputStream(TEXT.getBytes(StandardCharsets.UTF_8)), 40)
+          .reportingFor(new Shard(k, n));
+      List<Integer> inputs = new ArrayList<>();
+      for (CorpusInput in; (in = l.next()) != null; ) {
+        inputs.add(in.line());
+      }
+      assertThat(inputs).containsExactly(1, 3, 5, 6, 8, 10);
+      l.problems().forEach(p -> problems.add(p.line()));
+    }
+    problems.sort(null);
+    assertThat(problems).containsExactly(2, 4, 7, 9);
+  }
+
+  @ParameterizedTest
   @ValueSource(strings = {"3/3", "-1/2", "0/0"})
   void aShardOutsideItsCountIsNoShard(String s) {
     String[] kn = s.split("/");

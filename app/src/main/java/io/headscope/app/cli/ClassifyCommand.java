@@ -64,7 +64,7 @@ final class ClassifyCommand implements Callable<Integer> {
     output.check();
     batching.checkBatch();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
-    CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS).only(shard) : null;
+    CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("classify")) {
@@ -75,7 +75,8 @@ final class ClassifyCommand implements Callable<Integer> {
         Warnings.truncation(bert.encode(text, pair));
         r = analysis.truncatingLongInputs().run(Corpus.of(text, pair), progress, () -> false);
       } else if (sharding.given()) {
-        CorpusPartial.write(output, "classify", shard, id, analysis.sums(lines, progress, () -> false));
+        CorpusPartial.write(output, "classify", shard, id, batching.batch,
+            analysis.sums(lines, shard, progress, () -> false));
         return 0;
       } else {
         r = analysis.run(lines, progress, () -> false);

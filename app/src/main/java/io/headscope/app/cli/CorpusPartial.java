@@ -26,14 +26,19 @@ final class CorpusPartial {
 
   record HeadSums(String type, int layer, int head, HeadAccumulator.State sums) {}
 
-  static void write(CsvOutput output, String command, Shard shard, PartialFile.CorpusId corpus, CorpusSums s) {
+  /**
+   * @param batch the batch size: a shard runs batches of the single run's plan, which depends on it, so
+   *     the parts of one merge must share it (and the single run to compare with must use it too)
+   */
+  static void write(CsvOutput output, String command, Shard shard, PartialFile.CorpusId corpus, int batch,
+      CorpusSums s) {
     List<Object> records = new ArrayList<>();
     records.add(new Run("run", s.analysed(), s.skipped(), s.layers(), s.heads(), s.problems()));
     for (HeadAccumulator a : s.acc()) {
       records.add(new HeadSums("head", a.head().layer(), a.head().head(), a.state()));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header(command, shard, s.model(), corpus, Map.of()),
-        records);
+    PartialFile.write(output.out, output.force, new PartialFile.Header(command, shard, s.model(), corpus,
+        Map.of("batch", String.valueOf(batch))), records);
     System.err.println("headscope: shard " + shard + ": " + s.analysed() + " inputs, " + s.skipped()
         + " lines skipped");
   }

@@ -7,17 +7,18 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --shard K/N} of the corpus commands: one of N processes (a Slurm array task, a GNU parallel
- * job) takes every N-th line of the corpus starting at line K+1 and writes a partial result, which
- * {@code headscope merge} adds up with the others into the file one run writes.
+ * job) takes its N-th of the work (lines for the sweeps, batches of the single run's plan for the
+ * batched commands) and writes a partial result, which {@code headscope merge} adds up with the others
+ * into the file one run writes.
  */
 final class ShardOption {
   private static final Pattern FORM = Pattern.compile("(\\d{1,9})/(\\d{1,9})");
 
   @Option(names = "--shard", paramLabel = "K/N", description = "Run only shard K of N (K counts from 0: "
-      + "0 <= K < N): every N-th line of the corpus starting at line K+1 (syntax: every N-th sentence; coref: every "
-      + "N-th window). "
-      + "Writes a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up into the "
-      + "CSV one run would write, byte for byte.")
+      + "0 <= K < N) and write a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up "
+      + "into the file one run writes, byte for byte. ablate, importance, layers, favor: every N-th line of the "
+      + "corpus starting at line K+1. classify, token-types, syntax, coref: every N-th batch of the single run's "
+      + "plan (each shard reads the whole corpus; give every shard the same --batch).")
   String text;
 
   /** The shard asked for, or {@link Shard#ALL} without the option. */

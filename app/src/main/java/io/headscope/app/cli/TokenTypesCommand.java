@@ -37,12 +37,13 @@ final class TokenTypesCommand implements Callable<Integer> {
     output.check();
     batching.checkBatch();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
-    try (CorpusLines lines = CorpusLines.open(corpus, CorpusReader.MAX_CHARS).only(shard);
+    try (CorpusLines lines = CorpusLines.open(corpus, CorpusReader.MAX_CHARS);
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
       if (sharding.given()) {
-        CorpusPartial.write(output, "token-types", shard, id, analysis.sums(lines, progress, () -> false));
+        CorpusPartial.write(output, "token-types", shard, id, batching.batch,
+            analysis.sums(lines, shard, progress, () -> false));
         return 0;
       }
       finish(analysis.run(lines, progress, () -> false), output);

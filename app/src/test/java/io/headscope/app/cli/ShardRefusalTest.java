@@ -119,6 +119,17 @@ class ShardRefusalTest {
   }
 
   @Test
+  void shardsOfAnotherBatchSizeAreRefused() {
+    Path out = dir.resolve("batch-3.jsonl");
+    CliHarness.Result r0 = CliHarness.run("classify", "--model", model, "--corpus", corpus.toString(), "--shard", "0/3",
+        "--batch", "3", "--out", out.toString());
+    assertThat(r0.exit()).as(r0.err()).isZero();
+    CliHarness.Result r = merge(out, p1, p2);
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("different settings").contains("batch");
+  }
+
+  @Test
   void aPartCutShortIsRefused() throws IOException {
     List<String> lines = Files.readAllLines(p1, StandardCharsets.UTF_8);
     Path cut = Files.write(work.resolve("cut.jsonl"), lines.subList(0, lines.size() - 2), StandardCharsets.UTF_8);
