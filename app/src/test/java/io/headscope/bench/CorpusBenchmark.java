@@ -58,8 +58,8 @@ public final class CorpusBenchmark {
       System.out.printf(Locale.ROOT, "load average at the end: %.2f%n", load());
       // the goal, 50 inputs per second, as the peer
       BenchJson.add("classify corpus, " + n + " inputs, batch " + batch, w * 1000, "goal: 50 inputs/s", n / 50.0 * 1000);
-      BenchJson.add("  of which forward passes", median(forward) * 1000);
-      BenchJson.add("  of which classifier", median(classify) * 1000);
+      BenchJson.add("classify corpus: forward passes (trace, batched)", median(forward) * 1000);
+      BenchJson.add("classify corpus: classifier (144 maps per input)", median(classify) * 1000);
     }
     BenchJson.write();
   }
