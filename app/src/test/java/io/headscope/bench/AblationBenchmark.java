@@ -37,6 +37,7 @@ public final class AblationBenchmark {
   static final String SENTENCE = "the old man walked slowly along the river to the market every morning .";
 
   public static void main(String[] args) throws IOException {
+    args = BenchJson.init(args);
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     String corpus = args.length > 1 ? args[1] : null;
     int sentences = args.length > 2 ? Integer.parseInt(args[2]) : 100;
@@ -77,6 +78,9 @@ public final class AblationBenchmark {
           "optimised sweep, 144 heads (936 layer passes in 12 batches)", f, n / f);
       System.out.printf(Locale.ROOT, "%-58s %10.0f ms%n", "optimised sweep, 144 heads + 12 layers",
           Benchmark.median(fastLayers));
+      BenchJson.add("naive sweep, 145 plain forward passes", n);
+      BenchJson.add("optimised sweep, 144 heads", f, "naive sweep, 145 plain forward passes", n);
+      BenchJson.add("optimised sweep, 144 heads + 12 layers", Benchmark.median(fastLayers));
 
       HeadImportance importance = new HeadImportance(model);
       importance.run(input, 0); // warm-up
@@ -85,6 +89,7 @@ public final class AblationBenchmark {
         grad.add(Benchmark.millis(() -> importance.run(input, 0)));
       }
       System.out.printf(Locale.ROOT, "%-58s %10.0f ms%n", "gradient importance, one backward pass", Benchmark.median(grad));
+      BenchJson.add("gradient importance, one backward pass", Benchmark.median(grad), "optimised sweep, 144 heads", f);
 
       List<Encoding> inputs = new ArrayList<>();
       for (String line : corpus(corpus)) {
@@ -98,13 +103,17 @@ public final class AblationBenchmark {
       double total = Benchmark.millis(() -> sweep.run(inputs, AblationSweep.Options.DEFAULT, ProgressListener.NONE, () -> false));
       System.out.printf(Locale.ROOT, "%-58s %10.0f ms   (%.0f ms per sentence, mean %.1f tokens)%n",
           "corpus sweep, " + inputs.size() + " sentences, 144 heads, one run", total, total / inputs.size(), mean);
+      BenchJson.add("corpus sweep, " + inputs.size() + " sentences, 144 heads, one run", total);
       if (inputs.size() < 100) {
         System.out.printf(Locale.ROOT, "%-58s %10.0f ms   (extrapolated)%n", "corpus sweep, 100 sentences", total * 100 / inputs.size());
       }
       double g = Benchmark.millis(() -> importance.run(inputs, 0, ProgressListener.NONE, () -> false));
       System.out.printf(Locale.ROOT, "%-58s %10.0f ms%n", "corpus gradient importance, " + inputs.size() + " sentences", g);
+      BenchJson.add("corpus gradient importance, " + inputs.size() + " sentences, one run", g,
+          "corpus sweep, " + inputs.size() + " sentences, 144 heads, one run", total);
     }
     System.out.printf(Locale.ROOT, "load average at the end: %s%n", loadAverage());
+    BenchJson.write();
   }
 
   static List<String> corpus(String file) throws IOException {

@@ -32,6 +32,7 @@ public final class Benchmark {
           + " the bridges , the markets and the families who lived near the old harbour for centuries .";
 
   public static void main(String[] args) throws Exception {
+    args = BenchJson.init(args);
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 15;
     System.out.printf(Locale.ROOT, "HeadScope benchmark, %d cores, %d repetitions (median)%n",
         Runtime.getRuntime().availableProcessors(), reps);
@@ -48,6 +49,7 @@ public final class Benchmark {
       batch(model, tf, Math.max(3, reps / 3));
       memory(model);
     }
+    BenchJson.write();
   }
 
   static void firstAndWarmStart(Path tmp) {
@@ -154,10 +156,11 @@ public final class Benchmark {
     for (int i = 0; i < 1000; i++) {
       model.trace(input);
     }
+    double perCall = (System.nanoTime() - start) / 1e6 / 1000;
     long after = rssMb();
     System.out.printf(Locale.ROOT, "%-50s %8d MB after 50 calls, %d MB after 1050 (%+d MB); %.1f ms/call%n",
-        "resident memory over 1000 calls (64 tokens)", before, after, after - before,
-        (System.nanoTime() - start) / 1e6 / 1000);
+        "resident memory over 1000 calls (64 tokens)", before, after, after - before, perCall);
+    BenchJson.add("one input of 64 tokens, mean of 1000 calls", perCall);
   }
 
   /** A wordpiece input of exactly {@code n} tokens including [CLS] and [SEP]. */
@@ -220,6 +223,7 @@ public final class Benchmark {
   }
 
   static void row(String what, double ours, double peer, String peerName) {
+    BenchJson.add(what, ours, peerName, peer);
     if (peerName == null) {
       System.out.printf(Locale.ROOT, "%-50s %9.1f ms%n", what, ours);
     } else {

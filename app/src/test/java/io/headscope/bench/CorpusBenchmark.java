@@ -26,6 +26,7 @@ import java.util.Locale;
  */
 public final class CorpusBenchmark {
   public static void main(String[] args) {
+    args = BenchJson.init(args);
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 3;
     int batch = args.length > 1 ? Integer.parseInt(args[1]) : CorpusAnalysis.DEFAULT_BATCH;
     String name = args.length > 2 ? args[2] : "/headscope/corpus/english-pairs.txt";
@@ -55,7 +56,12 @@ public final class CorpusBenchmark {
       System.out.printf(Locale.ROOT, "  of which classifier (144 maps per input): %.2f s%n", median(classify));
       // the machine is shared: a load well above the core count means the figures are slowed by others
       System.out.printf(Locale.ROOT, "load average at the end: %.2f%n", load());
+      // the goal, 50 inputs per second, as the peer
+      BenchJson.add("classify corpus, " + n + " inputs, batch " + batch, w * 1000, "goal: 50 inputs/s", n / 50.0 * 1000);
+      BenchJson.add("classify corpus: forward passes (trace, batched)", median(forward) * 1000);
+      BenchJson.add("classify corpus: classifier (144 maps per input)", median(classify) * 1000);
     }
+    BenchJson.write();
   }
 
   /** Seconds in the forward passes and in the classifier, measured apart. */

@@ -32,6 +32,7 @@ public final class Soak {
       "he [MASK] the ball across the field .", "the weather was cold and the roads were icy .");
 
   public static void main(String[] args) throws IOException {
+    args = BenchJson.init(args);
     int calls = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
     int every = args.length > 1 ? Integer.parseInt(args[1]) : 500;
     List<String> inputs = sentences();
@@ -39,6 +40,7 @@ public final class Soak {
     System.out.printf(Locale.ROOT, "HeadScope soak: %d analyses of %d short inputs, bert-base-uncased, %d cores%n",
         calls, inputs.size(), Runtime.getRuntime().availableProcessors());
     List<ProcessStats> checkpoints = new ArrayList<>();
+    List<Double> seconds = new ArrayList<>(); // at each checkpoint, for --json
     long checksum = 0;
     long start = System.nanoTime();
     try (BertModel model = BertModel.load(
@@ -50,6 +52,7 @@ public final class Soak {
         if (i % every == 0) {
           ProcessStats s = ProcessStats.now();
           checkpoints.add(s);
+          seconds.add((System.nanoTime() - start) / 1e9);
           System.out.printf(Locale.ROOT, "%6d analyses  RSS %8.1f MB  threads %3d  heap used %6.1f MB  %.1f s%n",
               i, s.rssMb(), s.threads(),
               (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1048576.0,
@@ -58,6 +61,23 @@ public final class Soak {
       }
     }
     verdict(checkpoints, checksum);
+    figures(seconds, every);
+    BenchJson.write();
+  }
+
+  /**
+   * For --json: the time per analysis in each interval between checkpoints, median over intervals,
+   * beside the first interval's (a ratio above 1 means the process slowed down as it aged).
+   */
+  static void figures(List<Double> seconds, int every) {
+    List<Double> perCall = new ArrayList<>();
+    for (int i = 1; i < seconds.size(); i++) {
+      perCall.add((seconds.get(i) - seconds.get(i - 1)) * 1000 / every);
+    }
+    if (!perCall.isEmpty()) {
+      BenchJson.add("soak: one analysis, median over intervals of " + every, Benchmark.median(perCall),
+          "the first interval", perCall.get(0));
+    }
   }
 
   static void verdict(List<ProcessStats> checkpoints, long checksum) {

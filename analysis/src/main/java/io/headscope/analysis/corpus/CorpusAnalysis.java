@@ -86,7 +86,7 @@ public final class CorpusAnalysis {
     java.util.Iterator<CorpusInput> it = corpus.inputs().iterator();
     List<CorpusInput> kept = new ArrayList<>();
     Run r = run(corpus.name(), () -> it.hasNext() ? it.next() : null, kept::add, () -> -1, corpus.inputs().size(),
-        progress, cancelled);
+        progress, cancelled, Shard.ALL);
     List<CorpusProblem> problems = new ArrayList<>(corpus.problems());
     problems.addAll(r.outcome().problems());
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
@@ -101,13 +101,34 @@ public final class CorpusAnalysis {
    * model up to that many) but not the analysed inputs.
    */
   public CorpusResult run(CorpusLines lines, Progress progress, BooleanSupplier cancelled) {
-    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled);
+    return summarise(sums(lines, Shard.ALL, progress, cancelled), classifier);
+  }
+
+  /**
+   * The same run stopping before the means, for one shard of the corpus (see {@link CorpusBatches}'s
+   * sharded run): every shard reads and tokenizes the whole corpus and runs its own batches of the
+   * single run's plan; it reports the skipped lines it owns, so each is counted once.
+   */
+  public CorpusSums sums(CorpusLines lines, Shard shard, Progress progress, BooleanSupplier cancelled) {
+    lines.reportingFor(shard);
+    Run r = run(lines.name(), lines::next, in -> {}, lines::fractionRead, -1, progress, cancelled, shard);
     List<CorpusProblem> problems = new ArrayList<>(lines.problems());
     problems.addAll(r.outcome().problems());
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
     int skipped = lines.problemCount() + r.outcome().problemCount();
-    return summarise(model.name(), new Corpus(lines.name(), List.of(), problems), layers(), heads(), r.acc(),
-        classifier, r.outcome().analysed(), skipped);
+    return new CorpusSums(model.name(), lines.name(), layers(), heads(), r.acc(), r.outcome().analysed(), skipped,
+        problems);
+  }
+
+  /** The result of a streamed run (or of shards' sums added up). */
+  public static CorpusResult summarise(CorpusSums s, HeadClassifier classifier) {
+    if (s.analysed() == 0) {
+      throw new HeadScopeException("No input of " + s.corpus() + " can be analysed"
+          + (s.problems().isEmpty() ? "." : ": " + s.problems().get(0)
+              + (s.skipped() > 1 ? " (and " + (s.skipped() - 1) + " more lines)." : "")));
+    }
+    return summarise(s.model(), new Corpus(s.corpus(), List.of(), s.problems()), s.layers(), s.heads(), s.acc(),
+        classifier, s.analysed(), s.skipped());
   }
 
   /** See {@link CorpusBatches}: a corpus no larger than this runs exactly as one piece. */
@@ -117,10 +138,10 @@ public final class CorpusAnalysis {
 
   private Run run(String name, java.util.function.Supplier<CorpusInput> source,
       java.util.function.Consumer<CorpusInput> analysedInput, java.util.function.DoubleSupplier fractionRead,
-      int knownTotal, Progress progress, BooleanSupplier cancelled) {
+      int knownTotal, Progress progress, BooleanSupplier cancelled, Shard shard) {
     List<HeadAccumulator> acc = Head.all(layers(), heads()).stream().map(HeadAccumulator::new).toList();
     CorpusBatches.Outcome outcome = new CorpusBatches(model, batchSize, truncateLong).run(name, source,
-        analysedInput, fractionRead, knownTotal, progress, cancelled, traces -> {
+        analysedInput, fractionRead, knownTotal, progress, cancelled, shard, traces -> {
           for (AttentionTrace t : traces) {
             List<HeadScore> scores = classifier.classifyAll(t);
             for (int i = 0; i < scores.size(); i++) {

@@ -85,6 +85,19 @@ public final class CorpusBatches {
   public Outcome run(String name, Supplier<CorpusInput> source, Consumer<CorpusInput> analysedInput,
       DoubleSupplier fractionRead, int knownTotal, CorpusAnalysis.Progress progress, BooleanSupplier cancelled,
       Consumer<List<AttentionTrace>> batch) {
+    return run(name, source, analysedInput, fractionRead, knownTotal, progress, cancelled, Shard.ALL, batch);
+  }
+
+  /**
+   * The same for one shard: shard K of N runs the K-th, (K+N)-th, ... batch of the single run's plan
+   * (the same inputs in the same batches, padded alike: an input's maps can differ in their last bits
+   * with its batch mates, and the shards must add up to the single run's bits); it reports only the
+   * skipped lines it owns ({@link Shard#takesLine}). A shard may find no input at all.
+   */
+  public Outcome run(String name, Supplier<CorpusInput> source, Consumer<CorpusInput> analysedInput,
+      DoubleSupplier fractionRead, int knownTotal, CorpusAnalysis.Progress progress, BooleanSupplier cancelled,
+      Shard shard, Consumer<List<AttentionTrace>> batch) {
+    long batches = 0; // planned so far, over all chunks
     List<CorpusProblem> problems = new ArrayList<>();
     int problemCount = 0;
     int analysed = 0;
@@ -112,6 +125,9 @@ public final class CorpusBatches {
           problem = new CorpusProblem(in.line(), unusable.getMessage() + " Skipped.");
         }
         if (problem != null) {
+          if (!shard.takesLine(in.line())) {
+            continue; // another shard reports it
+          }
           problemCount++;
           firstProblem = firstProblem == null ? problem : firstProblem;
           if (problems.size() < CorpusLines.KEPT_PROBLEMS) {
@@ -130,6 +146,10 @@ public final class CorpusBatches {
           throw new CancellationException("cancelled after " + analysed + " inputs");
         }
         int end = batchEnd(chunk, start);
+        if (!shard.takes(batches++)) {
+          start = end; // another shard's batch
+          continue;
+        }
         batch.accept(model.trace(chunk.subList(start, end), HeadMask.NONE, 1));
         analysed += end - start;
         start = end;
@@ -140,7 +160,7 @@ public final class CorpusBatches {
         progress.read(analysed, read < 0 ? read : read * analysed / accepted);
       }
     }
-    if (analysed == 0) {
+    if (analysed == 0 && shard.isAll()) {
       throw new HeadScopeException("No input of " + name + " can be analysed"
           + (firstProblem == null ? "." : ": " + firstProblem
               + (problemCount > 1 ? " (and " + (problemCount - 1) + " more lines)." : "")));

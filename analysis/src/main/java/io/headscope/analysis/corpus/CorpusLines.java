@@ -39,6 +39,9 @@ public final class CorpusLines implements AutoCloseable {
   private int problemCount;
   private int number;
   private boolean ended;
+  /** Whose inputs {@link #next} returns, and whose skipped lines are reported (by line number). */
+  private Shard inputsOf = Shard.ALL;
+  private Shard problemsOf = Shard.ALL;
 
   private CorpusLines(String name, Reader in, CountingStream counter, long size, int maxChars) {
     this.name = name;
@@ -74,6 +77,25 @@ public final class CorpusLines implements AutoCloseable {
     return name;
   }
 
+  /**
+   * Reads only this shard's lines from now on: the others are read past unparsed, and their problems
+   * are left to the shard that owns them. Returns this reader.
+   */
+  public CorpusLines only(Shard s) {
+    this.inputsOf = s;
+    this.problemsOf = s;
+    return this;
+  }
+
+  /**
+   * Returns every input but reports only the skipped lines of this shard (for a shard that needs to see
+   * the whole corpus to plan its work, each skipped line still counted once over the shards).
+   */
+  public CorpusLines reportingFor(Shard s) {
+    this.problemsOf = s;
+    return this;
+  }
+
   /** The next usable input, or null at the end of the file. */
   public CorpusInput next() {
     while (!ended) {
@@ -82,7 +104,7 @@ public final class CorpusLines implements AutoCloseable {
         ended = true;
         break;
       }
-      if (line == SKIPPED) {
+      if (line == SKIPPED || !inputsOf.takesLine(number)) {
         continue;
       }
       CorpusInput input = parse(line);
@@ -109,6 +131,9 @@ public final class CorpusLines implements AutoCloseable {
   }
 
   private void problem(int line, String message) {
+    if (!problemsOf.takesLine(line)) {
+      return; // another shard's line: that shard reports it
+    }
     problemCount++;
     if (problems.size() < KEPT_PROBLEMS) {
       problems.add(new CorpusProblem(line, message));

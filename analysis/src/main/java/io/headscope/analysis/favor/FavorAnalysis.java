@@ -47,18 +47,31 @@ public final class FavorAnalysis {
 
   public static Result run(BertModel model, List<Encoding> inputs, Options o, ProgressListener progress,
       BooleanSupplier cancelled) {
+    return result(model.config().numHiddenLayers(), model.config().numAttentionHeads(), o,
+        each(model, inputs, o, progress, cancelled));
+  }
+
+  /**
+   * One input's figures before the mean over inputs: what a shard of a corpus keeps.
+   *
+   * @param err {@code [layer][head][features][kind][draw]}: the map's error
+   * @param headEffect {@code [layer][head][features][kind]}: change of the masked-LM score with the head on
+   *     FAVOR+; null (as the other effects) without {@link Options#effect}
+   * @param off {@code [layer][head]}: the change with the head switched off
+   */
+  public record PerInput(double[][][][][] err, double[][][][] headEffect, double[][][] layerEffect,
+      double[][] modelEffect, double[][] agreement, double[][] off) {}
+
+  /** Every input's figures, in input order. */
+  public static List<PerInput> each(BertModel model, List<Encoding> inputs, Options o, ProgressListener progress,
+      BooleanSupplier cancelled) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int nk = o.kinds().size();
     int nm = o.features().length;
-    // per draw: the error summed over inputs, then averaged; and the effects
-    double[][][][][] err = new double[layers][heads][nm][nk][o.draws()];
-    double[][][][] headEffect = new double[layers][heads][nm][nk];
-    double[][][] layerEffect = new double[layers][nm][nk];
-    double[][] modelEffect = new double[nm][nk];
-    double[][] agreement = new double[nm][nk];
-    double[][] off = new double[layers][heads];
+    List<PerInput> out = new ArrayList<>();
     for (int x = 0; x < inputs.size(); x++) {
+      double[][][][][] err = new double[layers][heads][nm][nk][o.draws()];
       Encoding e = inputs.get(x);
       int n = e.length();
       RunResult intact = model.run(RunRequest.of(e).capture(Capture.points(HookPoint.Kind.ATTN_Q,
@@ -72,8 +85,7 @@ public final class FavorAnalysis {
           for (int ki = 0; ki < nk; ki++) {
             for (int d = 0; d < o.draws(); d++) {
               double[][] w = directions(o, l, h, d, mi, ki, model.config().headSize());
-              err[l][h][mi][ki][d] += Favor.error(maps.pattern[l][h], Favor.map(maps.q[l][h], maps.k[l][h], w))
-                  / inputs.size();
+              err[l][h][mi][ki][d] = Favor.error(maps.pattern[l][h], Favor.map(maps.q[l][h], maps.k[l][h], w));
             }
           }
         }
@@ -84,8 +96,14 @@ public final class FavorAnalysis {
       progress.progress("Input " + (x + 1) + " of " + inputs.size() + ": map errors",
           (x + (o.effect() ? 0.3 : 1)) / inputs.size());
       if (!o.effect()) {
+        out.add(new PerInput(err, null, null, null, null, null));
         continue;
       }
+      double[][][][] headEffect = new double[layers][heads][nm][nk];
+      double[][][] layerEffect = new double[layers][nm][nk];
+      double[][] modelEffect = new double[nm][nk];
+      double[][] agreement = new double[nm][nk];
+      double[][] off = new double[layers][heads];
       MlmProbe probe = MlmProbe.of(model, e, o.seed());
       RunResult base = model.run(RunRequest.of(probe.input())
           .capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN,
@@ -122,17 +140,17 @@ public final class FavorAnalysis {
                 .intervene(new Intervention.Patch(HookPoint.pattern(l), new Activation(patch, new int[] {heads + 1, heads, n, n})))
                 .read(compare)).comparison();
             for (int h = 0; h < heads; h++) {
-              headEffect[l][h][mi][ki] += (mean(r[h]) - baseline) / inputs.size();
+              headEffect[l][h][mi][ki] = mean(r[h]) - baseline;
             }
-            layerEffect[l][mi][ki] += (mean(r[heads]) - baseline) / inputs.size();
+            layerEffect[l][mi][ki] = mean(r[heads]) - baseline;
           }
           RunResult all = allOnFavor(model, probe, compare, o, mi, ki);
-          modelEffect[mi][ki] += (mean(all.comparison()[0]) - baseline) / inputs.size();
+          modelEffect[mi][ki] = mean(all.comparison()[0]) - baseline;
           double agree = 0;
           for (int p = 0; p < top.length; p++) {
             agree += (all.comparison()[0].top()[p] == top[p] ? 1.0 : 0.0) / top.length;
           }
-          agreement[mi][ki] += agree / inputs.size();
+          agreement[mi][ki] = agree;
           progress.progress("Input " + (x + 1) + " of " + inputs.size() + ": effects",
               (x + 0.3 + 0.7 * (mi * nk + ki + 1) / (double) (nm * nk)) / inputs.size());
         }
@@ -141,7 +159,53 @@ public final class FavorAnalysis {
           new AblationSweep.Options(HeadMask.Mode.ZERO, false, o.seed()), ProgressListener.NONE, cancelled);
       for (int l = 0; l < layers; l++) {
         for (int h = 0; h < heads; h++) {
-          off[l][h] += sweep.deltaLogprob(l, h) / inputs.size();
+          off[l][h] = sweep.deltaLogprob(l, h);
+        }
+      }
+      out.add(new PerInput(err, headEffect, layerEffect, modelEffect, agreement, off));
+    }
+    return out;
+  }
+
+  /** The rows from every input's figures: means over inputs summed in the order given (it fixes the last bits). */
+  public static Result result(int layers, int heads, Options o, List<PerInput> each) {
+    int nk = o.kinds().size();
+    int nm = o.features().length;
+    int count = each.size();
+    // per draw: the error summed over inputs, then averaged; and the effects
+    double[][][][][] err = new double[layers][heads][nm][nk][o.draws()];
+    double[][][][] headEffect = new double[layers][heads][nm][nk];
+    double[][][] layerEffect = new double[layers][nm][nk];
+    double[][] modelEffect = new double[nm][nk];
+    double[][] agreement = new double[nm][nk];
+    double[][] off = new double[layers][heads];
+    for (PerInput x : each) {
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          for (int mi = 0; mi < nm; mi++) {
+            for (int ki = 0; ki < nk; ki++) {
+              for (int d = 0; d < o.draws(); d++) {
+                err[l][h][mi][ki][d] += x.err()[l][h][mi][ki][d] / count;
+              }
+              if (o.effect()) {
+                headEffect[l][h][mi][ki] += x.headEffect()[l][h][mi][ki] / count;
+              }
+            }
+          }
+          if (o.effect()) {
+            off[l][h] += x.off()[l][h] / count;
+          }
+        }
+        for (int mi = 0; o.effect() && mi < nm; mi++) {
+          for (int ki = 0; ki < nk; ki++) {
+            layerEffect[l][mi][ki] += x.layerEffect()[l][mi][ki] / count;
+          }
+        }
+      }
+      for (int mi = 0; o.effect() && mi < nm; mi++) {
+        for (int ki = 0; ki < nk; ki++) {
+          modelEffect[mi][ki] += x.modelEffect()[mi][ki] / count;
+          agreement[mi][ki] += x.agreement()[mi][ki] / count;
         }
       }
     }
@@ -161,13 +225,13 @@ public final class FavorAnalysis {
               modelDraws[d] += draws[d] / (heads * layers);
             }
             rows.add(new Row(l + 1, h + 1, m, kind, mean(draws), sd(draws),
-                o.effect() ? headEffect[l][h][mi][ki] : nan, o.effect() ? off[l][h] : nan, inputs.size()));
+                o.effect() ? headEffect[l][h][mi][ki] : nan, o.effect() ? off[l][h] : nan, count));
           }
           rows.add(new Row(l + 1, -1, m, kind, mean(layerDraws), sd(layerDraws),
-              o.effect() ? layerEffect[l][mi][ki] : nan, nan, inputs.size()));
+              o.effect() ? layerEffect[l][mi][ki] : nan, nan, count));
         }
         rows.add(new Row(-1, -1, m, kind, mean(modelDraws), sd(modelDraws), o.effect() ? modelEffect[mi][ki] : nan,
-            nan, inputs.size()));
+            nan, count));
       }
     }
     return new Result(rows, o.effect() ? agreement : null);

@@ -36,10 +36,23 @@ public record LayerCompatibility(double[][] logprob, double[][] top1, double int
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("no inputs");
     }
+    return mean(each(model, inputs, seed, progress, cancelled));
+  }
+
+  /**
+   * One input's scores, before the mean over inputs: what a shard of a corpus keeps.
+   *
+   * @param intact the intact model's mean log-probability on this input
+   * @param logprob {@code [i][j - 1]}: the stitched model's mean log-probability of the targets
+   * @param top1 {@code [i][j - 1]}: its share of positions whose top token is the intact model's
+   */
+  public record PerInput(double intact, double[][] logprob, double[][] top1) {}
+
+  /** Every input's scores, in input order (an empty list for no input). */
+  public static List<PerInput> each(BertModel model, List<Encoding> inputs, long seed, ProgressListener progress,
+      BooleanSupplier cancelled) {
     int layers = model.config().numHiddenLayers();
-    double[][] logprob = new double[layers + 1][layers];
-    double[][] top1 = new double[layers + 1][layers];
-    double intact = 0;
+    List<PerInput> out = new java.util.ArrayList<>();
     for (int k = 0; k < inputs.size(); k++) {
       MlmProbe probe = MlmProbe.of(model, inputs.get(k), seed);
       int m = probe.positions().length;
@@ -53,7 +66,8 @@ public record LayerCompatibility(double[][] logprob, double[][] top1, double int
       for (int p = 0; p < m; p++) {
         mine += logp[p][(int) targets[p]] / m;
       }
-      intact += mine / inputs.size();
+      double[][] logprob = new double[layers + 1][layers];
+      double[][] top1 = new double[layers + 1][layers];
       Activation[] h = new Activation[layers + 1];
       for (int i = 0; i < layers; i++) {
         h[i] = base.cache().get(HookPoint.residPre(i));
@@ -74,14 +88,38 @@ public record LayerCompatibility(double[][] logprob, double[][] top1, double int
             lp += r[i].targetLogProbs()[p] / m;
             agree += (r[i].top()[p] == top[p] ? 1.0 : 0.0) / m;
           }
-          logprob[i][j - 1] += lp / inputs.size();
-          top1[i][j - 1] += agree / inputs.size();
+          logprob[i][j - 1] = lp;
+          top1[i][j - 1] = agree;
         }
         progress.progress("Input " + (k + 1) + " of " + inputs.size(),
             (k * layers + j) / (double) (inputs.size() * layers));
       }
+      out.add(new PerInput(mine, logprob, top1));
     }
-    return new LayerCompatibility(logprob, top1, intact, inputs.size());
+    return out;
+  }
+
+  /** The mean over inputs, summed in the order given (the order fixes the last bits). */
+  public static LayerCompatibility mean(List<PerInput> each) {
+    if (each.isEmpty()) {
+      throw new IllegalArgumentException("no inputs");
+    }
+    int n = each.size();
+    int rows = each.get(0).logprob().length;
+    int cols = each.get(0).logprob()[0].length;
+    double[][] logprob = new double[rows][cols];
+    double[][] top1 = new double[rows][cols];
+    double intact = 0;
+    for (PerInput x : each) {
+      intact += x.intact() / n;
+      for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < cols; j++) {
+          logprob[i][j] += x.logprob()[i][j] / n;
+          top1[i][j] += x.top1()[i][j] / n;
+        }
+      }
+    }
+    return new LayerCompatibility(logprob, top1, intact, n);
   }
 
   /** (1, T, d) tensors stacked into (N, T, d). */

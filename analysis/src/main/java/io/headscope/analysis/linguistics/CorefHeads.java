@@ -1,5 +1,6 @@
 package io.headscope.analysis.linguistics;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
@@ -67,12 +68,53 @@ public final class CorefHeads {
     }
   }
 
+  /** Shards' results added up: counts summed; {@code tooLong}, the treebank's, taken from the first. */
+  public static Result sum(List<Result> parts) {
+    Result first = parts.get(0);
+    int types = MentionType.values().length;
+    long[][][] correct = new long[first.layers()][first.heads()][types];
+    long[] mentions = new long[types];
+    Map<String, long[]> baselines = new LinkedHashMap<>();
+    int windows = 0;
+    for (Result r : parts) {
+      for (int l = 0; l < first.layers(); l++) {
+        for (int h = 0; h < first.heads(); h++) {
+          for (int t = 0; t < types; t++) {
+            correct[l][h][t] += r.correct()[l][h][t];
+          }
+        }
+      }
+      for (int t = 0; t < types; t++) {
+        mentions[t] += r.mentions()[t];
+      }
+      r.baselines().forEach((k, v) -> {
+        long[] b = baselines.computeIfAbsent(k, x -> new long[types]);
+        for (int t = 0; t < types; t++) {
+          b[t] += v[t];
+        }
+      });
+      windows += r.windows();
+    }
+    return new Result(first.layers(), first.heads(), correct, mentions, baselines, windows, first.tooLong());
+  }
+
   public static final String NEAREST = "nearest";
   public static final String HEAD_MATCH = "head_match";
 
   private CorefHeads() {}
 
   public static Result run(BertModel model, Treebank treebank, int window, WordMaps.Progress progress,
+      BooleanSupplier cancelled) {
+    return run(model, treebank, window, Shard.ALL, progress, cancelled);
+  }
+
+  /**
+   * The same over one shard: the shard's batches of the single run's plan of windows ({@link
+   * WordMaps#run(BertModel, List, Shard, java.util.function.Consumer, WordMaps.Progress, BooleanSupplier)}).
+   * Counts are integers, so the shards' results add up to one run's ({@link #sum}); a shard may hold no
+   * window. {@code tooLong} counts the whole treebank's, in every shard.
+   */
+  public static Result run(BertModel model, Treebank treebank, int window, Shard shard, WordMaps.Progress progress,
       BooleanSupplier cancelled) {
     int max = model.tokenizer().maxLength();
     if (window < 3 || window > max) {
@@ -91,9 +133,12 @@ public final class CorefHeads {
     baselines.put(NEAREST, new long[MentionType.values().length]);
     baselines.put(HEAD_MATCH, new long[MentionType.values().length]);
     List<WordEncoding> inputs = windows.stream().map(Window::input).toList();
-    WordMaps.run(model, inputs, r -> score(windows.get(r.index()), r.maps(), correct, mentions, baselines),
-        progress, cancelled);
-    return new Result(layers, heads, correct, mentions, baselines, windows.size(), tooLong[0]);
+    int[] done = {0};
+    WordMaps.run(model, inputs, shard, r -> {
+      score(windows.get(r.index()), r.maps(), correct, mentions, baselines);
+      done[0]++;
+    }, progress, cancelled);
+    return new Result(layers, heads, correct, mentions, baselines, done[0], tooLong[0]);
   }
 
   static void score(Window w, float[][][][] maps, long[][][] correct, long[] mentions, Map<String, long[]> baselines) {

@@ -122,6 +122,56 @@ public final class DependencyHeads {
     return sentences;
   }
 
+  /**
+   * The counts, for a shard's partial result: integers, so shards add up exactly.
+   *
+   * @param correct relation -> [layer][head][direction] correct counts
+   * @param count relation -> words
+   * @param baseline relation -> correct counts per offset of {@link #OFFSETS}
+   */
+  public record State(int layers, int heads, boolean universal, int sentences, Map<String, long[][][]> correct,
+      Map<String, Long> count, Map<String, long[]> baseline) {}
+
+  public State state() {
+    return new State(layers, heads, universal, sentences, new TreeMap<>(correct), new TreeMap<>(count),
+        new TreeMap<>(baseline));
+  }
+
+  /** Counts read back from {@link #state()}. */
+  public static DependencyHeads of(State s) {
+    DependencyHeads d = new DependencyHeads(s.layers(), s.heads(), s.universal());
+    d.sentences = s.sentences();
+    s.correct().forEach((k, v) -> d.correct.put(k, v));
+    d.count.putAll(s.count());
+    s.baseline().forEach((k, v) -> d.baseline.put(k, v));
+    return d;
+  }
+
+  /** Adds another shard's counts (same model size and relation labels). */
+  public void add(DependencyHeads other) {
+    if (other.layers != layers || other.heads != heads || other.universal != universal) {
+      throw new IllegalArgumentException("counts of different models or labels");
+    }
+    sentences += other.sentences;
+    other.count.forEach((k, v) -> count.merge(k, v, Long::sum));
+    other.correct.forEach((k, v) -> {
+      long[][][] c = correct.computeIfAbsent(k, x -> new long[layers][heads][2]);
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          for (int d = 0; d < 2; d++) {
+            c[l][h][d] += v[l][h][d];
+          }
+        }
+      }
+    });
+    other.baseline.forEach((k, v) -> {
+      long[] b = baseline.computeIfAbsent(k, x -> new long[OFFSETS.length]);
+      for (int o = 0; o < b.length; o++) {
+        b[o] += v[o];
+      }
+    });
+  }
+
   /** One relation x head x direction. */
   public record Score(String relation, long count, int layer, int head, Direction direction, double accuracy) {}
 

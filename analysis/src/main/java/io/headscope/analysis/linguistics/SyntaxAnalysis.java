@@ -1,5 +1,6 @@
 package io.headscope.analysis.linguistics;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
@@ -25,31 +26,51 @@ public final class SyntaxAnalysis {
     EachSentence NONE = (index, sentence, maps) -> {};
   }
 
-  /** The sentences that fit the model, their encodings, and how many did not fit. */
+  /**
+   * The sentences that fit the model, their encodings, and how many did not fit (of those the shard
+   * owns).
+   */
   public record Inputs(List<Sentence> used, List<WordEncoding> encodings, int tooLong) {}
 
   public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal,
       WordMaps.Progress progress, BooleanSupplier cancelled) {
-    return run(model, treebank, maxSentences, universal, progress, cancelled, EachSentence.NONE);
+    return run(model, treebank, maxSentences, universal, Shard.ALL, progress, cancelled, EachSentence.NONE);
   }
 
   /** As above, handing every scored sentence's maps to {@code each} as well (the probes keep their features). */
   public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal,
       WordMaps.Progress progress, BooleanSupplier cancelled, EachSentence each) {
+    return run(model, treebank, maxSentences, universal, Shard.ALL, progress, cancelled, each);
+  }
+
+  /**
+   * The same over one shard: the shard's batches of the single run's plan ({@link WordMaps#run(BertModel,
+   * List, Shard, java.util.function.Consumer, WordMaps.Progress, BooleanSupplier)}); sentences too long
+   * for the model are counted by the shard that owns their number (index modulo N). Counts are integers,
+   * so the shards' results add up to one run's ({@link DependencyHeads#add}); a shard may hold no sentence.
+   */
+  public static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal, Shard shard,
+      WordMaps.Progress progress, BooleanSupplier cancelled) {
+    return run(model, treebank, maxSentences, universal, shard, progress, cancelled, EachSentence.NONE);
+  }
+
+  private static Result run(BertModel model, Treebank treebank, int maxSentences, boolean universal, Shard shard,
+      WordMaps.Progress progress, BooleanSupplier cancelled, EachSentence each) {
     List<Sentence> chosen = treebank.sentences();
     if (maxSentences > 0 && chosen.size() > maxSentences) {
       chosen = chosen.subList(0, maxSentences);
     }
-    Inputs in = encode(model, treebank.name(), chosen);
+    Inputs in = encode(model, treebank.name(), chosen, shard);
     DependencyHeads heads = new DependencyHeads(model.config().numHiddenLayers(),
         model.config().numAttentionHeads(), universal);
-    WordMaps.run(model, in.encodings(), r -> {
+    int[] words = {0};
+    WordMaps.run(model, in.encodings(), shard, r -> {
       Sentence s = in.used().get(r.index());
       heads.add(s, r.maps());
+      words[0] += s.size();
       each.accept(r.index(), s, r.maps());
     }, progress, cancelled);
-    int words = in.used().stream().mapToInt(Sentence::size).sum();
-    return new Result(heads, in.used().size(), words, in.tooLong());
+    return new Result(heads, heads.sentences(), words[0], in.tooLong());
   }
 
   /**
@@ -59,19 +80,24 @@ public final class SyntaxAnalysis {
    * @throws HeadScopeException when no sentence fits
    */
   public static Inputs encode(BertModel model, String name, List<Sentence> sentences) {
+    return encode(model, name, sentences, Shard.ALL);
+  }
+
+  private static Inputs encode(BertModel model, String name, List<Sentence> sentences, Shard shard) {
     List<Sentence> used = new ArrayList<>();
     List<WordEncoding> inputs = new ArrayList<>();
     int tooLong = 0;
-    for (Sentence s : sentences) {
+    for (int i = 0; i < sentences.size(); i++) {
+      Sentence s = sentences.get(i);
       WordEncoding e = model.tokenizer().encodeWords(s.words().stream().map(Word::form).toList());
       if (!e.fits()) {
-        tooLong++;
+        tooLong += shard.takes(i) ? 1 : 0;
         continue;
       }
       used.add(s);
       inputs.add(e);
     }
-    if (used.isEmpty()) {
+    if (used.isEmpty() && shard.isAll()) {
       throw new HeadScopeException("No sentence of " + name + " fits the model's "
           + model.tokenizer().maxLength() + " positions.");
     }

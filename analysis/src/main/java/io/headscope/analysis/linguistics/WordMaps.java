@@ -1,5 +1,6 @@
 package io.headscope.analysis.linguistics;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
@@ -41,6 +42,16 @@ public final class WordMaps {
 
   public static void run(BertModel model, List<WordEncoding> inputs, Consumer<Result> out, Progress progress,
       BooleanSupplier cancelled) {
+    run(model, inputs, Shard.ALL, out, progress, cancelled);
+  }
+
+  /**
+   * The same for one shard: shard K of N runs the K-th, (K+N)-th, ... batch of the plan a single run
+   * makes, so that each input is padded and batched exactly as in the single run (its maps can differ
+   * in their last bits otherwise) and the shards' counts add up to the single run's.
+   */
+  public static void run(BertModel model, List<WordEncoding> inputs, Shard shard, Consumer<Result> out,
+      Progress progress, BooleanSupplier cancelled) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     List<Integer> order = new ArrayList<>();
@@ -48,12 +59,9 @@ public final class WordMaps {
       order.add(i);
     }
     order.sort(Comparator.comparingInt(i -> inputs.get(i).encoding().length()));
-    int done = 0;
-    progress.update(0, inputs.size());
-    for (int start = 0; start < order.size(); ) {
-      if (cancelled.getAsBoolean()) {
-        throw new CancellationException("cancelled after " + done + " of " + inputs.size());
-      }
+    List<int[]> batches = new ArrayList<>(); // [start, end) in order, this shard's
+    int total = 0;
+    for (int start = 0, index = 0; start < order.size(); index++) {
       int end = start + 1;
       while (end < order.size() && end - start < BATCH) {
         long width = inputs.get(order.get(end)).encoding().length();
@@ -61,6 +69,20 @@ public final class WordMaps {
           break;
         }
         end++;
+      }
+      if (shard.takes(index)) {
+        batches.add(new int[] {start, end});
+        total += end - start;
+      }
+      start = end;
+    }
+    int done = 0;
+    progress.update(0, total);
+    for (int[] se : batches) {
+      int start = se[0];
+      int end = se[1];
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("cancelled after " + done + " of " + total);
       }
       List<Encoding> batch = new ArrayList<>();
       for (int k = start; k < end; k++) {
@@ -81,8 +103,7 @@ public final class WordMaps {
         out.accept(new Result(order.get(k), we, maps));
       }
       done += end - start;
-      start = end;
-      progress.update(done, inputs.size());
+      progress.update(done, total);
     }
   }
 }

@@ -2,6 +2,7 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.AblationTable;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -48,6 +49,8 @@ final class AblateCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     inputs.check();
@@ -59,13 +62,18 @@ final class AblateCommand implements Callable<Integer> {
     if (kind == TargetMetric.Kind.LOGIT_DIFF && contrast == null) {
       throw new UsageException("--metric logit-diff needs --contrast.");
     }
+    Shard shard = sharding.shard();
+    if (sharding.given() && inputs.corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
-    if (output.out != null) {
+    if (output.out != null && !sharding.given()) {
       Output.checkWritable(sidecar(output.out), output.force);
     }
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      List<Encoding> encoded = inputs.encode(bert);
+      List<Encoding> encoded = inputs.encode(bert, shard);
       AblationSweep.Options options = new AblationSweep.Options(m, layers, inputs.seed);
       if (kind != null) {
         options = options.following(new TargetMetric(kind, bert.tokenizer().singleWordpieceId(target),
@@ -73,20 +81,41 @@ final class AblateCommand implements Callable<Integer> {
       }
       AblationResult r;
       try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {
+        if (sharding.given()) {
+          List<AblationResult> each = new AblationSweep(bert).runEach(encoded, options, progress, cancel::requested);
+          SweepPartial.writeAblation(output, shard, bert.name(), id, settings(), inputs.lines, each);
+          return 0;
+        }
         r = new AblationSweep(bert).run(encoded, options, progress, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
-      AblationTable table = AblationTable.of(r);
-      output.write(o -> AblationCsv.ablation(table, o));
-      if (output.out != null) {
-        AblationCsv.Sweep about = new AblationCsv.Sweep(bert.name(), inputs.text, inputs.pair,
-            inputs.corpus == null ? null : inputs.corpus.toString(), target, contrast, inputs.seed, false);
-        Output.write(sidecar(output.out), output.force, o -> AblationCsv.metadata(r, about, o));
-      }
-      summary(table);
+      finish(r, new AblationCsv.Sweep(bert.name(), inputs.text, inputs.pair,
+          inputs.corpus == null ? null : inputs.corpus.toString(), target, contrast, inputs.seed, false), output);
     }
     return 0;
+  }
+
+  /** What changes a shard's numbers: merge refuses parts that differ in any of these. */
+  private java.util.Map<String, String> settings() {
+    java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
+    s.put("mode", mode.toLowerCase(java.util.Locale.ROOT));
+    s.put("layers", String.valueOf(layers));
+    s.put("seed", String.valueOf(inputs.seed));
+    s.put("target", target == null ? "" : target);
+    s.put("contrast", contrast == null ? "" : contrast);
+    s.put("metric", target == null ? "" : metric == null ? "logprob" : metric.toLowerCase(java.util.Locale.ROOT));
+    return s;
+  }
+
+  /** The CSV, its sidecar and the summary of a sweep (or of merged shards). */
+  static void finish(AblationResult r, AblationCsv.Sweep about, CsvOutput output) {
+    AblationTable table = AblationTable.of(r);
+    output.write(o -> AblationCsv.ablation(table, o));
+    if (output.out != null) {
+      Output.write(sidecar(output.out), output.force, o -> AblationCsv.metadata(r, about, o));
+    }
+    summary(table);
   }
 
   /** The sweep's description beside its CSV: {@code ablation.csv.json}. */

@@ -5,6 +5,7 @@ import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
@@ -45,6 +46,8 @@ final class ClassifyCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     if ((corpus == null) == (text == null)) {
@@ -60,8 +63,13 @@ final class ClassifyCommand implements Callable<Integer> {
       }
     }
     HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
+    Shard shard = sharding.shard();
+    if (sharding.given() && corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
     batching.checkBatch();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
     CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel bert = model.open();
@@ -72,20 +80,29 @@ final class ClassifyCommand implements Callable<Integer> {
         // one typed input is cut to the model's length with a warning, as attention and predict do
         Warnings.truncation(bert.encode(text, pair));
         r = analysis.truncatingLongInputs().run(Corpus.of(text, pair), progress, () -> false);
+      } else if (sharding.given()) {
+        CorpusPartial.write(output, "classify", shard, id, batching.batch, method,
+            analysis.sums(lines, shard, progress, () -> false));
+        return 0;
       } else {
         r = analysis.run(lines, progress, () -> false);
       }
-      CorpusProgress.reportProblems(r);
-      output.write(o -> HeadCsv.write(r.perHead(), o));
-      List<String> shares = new ArrayList<>();
-      for (HeadPattern p : HeadPattern.values()) {
-        shares.add(String.format(Locale.ROOT, "%s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
-      }
-      // the model-wide share of maps per category: Kovaleva et al.'s stacked bar, in one line
-      System.err.printf(Locale.ROOT, "headscope: %d maps (%d input%s x %d heads) by category: %s%n",
-          r.inputs() * r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", r.perHead().size(),
-          String.join(", ", shares));
+      finish(r, output);
     }
     return 0;
+  }
+
+  /** The CSV and the summary of a run (or of merged shards). */
+  static void finish(CorpusResult r, CsvOutput output) {
+    CorpusProgress.reportProblems(r);
+    output.write(o -> HeadCsv.write(r.perHead(), o));
+    List<String> shares = new ArrayList<>();
+    for (HeadPattern p : HeadPattern.values()) {
+      shares.add(String.format(Locale.ROOT, "%s %.1f%%", p.label(), 100 * r.modelShares().get(p)));
+    }
+    // the model-wide share of maps per category: Kovaleva et al.'s stacked bar, in one line
+    System.err.printf(Locale.ROOT, "headscope: %d maps (%d input%s x %d heads) by category: %s%n",
+        r.inputs() * r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", r.perHead().size(),
+        String.join(", ", shares));
   }
 }

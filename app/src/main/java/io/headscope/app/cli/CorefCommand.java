@@ -1,5 +1,6 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.CorefCsv;
 import io.headscope.analysis.linguistics.CorefHeads;
@@ -39,31 +40,47 @@ final class CorefCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     if (window < 3) {
       throw new UsageException("--window must be at least 3 wordpieces, got " + window + ".");
     }
+    Shard shard = sharding.shard();
     Path baselines = SyntaxCommand.withSuffix(out, "-baselines");
     Output.checkWritable(out, force);
-    Output.checkWritable(baselines, force);
+    if (!sharding.given()) {
+      Output.checkWritable(baselines, force);
+    }
     Treebank tb = ConlluReader.read(treebank);
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(treebank) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       CorefHeads.Result r;
       try (CorpusProgress progress = new CorpusProgress("coref")) {
-        r = CorefHeads.run(bert, tb, window, progress::update, cancel::requested);
+        r = CorefHeads.run(bert, tb, window, shard, progress::update, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
-      Output.write(out, force, o -> CorefCsv.heads(r, o), false);
-      Output.write(baselines, force, o -> CorefCsv.baselines(r, o), false);
-      report(r, tb);
+      if (sharding.given()) {
+        TreebankPartial.writeCoref(out, force, shard, bert.name(), id, java.util.Map.of("window",
+            String.valueOf(window)), tb, r);
+        return 0;
+      }
+      finish(r, tb.skipped(), out, force);
     }
     return 0;
   }
 
-  private static void report(CorefHeads.Result r, Treebank tb) {
+  /** Both CSVs and the report of a run (or of merged shards); {@code skipped}: the treebank's unusable sentences. */
+  static void finish(CorefHeads.Result r, List<String> skipped, Path out, boolean force) {
+    Output.write(out, force, o -> CorefCsv.heads(r, o), false);
+    Output.write(SyntaxCommand.withSuffix(out, "-baselines"), force, o -> CorefCsv.baselines(r, o), false);
+    report(r, skipped);
+  }
+
+  private static void report(CorefHeads.Result r, List<String> skipped) {
     System.err.printf(Locale.ROOT, "headscope: %d windows, %d mentions evaluated (%d pronouns, %d proper, %d nominal)%s%n",
         r.windows(), r.mentions()[0], r.mentions()[1], r.mentions()[2], r.mentions()[3],
         r.tooLong() > 0 ? "; " + r.tooLong() + " sentences longer than the model skipped" : "");
@@ -85,8 +102,8 @@ final class CorefCommand implements Callable<Integer> {
       System.err.printf(Locale.ROOT, "headscope: %-8s best heads:%s | nearest %.1f%%, head_match %.1f%%%n", t.label(),
           b, 100 * r.baselineAccuracy(CorefHeads.NEAREST, t), 100 * r.baselineAccuracy(CorefHeads.HEAD_MATCH, t));
     }
-    if (!tb.skipped().isEmpty()) {
-      System.err.println("headscope: " + tb.skipped().size() + " unusable sentences skipped (first: " + tb.skipped().get(0) + ")");
+    if (!skipped.isEmpty()) {
+      System.err.println("headscope: " + skipped.size() + " unusable sentences skipped (first: " + skipped.get(0) + ")");
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.favor.FavorAnalysis;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.BertModel;
@@ -46,6 +47,8 @@ final class FavorCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     inputs.check();
@@ -61,31 +64,46 @@ final class FavorCommand implements Callable<Integer> {
     if (features.length == 0 || Arrays.stream(features).anyMatch(m -> m < 1 || m > 1 << 16)) {
       throw new UsageException("--features must be numbers between 1 and 65536.");
     }
+    Shard shard = sharding.shard();
+    if (sharding.given() && inputs.corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      List<Encoding> encoded = inputs.encode(bert);
+      List<Encoding> encoded = inputs.encode(bert, shard);
+      FavorAnalysis.Options options = new FavorAnalysis.Options(features, draws, inputs.seed, kinds, effect);
       FavorAnalysis.Result r;
       try (ProgressDisplay progress = ProgressDisplay.start("favor")) {
-        r = FavorAnalysis.run(bert, encoded, new FavorAnalysis.Options(features, draws, inputs.seed, kinds, effect),
-            progress, cancel::requested);
+        if (sharding.given()) {
+          SweepPartial.writeFavor(output, shard, bert.name(), id, options, inputs.lines,
+              FavorAnalysis.each(bert, encoded, options, progress, cancel::requested));
+          return 0;
+        }
+        r = FavorAnalysis.run(bert, encoded, options, progress, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
-      output.write(o -> {
-        try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
-            .setHeader("layer", "head", "features", "kind", "map_error", "map_error_sd", "delta_logprob",
-                "off_delta_logprob", "inputs").setRecordSeparator('\n').get())) {
-          for (FavorAnalysis.Row row : r.rows()) {
-            p.printRecord(row.layer() < 0 ? "*" : row.layer(), row.head() < 0 ? "*" : row.head(), row.features(),
-                row.kind().label(), num(row.mapError()), num(row.mapErrorSd()), num(row.deltaLogprob()),
-                num(row.offDeltaLogprob()), row.inputs());
-          }
-        }
-      });
-      summary(r, features, kinds);
+      finish(r, options, output);
     }
     return 0;
+  }
+
+  /** The CSV and the summary of a run (or of merged shards). */
+  static void finish(FavorAnalysis.Result r, FavorAnalysis.Options options, CsvOutput output) {
+    output.write(o -> {
+      try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
+          .setHeader("layer", "head", "features", "kind", "map_error", "map_error_sd", "delta_logprob",
+              "off_delta_logprob", "inputs").setRecordSeparator('\n').get())) {
+        for (FavorAnalysis.Row row : r.rows()) {
+          p.printRecord(row.layer() < 0 ? "*" : row.layer(), row.head() < 0 ? "*" : row.head(), row.features(),
+              row.kind().label(), num(row.mapError()), num(row.mapErrorSd()), num(row.deltaLogprob()),
+              num(row.offDeltaLogprob()), row.inputs());
+        }
+      }
+    });
+    summary(r, options.features(), options.kinds());
   }
 
   private static String num(double v) {

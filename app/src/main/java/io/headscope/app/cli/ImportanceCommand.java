@@ -2,6 +2,7 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.ImportanceTable;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
@@ -34,35 +35,58 @@ final class ImportanceCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     inputs.check();
+    Shard shard = sharding.shard();
+    if (sharding.given() && inputs.corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      List<Encoding> encoded = inputs.encode(bert);
+      List<Encoding> encoded = inputs.encode(bert, shard);
       ImportanceResult imp;
       AblationResult sweep = null;
       // the gradient costs about a sixth of the sweep per input
       try (ProgressDisplay progress = ProgressDisplay.start("importance")) {
+        AblationSweep.Options options = new AblationSweep.Options(HeadMask.Mode.ZERO, false, inputs.seed);
+        if (sharding.given()) {
+          List<HeadImportance.Gradient> g = new HeadImportance(bert).gradients(encoded, inputs.seed,
+              progress.part(0, noSweep ? 1 : 0.15), cancel::requested);
+          List<AblationResult> each = noSweep ? null
+              : new AblationSweep(bert).runEach(encoded, options, progress.part(0.15, 1), cancel::requested);
+          java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+          settings.put("seed", String.valueOf(inputs.seed));
+          settings.put("sweep", String.valueOf(!noSweep));
+          SweepPartial.writeImportance(output, shard, bert.name(), id, settings, inputs.lines, g, each);
+          return 0;
+        }
         imp = new HeadImportance(bert).run(encoded, inputs.seed, progress.part(0, noSweep ? 1 : 0.15),
             cancel::requested);
         if (!noSweep) {
-          sweep = new AblationSweep(bert).run(encoded, new AblationSweep.Options(HeadMask.Mode.ZERO, false, inputs.seed),
-              progress.part(0.15, 1), cancel::requested);
+          sweep = new AblationSweep(bert).run(encoded, options, progress.part(0.15, 1), cancel::requested);
         }
       } catch (CancellationException e) {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
-      ImportanceTable table = ImportanceTable.of(imp, sweep);
-      output.write(o -> AblationCsv.importance(table, o));
-      System.err.printf(Locale.ROOT, "headscope: %d input(s), mean masked-LM loss %.4f nats%n", imp.inputs(), imp.meanLoss());
-      if (sweep != null) {
-        System.err.printf(Locale.ROOT,
-            "headscope: Spearman rank correlation of importance with the sweep's |delta_logprob|: %.3f (%d heads)%n",
-            table.spearman(), table.rows().size());
-      }
+      finish(imp, sweep, output);
     }
     return 0;
+  }
+
+  /** The CSV and the summary of a run (or of merged shards); {@code sweep} is null without one. */
+  static void finish(ImportanceResult imp, AblationResult sweep, CsvOutput output) {
+    ImportanceTable table = ImportanceTable.of(imp, sweep);
+    output.write(o -> AblationCsv.importance(table, o));
+    System.err.printf(Locale.ROOT, "headscope: %d input(s), mean masked-LM loss %.4f nats%n", imp.inputs(), imp.meanLoss());
+    if (sweep != null) {
+      System.err.printf(Locale.ROOT,
+          "headscope: Spearman rank correlation of importance with the sweep's |delta_logprob|: %.3f (%d heads)%n",
+          table.spearman(), table.rows().size());
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.CorpusInput;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
@@ -49,7 +50,15 @@ final class InputOptions {
     }
   }
 
+  /** The 1-based corpus line of each input {@link #encode} returned, to put shards back in corpus order. */
+  List<Integer> lines = new ArrayList<>();
+
   List<Encoding> encode(BertModel model) {
+    return encode(model, Shard.ALL);
+  }
+
+  /** The inputs of one shard of the corpus (for --text, the one input), in corpus order. */
+  List<Encoding> encode(BertModel model, Shard shard) {
     List<Encoding> out = new ArrayList<>();
     if (text != null) {
       Encoding e = model.encode(text, pair);
@@ -58,7 +67,7 @@ final class InputOptions {
       return out;
     }
     int truncated = 0;
-    for (CorpusInput line : CorpusOptions.read(corpus).inputs()) {
+    for (CorpusInput line : shard.isAll() ? CorpusOptions.read(corpus).inputs() : CorpusOptions.read(corpus, shard)) {
       Encoding e;
       try {
         e = model.encode(line.a(), line.b());
@@ -67,6 +76,7 @@ final class InputOptions {
       }
       truncated += e.wasTruncated() ? 1 : 0;
       out.add(e);
+      lines.add(line.line());
     }
     if (truncated > 0) {
       System.err.println("headscope: warning: " + truncated + " corpus lines were longer than the model's maximum and were cut.");

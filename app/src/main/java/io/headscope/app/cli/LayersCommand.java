@@ -1,5 +1,6 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
@@ -27,34 +28,51 @@ final class LayersCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     inputs.check();
+    Shard shard = sharding.shard();
+    if (sharding.given() && inputs.corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      List<Encoding> encoded = inputs.encode(bert);
+      List<Encoding> encoded = inputs.encode(bert, shard);
       LayerCompatibility c;
       try (ProgressDisplay progress = ProgressDisplay.start("layers")) {
+        if (sharding.given()) {
+          SweepPartial.writeLayers(output, shard, bert.name(), id, java.util.Map.of("seed", String.valueOf(inputs.seed)),
+              inputs.lines, LayerCompatibility.each(bert, encoded, inputs.seed, progress, cancel::requested));
+          return 0;
+        }
         c = LayerCompatibility.run(bert, encoded, inputs.seed, progress, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
-      output.write(o -> {
-        try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
-            .setHeader("from_layer", "to_layer", "logprob", "delta_logprob", "top1_agreement", "inputs")
-            .setRecordSeparator('\n').get())) {
-          for (int i = 0; i < c.logprob().length; i++) {
-            for (int j = 1; j <= c.logprob()[i].length; j++) {
-              p.printRecord(i, j, num(c.logprob()[i][j - 1]), num(c.logprob()[i][j - 1] - c.intact()),
-                  num(c.top1()[i][j - 1]), c.inputs());
-            }
-          }
-        }
-      });
-      summary(c);
+      finish(c, output);
     }
     return 0;
+  }
+
+  /** The CSV and the summary of a run (or of merged shards). */
+  static void finish(LayerCompatibility c, CsvOutput output) {
+    output.write(o -> {
+      try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
+          .setHeader("from_layer", "to_layer", "logprob", "delta_logprob", "top1_agreement", "inputs")
+          .setRecordSeparator('\n').get())) {
+        for (int i = 0; i < c.logprob().length; i++) {
+          for (int j = 1; j <= c.logprob()[i].length; j++) {
+            p.printRecord(i, j, num(c.logprob()[i][j - 1]), num(c.logprob()[i][j - 1] - c.intact()),
+                num(c.top1()[i][j - 1]), c.inputs());
+          }
+        }
+      }
+    });
+    summary(c);
   }
 
   private static String num(double v) {

@@ -1,5 +1,7 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.corpus.Shard;
+
 import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
@@ -57,19 +59,28 @@ final class SyntaxCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     if (maxSentences < 0) {
       throw new UsageException("--max-sentences must be 0 (all) or more, got " + maxSentences + ".");
     }
+    Shard shard = sharding.shard();
+    if (sharding.given() && probeTrain != null) {
+      throw new UsageException("--probe-train does not go with --shard: the probes train on all of TRAIN at once.");
+    }
     Path best = withSuffix(out, "-best");
     Path probes = withSuffix(out, "-probes");
     Output.checkWritable(out, force);
-    Output.checkWritable(best, force);
+    if (!sharding.given()) {
+      Output.checkWritable(best, force);
+    }
     if (probeTrain != null) {
       Output.checkWritable(probes, force);
     }
     Treebank tb = ConlluReader.read(treebank);
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(treebank) : null;
     Treebank train = probeTrain == null ? null : readTrain(probeTrain);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
@@ -80,8 +91,10 @@ final class SyntaxCommand implements Callable<Integer> {
       // every result is computed before the first file is written: a failing probe leaves no file behind
       try {
         try (CorpusProgress progress = new CorpusProgress("syntax")) {
-          r = SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested,
-              train == null ? SyntaxAnalysis.EachSentence.NONE : test);
+          r = sharding.given()
+              ? SyntaxAnalysis.run(bert, tb, maxSentences, universal, shard, progress::update, cancel::requested)
+              : SyntaxAnalysis.run(bert, tb, maxSentences, universal, progress::update, cancel::requested,
+                  train == null ? SyntaxAnalysis.EachSentence.NONE : test);
         }
         if (train != null) {
           try (CorpusProgress progress = new CorpusProgress("probe-train")) {
@@ -92,14 +105,17 @@ final class SyntaxCommand implements Callable<Integer> {
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
+      if (sharding.given()) {
+        java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+        settings.put("max-sentences", String.valueOf(maxSentences));
+        settings.put("universal", String.valueOf(universal));
+        TreebankPartial.writeSyntax(out, force, shard, bert.name(), id, settings, tb, r);
+        return 0;
+      }
       List<ProbeResult> probed = results;
-      Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
-      Output.write(best, force, o -> SyntaxCsv.best(r.heads(), o), false);
+      finish(r, tb.skipped(), out, force);
       if (train != null) {
         Output.write(probes, force, o -> ProbeCsv.write(probed, o), false);
-      }
-      report(tb, r);
-      if (train != null) {
         ProbeReport.print(results, train, trained.tooLong(), r, test.sentences());
       }
     }
@@ -115,11 +131,18 @@ final class SyntaxCommand implements Callable<Integer> {
     }
   }
 
-  private static void report(Treebank tb, SyntaxAnalysis.Result r) {
+  /** Both CSVs and the report of a run (or of merged shards); {@code skipped}: the treebank's unusable sentences. */
+  static void finish(SyntaxAnalysis.Result r, java.util.List<String> skipped, Path out, boolean force) {
+    Output.write(out, force, o -> SyntaxCsv.relations(r.heads(), o), false);
+    Output.write(withSuffix(out, "-best"), force, o -> SyntaxCsv.best(r.heads(), o), false);
+    report(skipped, r);
+  }
+
+  private static void report(java.util.List<String> skipped, SyntaxAnalysis.Result r) {
     System.err.printf(Locale.ROOT, "headscope: %d sentences, %d words%s%s%n", r.sentences(), r.words(),
         r.tooLong() > 0 ? "; " + r.tooLong() + " sentences longer than the model skipped" : "",
-        tb.skipped().isEmpty() ? "" : "; " + tb.skipped().size() + " unusable sentences skipped (first: "
-            + tb.skipped().get(0) + ")");
+        skipped.isEmpty() ? "" : "; " + skipped.size() + " unusable sentences skipped (first: "
+            + skipped.get(0) + ")");
     System.err.printf(Locale.ROOT, "headscope: %-14s %6s  %-6s %-10s %6s   %s%n", "relation", "count", "head",
         "direction", "acc", "baseline");
     for (DependencyHeads.Best b : r.heads().best()) {

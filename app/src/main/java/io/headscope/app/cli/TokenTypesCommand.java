@@ -5,6 +5,7 @@ import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.export.TokenTypeCsv;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.model.BertModel;
@@ -28,17 +29,31 @@ final class TokenTypesCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
+    Shard shard = sharding.shard();
     output.check();
     batching.checkBatch();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
     try (CorpusLines lines = CorpusLines.open(corpus, CorpusReader.MAX_CHARS);
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
-      CorpusResult r = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch).run(lines, progress, () -> false);
-      CorpusProgress.reportProblems(r);
-      output.write(o -> TokenTypeCsv.write(r.perLayer(), r.inputs(), o));
+      CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
+      if (sharding.given()) {
+        CorpusPartial.write(output, "token-types", shard, id, batching.batch,
+            analysis.sums(lines, shard, progress, () -> false));
+        return 0;
+      }
+      finish(analysis.run(lines, progress, () -> false), output);
     }
     return 0;
+  }
+
+  /** The CSV of a run (or of merged shards). */
+  static void finish(CorpusResult r, CsvOutput output) {
+    CorpusProgress.reportProblems(r);
+    output.write(o -> TokenTypeCsv.write(r.perLayer(), r.inputs(), o));
   }
 }

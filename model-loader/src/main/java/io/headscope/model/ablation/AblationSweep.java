@@ -83,6 +83,21 @@ public final class AblationSweep {
   /** {@link #run(List, Options, ProgressListener, BooleanSupplier)}, telling {@code partial} after each layer. */
   public AblationResult run(List<Encoding> inputs, Options options, ProgressListener progress,
       BooleanSupplier cancelled, Partial partial) {
+    return AblationResult.mean(runEach(inputs, options, progress, cancelled, partial));
+  }
+
+  /**
+   * Each input's own sweep, in input order: what a shard of a corpus keeps, so that the shards' results
+   * put back in corpus order give {@link AblationResult#mean} exactly what one run gives. An empty list
+   * gives an empty result (a shard may hold no input).
+   */
+  public List<AblationResult> runEach(List<Encoding> inputs, Options options, ProgressListener progress,
+      BooleanSupplier cancelled) {
+    return inputs.isEmpty() ? List.of() : runEach(inputs, options, progress, cancelled, null);
+  }
+
+  private List<AblationResult> runEach(List<Encoding> inputs, Options options, ProgressListener progress,
+      BooleanSupplier cancelled, Partial partial) {
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("no inputs");
     }
@@ -98,7 +113,7 @@ public final class AblationSweep {
     for (int i = 0; i < probes.size(); i++) {
       results.add(one(probes.get(i), options, i, probes.size(), progress, cancelled, partial));
     }
-    return AblationResult.mean(results);
+    return results;
   }
 
   private AblationResult one(MlmProbe probe, Options o, int index, int count, ProgressListener progress,

@@ -34,24 +34,45 @@ public final class HeadImportance {
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("no inputs");
     }
-    int layers = model.config().numHiddenLayers();
-    int heads = model.config().numAttentionHeads();
-    double[][] sum = new double[layers][heads];
-    double loss = 0;
+    return mean(gradients(inputs, seed, progress, cancelled));
+  }
+
+  /**
+   * Each input's gradient, in input order: what a shard of a corpus keeps, so that the shards' gradients
+   * put back in corpus order give {@link #mean} exactly what one run gives.
+   */
+  public List<Gradient> gradients(List<Encoding> inputs, long seed, ProgressListener progress,
+      BooleanSupplier cancelled) {
+    List<Gradient> out = new java.util.ArrayList<>();
     for (int i = 0; i < inputs.size(); i++) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("head importance cancelled");
       }
-      Gradient g = gradient(MlmProbe.of(model, inputs.get(i), seed));
-      for (int l = 0; l < layers; l++) {
-        for (int h = 0; h < heads; h++) {
-          sum[l][h] += Math.abs(g.dLossDm()[l][h]) / inputs.size();
-        }
-      }
-      loss += g.loss() / inputs.size();
+      out.add(gradient(MlmProbe.of(model, inputs.get(i), seed)));
       progress.progress("Input " + (i + 1) + " of " + inputs.size(), (i + 1) / (double) inputs.size());
     }
-    return new ImportanceResult(inputs.size(), sum, ImportanceResult.normalizePerLayer(sum), loss);
+    return out;
+  }
+
+  /** {@code E_x |dLoss/dm|} and the mean loss, summed in the order given (the order fixes the last bits). */
+  public static ImportanceResult mean(List<Gradient> gradients) {
+    if (gradients.isEmpty()) {
+      throw new IllegalArgumentException("no inputs");
+    }
+    int n = gradients.size();
+    int layers = gradients.get(0).dLossDm().length;
+    int heads = gradients.get(0).dLossDm()[0].length;
+    double[][] sum = new double[layers][heads];
+    double loss = 0;
+    for (Gradient g : gradients) {
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          sum[l][h] += Math.abs(g.dLossDm()[l][h]) / n;
+        }
+      }
+      loss += g.loss() / n;
+    }
+    return new ImportanceResult(n, sum, ImportanceResult.normalizePerLayer(sum), loss);
   }
 
   /** The signed gradient of one input's loss with respect to every head's mask, and the loss. */

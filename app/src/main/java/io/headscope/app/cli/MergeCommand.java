@@ -1,0 +1,56 @@
+package io.headscope.app.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "merge", mixinStandardHelpOptions = true,
+    description = {"Adds up the partial results of a corpus command run with --shard K/N (one per shard, "
+        + "0/N to N-1/N, in any order) into the file one run over the whole corpus writes, byte for byte.",
+        "Refuses parts of different commands, models, corpora (by SHA-256) or settings, a missing shard and a "
+            + "shard given twice."})
+final class MergeCommand implements Callable<Integer> {
+  @Parameters(arity = "1..*", paramLabel = "PART", description = "The partial results (files written with --shard).")
+  List<Path> parts;
+
+  @Mixin CsvOutput output;
+
+  @Override
+  public Integer call() {
+    // read and check every part before anything is written
+    List<PartialFile.Part> all = PartialFile.readAll(parts);
+    String command = all.get(0).header().command();
+    output.check();
+    switch (command) {
+      case "classify" -> ClassifyCommand.finish(CorpusPartial.result(all), output);
+      case "token-types" -> TokenTypesCommand.finish(CorpusPartial.result(all), output);
+      case "ablate" -> {
+        if (output.out != null) {
+          Output.checkWritable(AblateCommand.sidecar(output.out), output.force);
+        }
+        SweepPartial.mergeAblation(all, output);
+      }
+      case "importance" -> SweepPartial.mergeImportance(all, output);
+      case "layers" -> SweepPartial.mergeLayers(all, output);
+      case "favor" -> SweepPartial.mergeFavor(all, output);
+      case "syntax" -> TreebankPartial.mergeSyntax(all, twoFiles(command, "-best"), output.force);
+      case "coref" -> TreebankPartial.mergeCoref(all, twoFiles(command, "-baselines"), output.force);
+      default -> throw new UsageException(all.get(0).path() + " is a partial result of \"" + command
+          + "\", which this HeadScope cannot merge.");
+    }
+    return 0;
+  }
+
+  /** syntax and coref write two files, the second beside --out: both must be writable. */
+  private Path twoFiles(String command, String suffix) {
+    if (output.out == null) {
+      throw new UsageException("Merging " + command + " parts needs --out FILE (the second file goes beside it, with "
+          + suffix + " before the extension).");
+    }
+    Output.checkWritable(SyntaxCommand.withSuffix(output.out, suffix), output.force);
+    return output.out;
+  }
+}

@@ -1,0 +1,48 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.corpus.Shard;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --shard K/N} of the corpus commands: one of N processes (a Slurm array task, a GNU parallel
+ * job) takes its N-th of the work (lines for the sweeps, batches of the single run's plan for the
+ * batched commands) and writes a partial result, which {@code headscope merge} adds up with the others
+ * into the file one run writes.
+ */
+final class ShardOption {
+  private static final Pattern FORM = Pattern.compile("(\\d{1,9})/(\\d{1,9})");
+
+  @Option(names = "--shard", paramLabel = "K/N", description = "Run only shard K of N (K counts from 0: "
+      + "0 <= K < N) and write a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up "
+      + "into the file one run writes, byte for byte. ablate, importance, layers, favor: every N-th line of the "
+      + "corpus starting at line K+1. classify, token-types, syntax, coref: every N-th batch of the single run's "
+      + "plan (each shard reads the whole corpus; give every shard the same --batch).")
+  String text;
+
+  /** The shard asked for, or {@link Shard#ALL} without the option. */
+  Shard shard() {
+    if (text == null) {
+      return Shard.ALL;
+    }
+    Matcher m = FORM.matcher(text.strip());
+    if (!m.matches()) {
+      throw new UsageException("--shard must be K/N, two whole numbers with 0 <= K < N (K counts from 0), got \""
+          + text + "\".");
+    }
+    int k = Integer.parseInt(m.group(1));
+    int n = Integer.parseInt(m.group(2));
+    if (n < 1 || k >= n) {
+      throw new UsageException("--shard " + text + ": K must be at least 0 and below N (K counts from 0, so the "
+          + "shards of " + Math.max(n, 1) + " are 0/" + Math.max(n, 1) + " to " + (Math.max(n, 1) - 1) + "/"
+          + Math.max(n, 1) + ").");
+    }
+    return new Shard(k, n);
+  }
+
+  /** Whether --shard was given (a partial result is written instead of the CSV). */
+  boolean given() {
+    return text != null;
+  }
+}

@@ -1,0 +1,152 @@
+package io.headscope.app.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.corpus.Shard;
+import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.analysis.flow.LayerCompatibility;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.ablation.HeadImportance;
+import io.headscope.model.ablation.ImportanceResult;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The partial results of {@code ablate} and {@code importance}: one record per input with its own
+ * sweep (and gradient), tagged with its corpus line. These commands average per-input results in corpus
+ * order with ordinary floating point; merge puts every shard's inputs back in that order and runs the
+ * same averaging, so the merged file has the bits of one run. (An input costs seconds here, so a few
+ * hundred numbers per input on disk are cheap.)
+ */
+final class SweepPartial {
+  private SweepPartial() {}
+
+  record AblationInput(int line, AblationResult result) {}
+
+  record ImportanceInput(int line, HeadImportance.Gradient gradient, AblationResult sweep) {}
+
+  record LayersInput(int line, LayerCompatibility.PerInput scores) {}
+
+  record FavorInput(int line, FavorAnalysis.PerInput figures) {}
+
+  static void writeFavor(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      FavorAnalysis.Options o, List<Integer> lines, List<FavorAnalysis.PerInput> each) {
+    Map<String, String> settings = new java.util.LinkedHashMap<>();
+    settings.put("features", java.util.Arrays.toString(o.features()));
+    settings.put("draws", String.valueOf(o.draws()));
+    settings.put("seed", String.valueOf(o.seed()));
+    settings.put("kinds", String.join(",", o.kinds().stream().map(k -> k.name()).toList()));
+    settings.put("effect", String.valueOf(o.effect()));
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new FavorInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("favor", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+  }
+
+  /** Merges favor's parts into the CSV one run over the whole corpus writes (options from the header). */
+  static void mergeFavor(List<PartialFile.Part> parts, CsvOutput output) {
+    List<FavorInput> all = inputs(parts, FavorInput.class, FavorInput::line);
+    Map<String, String> s = parts.get(0).header().settings();
+    String f = s.get("features");
+    int[] features = java.util.Arrays.stream(f.substring(1, f.length() - 1).split(",\\s*"))
+        .mapToInt(Integer::parseInt).toArray();
+    List<RandomFeatures.Kind> kinds = java.util.Arrays.stream(s.get("kinds").split(","))
+        .map(RandomFeatures.Kind::valueOf).toList();
+    FavorAnalysis.Options o = new FavorAnalysis.Options(features, Integer.parseInt(s.get("draws")),
+        Long.parseLong(s.get("seed")), kinds, Boolean.parseBoolean(s.get("effect")));
+    double[][][][][] err = all.get(0).figures().err();
+    FavorCommand.finish(FavorAnalysis.result(err.length, err[0].length, o,
+        all.stream().map(FavorInput::figures).toList()), o, output);
+  }
+
+  static void writeLayers(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<LayerCompatibility.PerInput> each) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new LayersInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("layers", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+  }
+
+  /** Merges layers' parts into the CSV one run over the whole corpus writes. */
+  static void mergeLayers(List<PartialFile.Part> parts, CsvOutput output) {
+    List<LayersInput> all = inputs(parts, LayersInput.class, LayersInput::line);
+    LayersCommand.finish(LayerCompatibility.mean(all.stream().map(LayersInput::scores).toList()), output);
+  }
+
+  static void writeAblation(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<AblationResult> each) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new AblationInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("ablate", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs swept");
+  }
+
+  static void writeImportance(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<HeadImportance.Gradient> gradients,
+      List<AblationResult> sweeps) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < gradients.size(); i++) {
+      records.add(new ImportanceInput(lines.get(i), gradients.get(i), sweeps == null ? null : sweeps.get(i)));
+    }
+    PartialFile.write(output.out, output.force,
+        new PartialFile.Header("importance", shard, model, corpus, settings), records);
+    System.err.println("headscope: shard " + shard + ": " + gradients.size() + " inputs");
+  }
+
+  /** Merges ablate's parts into the CSV (and sidecar) one sweep of the whole corpus writes. */
+  static void mergeAblation(List<PartialFile.Part> parts, CsvOutput output) {
+    List<AblationInput> all = inputs(parts, AblationInput.class, AblationInput::line);
+    PartialFile.Header h = parts.get(0).header();
+    Map<String, String> s = h.settings();
+    AblationResult r = AblationResult.mean(all.stream().map(AblationInput::result).toList());
+    AblateCommand.finish(r, new AblationCsv.Sweep(h.model(), null, null, h.corpus().file(), blankToNull(s.get("target")),
+        blankToNull(s.get("contrast")), Long.parseLong(s.get("seed")), false), output);
+  }
+
+  /** Merges importance's parts into the CSV one run over the whole corpus writes. */
+  static void mergeImportance(List<PartialFile.Part> parts, CsvOutput output) {
+    List<ImportanceInput> all = inputs(parts, ImportanceInput.class, ImportanceInput::line);
+    ImportanceResult imp = HeadImportance.mean(all.stream().map(ImportanceInput::gradient).toList());
+    boolean sweep = Boolean.parseBoolean(parts.get(0).header().settings().get("sweep"));
+    AblationResult r = sweep ? AblationResult.mean(all.stream().map(ImportanceInput::sweep).toList()) : null;
+    ImportanceCommand.finish(imp, r, output);
+  }
+
+  /** Every part's records, back in corpus order; none at all is an error (as a corpus with no input). */
+  private static <T> List<T> inputs(List<PartialFile.Part> parts, Class<T> type,
+      java.util.function.ToIntFunction<T> line) {
+    List<T> all = new ArrayList<>();
+    for (PartialFile.Part p : parts) {
+      for (JsonNode n : p.records()) {
+        try {
+          all.add(PartialFile.JSON.treeToValue(n, type));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+          throw new HeadScopeException(p.path() + " is damaged (an input's results cannot be read).", e);
+        }
+      }
+    }
+    if (all.isEmpty()) {
+      throw new HeadScopeException("No input of " + parts.get(0).header().corpus().file()
+          + " was analysed by any shard.");
+    }
+    all.sort(Comparator.comparingInt(line));
+    return all;
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+}
