@@ -65,8 +65,8 @@ public final class HeadFactsView extends VBox {
       return;
     }
     swatch.setFill(FxColors.category(s.category()));
-    category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f%s", s.category().label(),
-        s.confidence(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
+    category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f (%s)%s", s.category().label(),
+        s.confidence(), vm.decidedBy(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
     HeadStats st = s.stats();
     // in a pair the two most-attended columns are often both [SEP]: name the token once

@@ -53,6 +53,15 @@ public final class HeadFactsViewModel {
     return h == null ? -1 : h.layer();
   }
 
+  /**
+   * What decided the category, for the line that shows it: the learned model's confidence is its
+   * probability, the rule's the margin past its thresholds.
+   */
+  public String decidedBy() {
+    return main.methodProperty().get() == io.headscope.analysis.heads.HeadClassifier.Method.RULE
+        ? "rule" : "learned model";
+  }
+
   /** Whether the selected head is switched off (its scores still describe the intact map). */
   public ReadOnlyBooleanProperty selectedOffProperty() {
     return selectedOff.getReadOnlyProperty();
