@@ -25,6 +25,22 @@ public record MapFeatures(double[] values) {
     }
   }
 
+  /** By value (a record compares arrays by identity), so equal maps give equal scores. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof MapFeatures f && java.util.Arrays.equals(values, f.values);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Arrays.hashCode(values);
+  }
+
+  @Override
+  public String toString() {
+    return "MapFeatures" + java.util.Arrays.toString(values);
+  }
+
   /**
    * @param rowArgmax each row's most attended key (the first on a tie)
    * @param top which keys are the map's top columns

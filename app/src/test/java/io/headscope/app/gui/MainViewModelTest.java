@@ -1,5 +1,7 @@
 package io.headscope.app.gui;
 
+import io.headscope.analysis.heads.HeadClassifier;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.app.gui.exec.DirectWorker;
@@ -49,6 +51,19 @@ class MainViewModelTest {
     assertThat(vm.predictionsProperty().get(0).changed()).isFalse();
     assertThat(vm.busyProperty().get()).isFalse();
     assertThat(vm.errorProperty().get()).isNull();
+  }
+
+  /** The Heads menu's choice re-sorts the heads of the current input without running the model again. */
+  @Test
+  void choosingTheRuleReclassifiesTheCurrentInputAsTheRuleDoes() {
+    MainViewModel vm = loaded(tiny);
+    AttentionTrace intact = vm.traceProperty().get();
+    assertThat(vm.methodProperty().get()).isEqualTo(HeadClassifier.Method.LEARNED);
+    assertThat(vm.scoresProperty()).isEqualTo(new HeadClassifier(HeadClassifier.Method.LEARNED).classifyAll(intact));
+    vm.methodProperty().set(HeadClassifier.Method.RULE);
+    assertThat(vm.traceProperty().get()).isSameAs(intact);
+    assertThat(vm.scoresProperty()).isEqualTo(new HeadClassifier(HeadClassifier.Method.RULE).classifyAll(intact));
+    assertThat(vm.classifier().method()).isEqualTo(HeadClassifier.Method.RULE);
   }
 
   @Test
