@@ -157,6 +157,40 @@ class GuiMainWindowTest {
   }
 
   @Test
+  void theWordsSwitchShowsWordLabelsInTheHeadViewAndTheExportWritesWords(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3 && !vm().busyProperty().get());
+    type(robot, "the cats walked .");
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("##s")
+        && !vm().busyProperty().get());
+    robot.clickOn("#thumb-2-3");
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    robot.clickOn("#units-words");
+    waitFor(() -> vm().session().wordsShown());
+    Label title = robot.lookup("#head-title").queryAs(Label.class);
+    waitFor(() -> title.getText().endsWith("words"));
+    io.headscope.app.render.HeadMatrix shown = heatmapMatrix(robot);
+    assertThat(shown.rowTokens()).containsExactly("[CLS]", "the", "cats", "walked", ".", "[SEP]");
+    assertThat(shown.colTokens()).contains("cats").doesNotContain("##s");
+
+    exportTarget = dir.resolve("words.json");
+    robot.clickOn("Export").clickOn("Attention JSON…");
+    waitFor(() -> Files.exists(exportTarget));
+    JsonNode json = new ObjectMapper().readTree(exportTarget.toFile());
+    assertThat(json.get("words").get(2).asText()).isEqualTo("cats");
+    assertThat(json.get("attention").get(0).get(0).size()).isEqualTo(6);
+
+    robot.clickOn("#units-wordpieces");
+    waitFor(() -> !vm().session().wordsShown());
+    assertThat(heatmapMatrix(robot).rowTokens()).contains("##s");
+  }
+
+  /** The matrix the head view's heatmap draws. */
+  private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
+    io.headscope.app.gui.head.HeatmapPane pane = robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.head.HeatmapPane.class);
+    return WaitForAsyncUtils.asyncFx(pane::matrix).get();
+  }
+
+  @Test
   void thumbnailsAreFramedInTheirCategorysColourAndTheLegendHidesACategory(FxRobot robot) throws Exception {
     waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
     for (HeadScore s : scores()) {

@@ -74,6 +74,7 @@ public final class MainView extends BorderPane {
   @FXML private javafx.scene.control.RadioMenuItem classifierRule;
   @FXML private Button allOnButton;
   @FXML private HBox mapsToggle;
+  @FXML private HBox unitsToggle;
   @FXML private Label inputNote;
   @FXML private TokenStrip tokenStrip;
   @FXML private TabPane leftTabs;
@@ -101,6 +102,7 @@ public final class MainView extends BorderPane {
     lower.setDividerPositions(0.58);
     bindInputs();
     bindMapsToggle();
+    bindUnitsToggle();
     bindStale();
     bindTokenStrip();
     bindStatusBar();
@@ -223,7 +225,10 @@ public final class MainView extends BorderPane {
   @FXML
   private void exportJson() {
     // the maps on screen: intact, or as run with the heads in "disabled" ("maps": "as-run")
-    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace, Exports::attentionJson);
+    // over words when the words switch is on (as `attention --words`)
+    boolean words = vm.session().wordsShown();
+    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace,
+        (t, p) -> Exports.attentionJson(t, words, p));
   }
 
   /** Every head as a figure: the maps on screen (intact, as run or difference), category frames and legend. */
@@ -426,6 +431,33 @@ public final class MainView extends BorderPane {
     });
     vm.session().mapsShownProperty().addListener((o, a, b) -> group.getToggles().forEach(t ->
         t.setSelected(t.getUserData() == b)));
+  }
+
+  /** Wordpieces | words: whether the grid, the head view and the JSON export show word-level maps. */
+  private void bindUnitsToggle() {
+    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
+    javafx.scene.control.ToggleButton pieces = new javafx.scene.control.ToggleButton("wordpieces");
+    javafx.scene.control.ToggleButton words = new javafx.scene.control.ToggleButton("words");
+    pieces.setId("units-wordpieces");
+    words.setId("units-words");
+    pieces.setTooltip(new Tooltip("The maps as the model computes them, one row and column per wordpiece."));
+    words.setTooltip(new Tooltip("Word-level maps (Clark et al. 2019): attention to a word is the sum over its "
+        + "wordpieces, from a word the mean over them; ## pieces join the word before them; [CLS] and [SEP] "
+        + "stay words. Rows still sum to 1."));
+    for (javafx.scene.control.ToggleButton b : java.util.List.of(pieces, words)) {
+      b.setToggleGroup(group);
+      b.setFocusTraversable(false);
+      unitsToggle.getChildren().add(b);
+    }
+    (vm.session().wordsShown() ? words : pieces).setSelected(true);
+    group.selectedToggleProperty().addListener((o, a, b) -> {
+      if (b == null) {
+        a.setSelected(true); // one of the two is always chosen
+      } else {
+        vm.session().wordsShownProperty().set(b == words);
+      }
+    });
+    vm.session().wordsShownProperty().addListener((o, a, b) -> (b ? words : pieces).setSelected(true));
   }
 
   /**
