@@ -184,6 +184,36 @@ class GuiMainWindowTest {
     assertThat(heatmapMatrix(robot).rowTokens()).contains("##s");
   }
 
+  @Test
+  void theLinguisticsTabScoresATreebankAndAClickOpensAHeadOnASentence(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    fileAnswer = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "syntax.conllu");
+    robot.clickOn("#tab-linguistics");
+    robot.clickOn("#ling-open");
+    Label status = robot.lookup("#ling-status").queryAs(Label.class);
+    try {
+      waitFor(() -> status.getText().contains(" sentences, "));
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("status: " + status.getText() + " / tab shown: "
+          + robot.lookup("#linguistics-view").query().isVisible(), e);
+    }
+    javafx.scene.Node grid = robot.lookup("#ling-grid").query();
+    javafx.geometry.Bounds b = grid.localToScreen(grid.getBoundsInLocal());
+    // the grid puts 30 px of labels left and 18 px on top: click the middle of head 2-3
+    double cell = (b.getWidth() - 30 - 4) / 4;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 2.5 * cell, b.getMinY() + 18 + 1.5 * cell)).clickOn();
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    Label sentence = robot.lookup("#ling-sentence-status").queryAs(Label.class);
+    waitFor(() -> sentence.getText().startsWith("Head 2-3 on sentence 1"));
+    assertThat(robot.lookup("#ling-sentence").query().getBoundsInLocal().getWidth()).isGreaterThan(100);
+
+    fileAnswer = dir.resolve("nothing-here.conllu");
+    robot.clickOn("#ling-open");
+    waitFor(() -> status.getText().startsWith("Could not use nothing-here.conllu"));
+    assertThat(robot.lookup(".dialog-pane").tryQuery()).isEmpty();
+    assertThat(sentence.getText()).startsWith("Head 2-3 on sentence 1");
+  }
+
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
     io.headscope.app.gui.head.HeatmapPane pane = robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.head.HeatmapPane.class);

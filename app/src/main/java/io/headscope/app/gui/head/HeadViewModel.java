@@ -30,7 +30,7 @@ public final class HeadViewModel {
   private final ObservableValue<AttentionTrace> asRun;
   private final ObservableValue<MapsShown> maps;
   private final ObservableValue<Head> head;
-  private final ObservableValue<Boolean> words;
+  private final javafx.beans.property.BooleanProperty words;
   private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper("No head selected");
   private final ObjectProperty<Display> display = new SimpleObjectProperty<>(Display.WEIGHTS);
   private final ObjectProperty<PairFilter> filter = new SimpleObjectProperty<>(PairFilter.ALL);
@@ -59,7 +59,7 @@ public final class HeadViewModel {
    * @param words whether to show word-level maps (the words switch)
    */
   public HeadViewModel(ObservableValue<AttentionTrace> trace, ObservableValue<AttentionTrace> asRun,
-      ObservableValue<MapsShown> maps, ObservableValue<Head> head, ObservableValue<Boolean> words) {
+      ObservableValue<MapsShown> maps, ObservableValue<Head> head, javafx.beans.property.BooleanProperty words) {
     this.trace = trace;
     this.asRun = asRun;
     this.maps = maps;
@@ -161,7 +161,12 @@ public final class HeadViewModel {
   }
 
   private boolean words() {
-    return Boolean.TRUE.equals(words.getValue());
+    return words.get();
+  }
+
+  /** Whether the maps are shown over words (the session's switch, which the grid follows too). */
+  public javafx.beans.property.BooleanProperty wordsProperty() {
+    return words;
   }
 
   /** The token (index into the input) whose lines the line drawing highlights, or -1. */

@@ -63,13 +63,12 @@ public final class LinguisticsView extends VBox {
       vm.open(h);
       refresh();
     }, h -> hover.setText(vm.describe(h)));
-    addColumn("relation", b -> b.relation());
-    addColumn("words", b -> String.valueOf(b.count()));
-    addColumn("best head", b -> b.layer() + "-" + b.head() + " " + b.direction().label());
-    addColumn("accuracy", b -> pct(b.accuracy()));
-    addColumn("offset", b -> String.format(Locale.ROOT, "%+d", b.baselineOffset()));
-    addColumn("baseline", b -> pct(b.baselineAccuracy()));
-    bestTable.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+    addColumn("relation", 95, b -> b.relation());
+    addColumn("words", 55, b -> String.valueOf(b.count()));
+    addColumn("best head", 130, b -> b.layer() + "-" + b.head() + " " + b.direction().label());
+    addColumn("accuracy", 75, b -> pct(b.accuracy()));
+    addColumn("offset", 55, b -> String.format(Locale.ROOT, "%+d", b.baselineOffset()));
+    addColumn("baseline", 75, b -> pct(b.baselineAccuracy()));
     previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
     nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
@@ -83,8 +82,9 @@ public final class LinguisticsView extends VBox {
     scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
   }
 
-  private void addColumn(String title, Function<DependencyHeads.Best, String> value) {
+  private void addColumn(String title, double width, Function<DependencyHeads.Best, String> value) {
     TableColumn<DependencyHeads.Best, String> c = new TableColumn<>(title);
+    c.setPrefWidth(width);
     c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
     c.setSortable(false);
     bestTable.getColumns().add(c);
@@ -100,6 +100,26 @@ public final class LinguisticsView extends VBox {
     if (p != null) {
       vm.open(p);
     }
+  }
+
+  /** Opens a treebank as the Open button does (for scripts and the screenshot tour). */
+  public void open(Path file) {
+    vm.open(file);
+  }
+
+  /** Chooses a relation of the list by name, if it is there. */
+  public void choose(String relation) {
+    vm.relations().stream().filter(c -> c.relation().equals(relation)).findFirst().ifPresent(vm.chosenProperty()::set);
+  }
+
+  /** Opens the chosen relation's best head, as a click on its cell does. */
+  public void openBest() {
+    var c = vm.chosenProperty().get();
+    vm.best().stream().filter(b -> c != null && b.relation().equals(c.relation())).findFirst().ifPresent(b -> {
+      opened = new Head(b.layer() - 1, b.head() - 1);
+      vm.open(opened);
+      refresh();
+    });
   }
 
   @FXML

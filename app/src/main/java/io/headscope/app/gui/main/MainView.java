@@ -74,7 +74,6 @@ public final class MainView extends BorderPane {
   @FXML private javafx.scene.control.RadioMenuItem classifierRule;
   @FXML private Button allOnButton;
   @FXML private HBox mapsToggle;
-  @FXML private HBox unitsToggle;
   @FXML private Label inputNote;
   @FXML private TokenStrip tokenStrip;
   @FXML private TabPane leftTabs;
@@ -102,7 +101,6 @@ public final class MainView extends BorderPane {
     lower.setDividerPositions(0.58);
     bindInputs();
     bindMapsToggle();
-    bindUnitsToggle();
     bindStale();
     bindTokenStrip();
     bindStatusBar();
@@ -431,33 +429,6 @@ public final class MainView extends BorderPane {
     });
     vm.session().mapsShownProperty().addListener((o, a, b) -> group.getToggles().forEach(t ->
         t.setSelected(t.getUserData() == b)));
-  }
-
-  /** Wordpieces | words: whether the grid, the head view and the JSON export show word-level maps. */
-  private void bindUnitsToggle() {
-    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
-    javafx.scene.control.ToggleButton pieces = new javafx.scene.control.ToggleButton("wordpieces");
-    javafx.scene.control.ToggleButton words = new javafx.scene.control.ToggleButton("words");
-    pieces.setId("units-wordpieces");
-    words.setId("units-words");
-    pieces.setTooltip(new Tooltip("The maps as the model computes them, one row and column per wordpiece."));
-    words.setTooltip(new Tooltip("Word-level maps (Clark et al. 2019): attention to a word is the sum over its "
-        + "wordpieces, from a word the mean over them; ## pieces join the word before them; [CLS] and [SEP] "
-        + "stay words. Rows still sum to 1."));
-    for (javafx.scene.control.ToggleButton b : java.util.List.of(pieces, words)) {
-      b.setToggleGroup(group);
-      b.setFocusTraversable(false);
-      unitsToggle.getChildren().add(b);
-    }
-    (vm.session().wordsShown() ? words : pieces).setSelected(true);
-    group.selectedToggleProperty().addListener((o, a, b) -> {
-      if (b == null) {
-        a.setSelected(true); // one of the two is always chosen
-      } else {
-        vm.session().wordsShownProperty().set(b == words);
-      }
-    });
-    vm.session().wordsShownProperty().addListener((o, a, b) -> (b ? words : pieces).setSelected(true));
   }
 
   /**
