@@ -178,6 +178,10 @@ class GuiMainWindowTest {
     JsonNode json = new ObjectMapper().readTree(exportTarget.toFile());
     assertThat(json.get("words").get(2).asText()).isEqualTo("cats");
     assertThat(json.get("attention").get(0).get(0).size()).isEqualTo(6);
+    exportTarget = dir.resolve("words-grid.svg");
+    robot.clickOn("Export").clickOn("Grid as figure (PNG 300 dpi or SVG)…");
+    waitFor(() -> Files.exists(exportTarget));
+    assertThat(Files.readString(exportTarget)).contains("word-level");
 
     robot.clickOn("#units-wordpieces");
     waitFor(() -> !vm().session().wordsShown());

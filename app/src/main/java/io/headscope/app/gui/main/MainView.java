@@ -241,7 +241,7 @@ public final class MainView extends BorderPane {
       MapsShown shown = vm.session().mapsShownProperty().get();
       int heads = intact.heads();
       java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
-      return GridFigure.of(intact, run, shown, run.mask(),
+      return GridFigure.of(intact, run, shown, vm.session().wordsShown(), run.mask(),
           scores.size() == intact.layers() * heads ? h -> scores.get(h.layer() * heads + h.head()).category() : null,
           caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
     });
