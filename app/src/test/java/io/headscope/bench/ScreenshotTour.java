@@ -49,6 +49,11 @@ public final class ScreenshotTour {
       return null;
     });
     idle();
+    if (args.length > 4 && args[3].equals("linguistics")) {
+      linguistics(out, w, h, Path.of(args[4]));
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("head-map")) {
       headMap(out, w, h);
       Platform.exit();
@@ -153,6 +158,55 @@ public final class ScreenshotTour {
     headMapDrawn();
     System.out.printf("head map over the English pairs: %.1f s%n", (System.nanoTime() - start) / 1e9);
     shot(out, "09-head-map-english-pairs", w, h);
+  }
+
+  /**
+   * The words switch on a sentence with split words, then the Linguistics tab on a treebank
+   * ({@code ./headscope bench screenshots DIR W H linguistics FILE.conllu}) with the best det head opened.
+   */
+  private static void linguistics(Path out, int w, int h, Path treebank) throws Exception {
+    fx(() -> {
+      view.viewModel().textAProperty().set("The unbelievably cheerful painters rearranged her furniture.");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.viewModel().select(new Head(7, 10));
+      view.viewModel().session().wordsShownProperty().set(true);
+      return null;
+    });
+    idle();
+    shot(out, "10-words-switch", w, h);
+    io.headscope.app.gui.linguistics.LinguisticsView ling = fx(() -> {
+      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
+        TabPane tabs = (TabPane) n;
+        tabs.getTabs().stream().filter(t -> "tab-linguistics".equals(t.getId())).findFirst()
+            .ifPresent(t -> tabs.getSelectionModel().select(t));
+      }
+      var v = (io.headscope.app.gui.linguistics.LinguisticsView) view.lookup("#linguistics-view");
+      v.open(treebank);
+      return v;
+    });
+    long start = System.nanoTime();
+    long end = start + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < end && !fx(() -> ((javafx.scene.control.Label) view.lookup("#ling-status")).getText()
+        .contains("sentences,"))) {
+      Thread.sleep(200);
+    }
+    System.out.printf("linguistics over %s: %.1f s%n", treebank.getFileName(), (System.nanoTime() - start) / 1e9);
+    fx(() -> {
+      ling.choose("det");
+      ling.openBest();
+      return null;
+    });
+    Thread.sleep(3000);
+    shot(out, "11-linguistics-det", w, h);
+    fx(() -> {
+      ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(1);
+      return null;
+    });
+    shot(out, "12-linguistics-sentence", w, h);
   }
 
   private static void headMapDrawn() throws Exception {

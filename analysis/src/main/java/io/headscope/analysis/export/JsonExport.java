@@ -3,6 +3,7 @@ package io.headscope.analysis.export;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.headscope.analysis.linguistics.WordTrace;
 import io.headscope.analysis.predict.PredictionChange;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
@@ -37,6 +38,20 @@ public final class JsonExport {
    * {@code || sum_h A^h_qk f^h(x_k) ||} of each layer (METHODS.md).
    */
   public static void attention(AttentionTrace t, float[][][] layerNorms, OutputStream out) throws IOException {
+    attention(t, layerNorms, false, out);
+  }
+
+  /**
+   * {@link #attention(AttentionTrace, float[][][], OutputStream)}, or with {@code words} the word-level
+   * maps (Clark's conversion, {@link WordTrace}): {@code level} is {@code words}, {@code words} lists
+   * them ({@code [CLS]} and {@code [SEP]} included), {@code wordOfToken[t]} is each wordpiece's word,
+   * and {@code attention[l][h][w][v]} and {@code layerNorms[l][w][v]} are over words; {@code tokens},
+   * {@code ids}, {@code segments} and {@code valueNorms} stay per wordpiece (a norm has no word-level
+   * meaning of its own).
+   */
+  public static void attention(AttentionTrace t, float[][][] layerNorms, boolean words, OutputStream out)
+      throws IOException {
+    WordTrace w = words ? WordTrace.of(t, layerNorms) : null;
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
       g.writeStringField("model", t.model());
@@ -61,13 +76,23 @@ public final class JsonExport {
       if (!t.mask().isEmpty()) {
         g.writeStringField("mode", t.mask().mode().name().toLowerCase(java.util.Locale.ROOT));
       }
+      g.writeStringField("level", words ? "words" : "wordpieces");
+      if (w != null) {
+        g.writeArrayFieldStart("words");
+        for (String s : w.words().words()) {
+          g.writeString(s);
+        }
+        g.writeEndArray();
+        g.writeFieldName("wordOfToken");
+        g.writeArray(w.words().wordOf(), 0, w.words().wordOf().length);
+      }
       g.writeFieldName("attention");
-      writeNested(g, t.attention());
+      writeNested(g, w != null ? w.attention() : t.attention());
       g.writeFieldName("valueNorms");
       writeNested(g, t.valueNorms());
       if (layerNorms != null) {
         g.writeFieldName("layerNorms");
-        writeNested(g, layerNorms);
+        writeNested(g, w != null ? w.layerNorms() : layerNorms);
       }
       g.writeEndObject();
     }

@@ -172,6 +172,14 @@ public final class DependencyHeads {
     });
   }
 
+  public int layers() {
+    return layers;
+  }
+
+  public int heads() {
+    return heads;
+  }
+
   /** One relation x head x direction. */
   public record Score(String relation, long count, int layer, int head, Direction direction, double accuracy) {}
 

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(name = "attention", mixinStandardHelpOptions = true,
     description = "Every head's attention map and value-vector norms for one input, as JSON "
         + "(attention[layer][head][query][key], valueNorms[layer][head][token]; 0-based); with "
-        + "--layer-norms also layerNorms[layer][query][key].")
+        + "--layer-norms also layerNorms[layer][query][key]; with --words the maps are over words.")
 final class AttentionCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -26,6 +26,11 @@ final class AttentionCommand implements Callable<Integer> {
       + "||sum_h A^h_ij f^h(x_j)||, how much token j moves token i through the whole attention layer.")
   boolean layerNorms;
 
+  @Option(names = "--words", description = "Word-level maps (Clark et al.): attention to a word is the sum "
+      + "over its wordpieces, from a word the mean; words are grouped at the ## continuation pieces, "
+      + "[CLS] and [SEP] stay words. Adds words[] and wordOfToken[]; attention[l][h][word][word].")
+  boolean words;
+
   @Override
   public Integer call() {
     sentence.check();
@@ -34,7 +39,7 @@ final class AttentionCommand implements Callable<Integer> {
       Encoding input = m.encode(sentence.text, sentence.pair);
       AttentionTrace t = m.trace(List.of(input), HeadMask.NONE, 5, AttentionTrace.Maps.COMPUTED, layerNorms).get(0);
       Warnings.truncation(t.encoding());
-      output.write(o -> JsonExport.attention(t, o));
+      output.write(o -> JsonExport.attention(t, t.layerNorms(), words, o));
     }
     return 0;
   }

@@ -5,6 +5,8 @@ import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
+import io.headscope.app.gui.linguistics.LinguisticsView;
+import io.headscope.app.gui.linguistics.LinguisticsViewModel;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
@@ -58,6 +60,9 @@ final class AppServices {
     HeadMapViewModel headMapVm = new HeadMapViewModel(main.session(), main.scoresProperty());
     HeadMapView headMapView = new HeadMapView(headMapVm, view);
     Tab headMapTab = view.addLeftTab("Head map", "tab-head-map", headMapView);
+    LinguisticsViewModel lingVm = new LinguisticsViewModel(main.session());
+    LinguisticsView lingView = new LinguisticsView(lingVm, view);
+    Tab lingTab = view.addLeftTab("Linguistics", "tab-linguistics", lingView);
     // a corpus file opened on the corpus screen can be mapped too
     corpusVm.sourceProperty().addListener((o, a, b) -> headMapView.offer(b));
 
@@ -70,7 +75,9 @@ final class AppServices {
     corpus.setOnAction(e -> view.showLeftTab(corpusTab));
     MenuItem headMap = new MenuItem("Head map: which heads attend alike (Clark et al.)");
     headMap.setOnAction(e -> view.showLeftTab(headMapTab));
-    view.analysisMenu().getItems().addAll(sweep, corpus, headMap);
+    MenuItem linguistics = new MenuItem("Linguistics: which heads track syntax and coreference (CoNLL-U)…");
+    linguistics.setOnAction(e -> view.showLeftTab(lingTab));
+    view.analysisMenu().getItems().addAll(sweep, corpus, headMap, linguistics);
 
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
@@ -103,8 +110,16 @@ final class AppServices {
     headMapPng.setId("export-head-map-figure");
     headMapPng.setOnAction(e -> headMapView.exportFigure());
     headMapPng.disableProperty().bind(headMapVm.mapProperty().isNull());
+    MenuItem lingCsv = new MenuItem("Linguistics CSVs (relations, best heads, coreference)…");
+    lingCsv.setId("export-linguistics-csv");
+    lingCsv.setOnAction(e -> lingView.exportCsv());
+    lingCsv.disableProperty().bind(lingVm.resultProperty().isNull());
+    MenuItem lingPng = new MenuItem("Linguistics grid as figure (PNG 300 dpi or SVG)…");
+    lingPng.setId("export-linguistics-figure");
+    lingPng.setOnAction(e -> lingView.exportFigure());
+    lingPng.disableProperty().bind(lingVm.resultProperty().isNull());
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv, distancesCsv,
-        new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng);
+        lingCsv, new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng, lingPng);
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
   }

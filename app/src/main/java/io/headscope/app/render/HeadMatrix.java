@@ -1,5 +1,7 @@
 package io.headscope.app.render;
 
+import io.headscope.analysis.linguistics.WordAttention;
+import io.headscope.analysis.linguistics.WordTrace;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import java.util.List;
@@ -14,7 +16,14 @@ import java.util.List;
  * @param max the largest value (the top of the colour scale)
  */
 public record HeadMatrix(Head head, Display display, PairFilter filter, float[][] values,
-    List<String> rowTokens, List<String> colTokens, int rowOffset, int colOffset, float max, MapsShown maps) {
+    List<String> rowTokens, List<String> colTokens, int rowOffset, int colOffset, float max, MapsShown maps,
+    boolean words) {
+
+  /** A wordpiece matrix. */
+  public HeadMatrix(Head head, Display display, PairFilter filter, float[][] values, List<String> rowTokens,
+      List<String> colTokens, int rowOffset, int colOffset, float max, MapsShown maps) {
+    this(head, display, filter, values, rowTokens, colTokens, rowOffset, colOffset, max, maps, false);
+  }
 
   /** A matrix of the intact model's maps. */
   public HeadMatrix(Head head, Display display, PairFilter filter, float[][] values, List<String> rowTokens,
@@ -67,7 +76,12 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
 
   /** Builds the matrix; a pair filter on a single sentence shows all tokens. */
   public static HeadMatrix of(AttentionTrace t, Head h, Display display, PairFilter filter) {
-    return cut(t, h, display, filter, full(t, h, display), MapsShown.INTACT);
+    return of(t, h, display, filter, false);
+  }
+
+  /** As above, over words when {@code words} ({@link #of(AttentionTrace, AttentionTrace, MapsShown, Head, Display, PairFilter, boolean)}). */
+  public static HeadMatrix of(AttentionTrace t, Head h, Display display, PairFilter filter, boolean words) {
+    return cut(t, h, display, filter, full(t, h, display), MapsShown.INTACT, words);
   }
 
   /**
@@ -77,9 +91,20 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
    */
   public static HeadMatrix of(AttentionTrace intact, AttentionTrace asRun, MapsShown maps, Head h, Display display,
       PairFilter filter) {
+    return of(intact, asRun, maps, h, display, filter, false);
+  }
+
+  /**
+   * As above; with {@code words}, the map of the chosen quantity goes through Clark's word-level
+   * conversion (to a word: sum over its pieces; from a word: mean) with words grouped at the typed
+   * text's {@code ##} pieces, and the axes name words. The conversion is linear, so the difference of
+   * word maps is the word map of the difference.
+   */
+  public static HeadMatrix of(AttentionTrace intact, AttentionTrace asRun, MapsShown maps, Head h, Display display,
+      PairFilter filter, boolean words) {
     return switch (maps) {
-      case INTACT -> of(intact, h, display, filter);
-      case AS_RUN -> cut(asRun, h, display, filter, full(asRun, h, display), MapsShown.AS_RUN);
+      case INTACT -> of(intact, h, display, filter, words);
+      case AS_RUN -> cut(asRun, h, display, filter, full(asRun, h, display), MapsShown.AS_RUN, words);
       case DIFFERENCE -> {
         float[][] a = full(asRun, h, display);
         float[][] b = full(intact, h, display);
@@ -90,7 +115,7 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
             d[i][j] = a[i][j] - b[i][j];
           }
         }
-        yield cut(asRun, h, display, filter, d, MapsShown.DIFFERENCE);
+        yield cut(asRun, h, display, filter, d, MapsShown.DIFFERENCE, words);
       }
     };
   }
@@ -104,11 +129,14 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
     };
   }
 
-  private static HeadMatrix cut(AttentionTrace t, Head h, Display display, PairFilter filter, float[][] full,
-      MapsShown maps) {
+  private static HeadMatrix cut(AttentionTrace t, Head h, Display display, PairFilter filter, float[][] pieces,
+      MapsShown maps, boolean words) {
     boolean signed = maps == MapsShown.DIFFERENCE;
+    WordAttention.Words w = words ? WordAttention.of(t.tokens()) : null;
+    float[][] full = w == null ? pieces : w.map(pieces);
+    List<String> tokens = w == null ? t.tokens() : w.words();
     int n = full.length;
-    int b = t.encoding().secondStart();
+    int b = w == null ? t.encoding().secondStart() : WordTrace.secondStart(w, t.encoding().secondStart());
     PairFilter f = b < 0 ? PairFilter.ALL : filter;
     int r0 = 0, r1 = n, c0 = 0, c1 = n;
     switch (f) {
@@ -126,8 +154,8 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
         max = Math.max(max, signed ? Math.abs(full[i][j]) : full[i][j]);
       }
     }
-    List<String> tokens = t.tokens();
-    return new HeadMatrix(h, display, f, v, tokens.subList(r0, r1), tokens.subList(c0, c1), r0, c0, max, maps);
+    return new HeadMatrix(h, display, f, v, tokens.subList(r0, r1), tokens.subList(c0, c1), r0, c0, max, maps,
+        words);
   }
 
   /**
@@ -163,8 +191,10 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
     if (row < 0 || col < 0 || row >= rows() || col >= cols()) {
       return "";
     }
-    return String.format(java.util.Locale.ROOT, signed() ? "%s  query %d \"%s\" → key %d \"%s\": %+.4f as run − intact"
-        : "%s  query %d \"%s\" → key %d \"%s\": %.4f",
+    String q = words ? "query word" : "query";
+    String k = words ? "key word" : "key";
+    return String.format(java.util.Locale.ROOT, signed() ? "%s  " + q + " %d \"%s\" → " + k + " %d \"%s\": %+.4f as run − intact"
+        : "%s  " + q + " %d \"%s\" → " + k + " %d \"%s\": %.4f",
         head, rowOffset + row, rowTokens.get(row), colOffset + col, colTokens.get(col), values[row][col]);
   }
 }

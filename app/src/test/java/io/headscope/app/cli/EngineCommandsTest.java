@@ -49,6 +49,30 @@ class EngineCommandsTest {
   }
 
   @Test
+  void attentionWithWordsWritesTheWordsAndWordLevelMapsWhoseRowsSumToOne() throws Exception {
+    CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cats walked.", "--words");
+    assertThat(r.exit()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    assertThat(json.get("level").asText()).isEqualTo("words");
+    java.util.List<String> words = new java.util.ArrayList<>();
+    json.get("words").forEach(w -> words.add(w.asText()));
+    assertThat(words).containsExactly("[CLS]", "the", "cats", "walked", ".", "[SEP]");
+    assertThat(json.get("wordOfToken").size()).isEqualTo(json.get("tokens").size());
+    JsonNode map = json.get("attention").get(1).get(2);
+    assertThat(map.size()).isEqualTo(words.size());
+    for (JsonNode row : map) {
+      assertThat(row.size()).isEqualTo(words.size());
+      double sum = 0;
+      for (JsonNode v : row) {
+        sum += v.asDouble();
+      }
+      assertThat(sum).isCloseTo(1.0, within(1e-5));
+    }
+    assertThat(JSON.readTree(CliHarness.run("attention", "--model", model, "--text", "the cats walked.").out())
+        .get("level").asText()).isEqualTo("wordpieces");
+  }
+
+  @Test
   void attentionWithLayerNormsAddsEachLayersNormMapBoundedByTheHeadsNorms() throws Exception {
     CliHarness.Result plain = CliHarness.run("attention", "--model", model, "--text", "the cat sat.");
     CliHarness.Result r = CliHarness.run("attention", "--model", model, "--text", "the cat sat.", "--layer-norms");

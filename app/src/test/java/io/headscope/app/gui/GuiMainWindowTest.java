@@ -157,6 +157,74 @@ class GuiMainWindowTest {
   }
 
   @Test
+  void theWordsSwitchShowsWordLabelsInTheHeadViewAndTheExportWritesWords(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3 && !vm().busyProperty().get());
+    type(robot, "the cats walked .");
+    waitFor(() -> vm().traceProperty().get() != null && vm().traceProperty().get().tokens().contains("##s")
+        && !vm().busyProperty().get());
+    robot.clickOn("#thumb-2-3");
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    robot.clickOn("#units-words");
+    waitFor(() -> vm().session().wordsShown());
+    Label title = robot.lookup("#head-title").queryAs(Label.class);
+    waitFor(() -> title.getText().endsWith("words"));
+    io.headscope.app.render.HeadMatrix shown = heatmapMatrix(robot);
+    assertThat(shown.rowTokens()).containsExactly("[CLS]", "the", "cats", "walked", ".", "[SEP]");
+    assertThat(shown.colTokens()).contains("cats").doesNotContain("##s");
+
+    exportTarget = dir.resolve("words.json");
+    robot.clickOn("Export").clickOn("Attention JSON…");
+    waitFor(() -> Files.exists(exportTarget));
+    JsonNode json = new ObjectMapper().readTree(exportTarget.toFile());
+    assertThat(json.get("words").get(2).asText()).isEqualTo("cats");
+    assertThat(json.get("attention").get(0).get(0).size()).isEqualTo(6);
+    exportTarget = dir.resolve("words-grid.svg");
+    robot.clickOn("Export").clickOn("Grid as figure (PNG 300 dpi or SVG)…");
+    waitFor(() -> Files.exists(exportTarget));
+    assertThat(Files.readString(exportTarget)).contains("word-level");
+
+    robot.clickOn("#units-wordpieces");
+    waitFor(() -> !vm().session().wordsShown());
+    assertThat(heatmapMatrix(robot).rowTokens()).contains("##s");
+  }
+
+  @Test
+  void theLinguisticsTabScoresATreebankAndAClickOpensAHeadOnASentence(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    fileAnswer = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "syntax.conllu");
+    robot.clickOn("#tab-linguistics");
+    robot.clickOn("#ling-open");
+    Label status = robot.lookup("#ling-status").queryAs(Label.class);
+    try {
+      waitFor(() -> status.getText().contains(" sentences, "));
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("status: " + status.getText() + " / tab shown: "
+          + robot.lookup("#linguistics-view").query().isVisible(), e);
+    }
+    javafx.scene.Node grid = robot.lookup("#ling-grid").query();
+    javafx.geometry.Bounds b = grid.localToScreen(grid.getBoundsInLocal());
+    // the grid puts 30 px of labels left and 18 px on top: click the middle of head 2-3
+    double cell = (b.getWidth() - 30 - 4) / 4;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 2.5 * cell, b.getMinY() + 18 + 1.5 * cell)).clickOn();
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    Label sentence = robot.lookup("#ling-sentence-status").queryAs(Label.class);
+    waitFor(() -> sentence.getText().startsWith("Head 2-3 on sentence 1"));
+    assertThat(robot.lookup("#ling-sentence").query().getBoundsInLocal().getWidth()).isGreaterThan(100);
+
+    fileAnswer = dir.resolve("nothing-here.conllu");
+    robot.clickOn("#ling-open");
+    waitFor(() -> status.getText().startsWith("Could not use nothing-here.conllu"));
+    assertThat(robot.lookup(".dialog-pane").tryQuery()).isEmpty();
+    assertThat(sentence.getText()).startsWith("Head 2-3 on sentence 1");
+  }
+
+  /** The matrix the head view's heatmap draws. */
+  private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
+    io.headscope.app.gui.head.HeatmapPane pane = robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.head.HeatmapPane.class);
+    return WaitForAsyncUtils.asyncFx(pane::matrix).get();
+  }
+
+  @Test
   void thumbnailsAreFramedInTheirCategorysColourAndTheLegendHidesACategory(FxRobot robot) throws Exception {
     waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
     for (HeadScore s : scores()) {

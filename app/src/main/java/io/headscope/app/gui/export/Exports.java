@@ -22,10 +22,15 @@ public final class Exports {
   private Exports() {}
 
   public static void attentionJson(AttentionTrace t, Path file) {
+    attentionJson(t, false, file);
+  }
+
+  /** The attention JSON, over words when the words switch is on (as {@code attention --words}). */
+  public static void attentionJson(AttentionTrace t, boolean words, Path file) {
     if (t == null) {
       throw new HeadScopeException("Nothing to export yet: type a sentence first.");
     }
-    SafeFiles.writeAtomically(file, true, out -> JsonExport.attention(t, out));
+    SafeFiles.writeAtomically(file, true, out -> JsonExport.attention(t, t.layerNorms(), words, out));
   }
 
   /** The {@code classify} CSV, through the same writer as the CLI command (one row per head). */

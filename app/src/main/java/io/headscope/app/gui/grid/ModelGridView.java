@@ -55,6 +55,7 @@ public final class ModelGridView extends VBox {
     vm.traceProperty().addListener((o, a, b) -> refreshImages());
     vm.ablatedProperty().addListener((o, a, b) -> refreshImages());
     vm.session().mapsShownProperty().addListener((o, a, b) -> refreshImages());
+    vm.session().wordsShownProperty().addListener((o, a, b) -> refreshImages());
     vm.maskProperty().addListener((o, a, b) -> refreshSwitches());
     vm.selectedProperty().addListener((o, a, b) -> refreshSelection());
     vm.selectionProperty().addListener((o, a, b) -> refreshSelection());
@@ -191,7 +192,8 @@ public final class ModelGridView extends VBox {
     }
     getProperties().put(PENDING, true);
     List<Head> heads = List.copyOf(thumbs.keySet());
-    Thumbnails.draw(intact, run, shown, heads, THUMB_CELLS, pixels -> Platform.runLater(() -> {
+    boolean words = vm.session().wordsShown();
+    Thumbnails.draw(intact, run, shown, words, heads, THUMB_CELLS, pixels -> Platform.runLater(() -> {
       if (gen != imageGeneration) {
         return;
       }

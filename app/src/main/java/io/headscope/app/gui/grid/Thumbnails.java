@@ -1,5 +1,6 @@
 package io.headscope.app.gui.grid;
 
+import io.headscope.analysis.linguistics.WordAttention;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
@@ -32,13 +33,15 @@ final class Thumbnails {
    * own scale (its maximum, or its largest magnitude for a difference), so weak structure stays
    * visible; a difference uses the diverging scale.
    */
-  static void draw(AttentionTrace intact, AttentionTrace run, MapsShown shown, List<Head> heads, int side,
-      Consumer<Map<Head, Pixels>> done) {
-    THREAD.execute(() -> done.accept(compute(intact, run, shown, heads, side)));
+  static void draw(AttentionTrace intact, AttentionTrace run, MapsShown shown, boolean words, List<Head> heads,
+      int side, Consumer<Map<Head, Pixels>> done) {
+    THREAD.execute(() -> done.accept(compute(intact, run, shown, words, heads, side)));
   }
 
-  static Map<Head, Pixels> compute(AttentionTrace intact, AttentionTrace run, MapsShown shown, List<Head> heads,
-      int side) {
+  /** With {@code words}, each map is first converted to words (Clark's conversion, {@link WordAttention}). */
+  static Map<Head, Pixels> compute(AttentionTrace intact, AttentionTrace run, MapsShown shown, boolean words,
+      List<Head> heads, int side) {
+    WordAttention.Words w = words ? WordAttention.of(intact.tokens()) : null;
     Map<Head, Pixels> out = new HashMap<>();
     for (Head h : heads) {
       if (h.layer() >= intact.layers() || h.head() >= intact.heads()) {
@@ -50,6 +53,9 @@ final class Thumbnails {
         case AS_RUN -> run.map(h);
         case DIFFERENCE -> difference(run.map(h), intact.map(h));
       };
+      if (w != null) {
+        m = w.map(m);
+      }
       boolean signed = shown == MapsShown.DIFFERENCE;
       float[][] p = signed ? Palette.pooledSigned(m, side) : Palette.pooled(m, side);
       int[] px = signed ? Palette.divergingPixels(p, Palette.maxAbs(p)) : Palette.pixels(p, Palette.max(p));

@@ -38,6 +38,7 @@ public final class HeadView extends VBox {
   @FXML private ScrollPane linesScroll;
   @FXML private CheckBox wholeLayer;
   @FXML private Label linesNote;
+  @FXML private javafx.scene.layout.HBox unitsToggle;
   private boolean fitted;
   /** Set while Fit moves the slider, so the slider's listener does not square the cells again. */
   private boolean fitting;
@@ -55,6 +56,7 @@ public final class HeadView extends VBox {
     filterChoice.valueProperty().bindBidirectional(vm.filterProperty());
     filterChoice.disableProperty().bind(vm.pairProperty().not());
     title.textProperty().bind(vm.titleProperty());
+    bindUnitsToggle();
     // the slider makes square cells; Fit may stretch them to fill the pane (see fit)
     zoom.valueProperty().addListener((o, a, b) -> {
       if (!fitting) {
@@ -120,6 +122,37 @@ public final class HeadView extends VBox {
       }
     });
     redraw();
+  }
+
+  /**
+   * Wordpieces | words: whether the head view and the grid (and the JSON export) show word-level maps.
+   * It sits with the head view's display controls; the choice is the session's, so the grid follows.
+   */
+  private void bindUnitsToggle() {
+    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
+    javafx.scene.control.ToggleButton pieces = new javafx.scene.control.ToggleButton("wordpieces");
+    javafx.scene.control.ToggleButton words = new javafx.scene.control.ToggleButton("words");
+    pieces.setId("units-wordpieces");
+    words.setId("units-words");
+    pieces.setTooltip(new javafx.scene.control.Tooltip("The maps as the model computes them, one row and column per wordpiece."));
+    words.setTooltip(new javafx.scene.control.Tooltip("Word-level maps (Clark et al. 2019), here and in the grid: "
+        + "attention to a word is the sum over its wordpieces, from a word the mean over them; ## pieces join "
+        + "the word before them; [CLS] and [SEP] stay words. Rows still sum to 1."));
+    for (javafx.scene.control.ToggleButton b : java.util.List.of(pieces, words)) {
+      b.setToggleGroup(group);
+      b.setFocusTraversable(false);
+      b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+      unitsToggle.getChildren().add(b);
+    }
+    (vm.wordsProperty().get() ? words : pieces).setSelected(true);
+    group.selectedToggleProperty().addListener((o, a, b) -> {
+      if (b == null) {
+        a.setSelected(true); // one of the two is always chosen
+      } else {
+        vm.wordsProperty().set(b == words);
+      }
+    });
+    vm.wordsProperty().addListener((o, a, b) -> (b ? words : pieces).setSelected(true));
   }
 
   /** The part of a scroll pane's content in view, in the content's coordinates. */

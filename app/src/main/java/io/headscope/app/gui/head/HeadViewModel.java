@@ -30,6 +30,7 @@ public final class HeadViewModel {
   private final ObservableValue<AttentionTrace> asRun;
   private final ObservableValue<MapsShown> maps;
   private final ObservableValue<Head> head;
+  private final javafx.beans.property.BooleanProperty words;
   private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper("No head selected");
   private final ObjectProperty<Display> display = new SimpleObjectProperty<>(Display.WEIGHTS);
   private final ObjectProperty<PairFilter> filter = new SimpleObjectProperty<>(PairFilter.ALL);
@@ -41,7 +42,13 @@ public final class HeadViewModel {
   /** The head view of a session: its traces, its selected head and its choice of maps. */
   public HeadViewModel(Session session) {
     this(session.traceProperty(), session.ablatedProperty(), session.mapsShownProperty(),
-        session.selectedProperty());
+        session.selectedProperty(), session.wordsShownProperty());
+  }
+
+  /** As below, always on wordpieces. */
+  public HeadViewModel(ObservableValue<AttentionTrace> trace, ObservableValue<AttentionTrace> asRun,
+      ObservableValue<MapsShown> maps, ObservableValue<Head> head) {
+    this(trace, asRun, maps, head, new javafx.beans.property.SimpleBooleanProperty(false));
   }
 
   /**
@@ -49,13 +56,16 @@ public final class HeadViewModel {
    * @param asRun the trace with the switched-off heads (maps as run)
    * @param maps which of them (or their difference) to show
    * @param head the head to show
+   * @param words whether to show word-level maps (the words switch)
    */
   public HeadViewModel(ObservableValue<AttentionTrace> trace, ObservableValue<AttentionTrace> asRun,
-      ObservableValue<MapsShown> maps, ObservableValue<Head> head) {
+      ObservableValue<MapsShown> maps, ObservableValue<Head> head, javafx.beans.property.BooleanProperty words) {
     this.trace = trace;
     this.asRun = asRun;
     this.maps = maps;
     this.head = head;
+    this.words = words;
+    words.addListener((o, a, b) -> update());
     trace.addListener((o, a, b) -> update());
     asRun.addListener((o, a, b) -> update());
     maps.addListener((o, a, b) -> update());
@@ -79,9 +89,9 @@ public final class HeadViewModel {
     // the as-run trace may lag the intact one for a moment (they are set one after the other)
     MapsShown shown = run.encoding() == t.encoding() || java.util.Arrays.equals(run.encoding().ids(), t.encoding().ids())
         ? maps.getValue() : MapsShown.INTACT;
-    HeadMatrix m = HeadMatrix.of(t, run, shown, h, display.get(), filter.get());
+    HeadMatrix m = HeadMatrix.of(t, run, shown, h, display.get(), filter.get(), words());
     matrix.set(m);
-    title.set(describe(m, run.mask()));
+    title.set(describe(m, run.mask()) + (m.words() ? "  ·  words" : ""));
     hover.set("");
   }
 
@@ -121,7 +131,7 @@ public final class HeadViewModel {
     AttentionTrace run = asRun.getValue() == null ? t : asRun.getValue();
     java.util.List<HeadMatrix> out = new java.util.ArrayList<>();
     for (int h = 0; h < t.heads(); h++) {
-      out.add(HeadMatrix.of(t, run, m.maps(), new Head(m.head().layer(), h), m.display(), m.filter()));
+      out.add(HeadMatrix.of(t, run, m.maps(), new Head(m.head().layer(), h), m.display(), m.filter(), m.words()));
     }
     return out;
   }
@@ -150,6 +160,15 @@ public final class HeadViewModel {
     return hover.getReadOnlyProperty();
   }
 
+  private boolean words() {
+    return words.get();
+  }
+
+  /** Whether the maps are shown over words (the session's switch, which the grid follows too). */
+  public javafx.beans.property.BooleanProperty wordsProperty() {
+    return words;
+  }
+
   /** The token (index into the input) whose lines the line drawing highlights, or -1. */
   public ReadOnlyIntegerProperty hoveredTokenProperty() {
     return hoveredToken.getReadOnlyProperty();
@@ -161,12 +180,14 @@ public final class HeadViewModel {
     hover.set(m == null ? "" : m.describe(row, col));
   }
 
-  /** The pointer is over a token of the line drawing (index into the input), or -1. */
+  /**
+   * The pointer is over a token of the line drawing (index into the input's tokens, or its words when
+   * the map is over words), or -1.
+   */
   public void pointAtToken(int token) {
     hoveredToken.set(token);
-    AttentionTrace t = trace.getValue();
     HeadMatrix m = matrix.get();
-    if (t == null || m == null || token < 0 || token >= t.tokens().size()) {
+    if (m == null || token < 0) {
       hover.set("");
       return;
     }
@@ -182,6 +203,6 @@ public final class HeadViewModel {
       }
     }
     hover.set(String.format(java.util.Locale.ROOT, "%s  \"%s\" attends most to \"%s\" (%.3f)",
-        m.head(), t.tokens().get(token), m.colTokens().get(best), m.values()[row][best]));
+        m.head(), m.rowTokens().get(row), m.colTokens().get(best), m.values()[row][best]));
   }
 }

@@ -51,6 +51,11 @@ public final class HeatmapPane extends Pane {
     canvas.setMouseTransparent(true);
   }
 
+  /** The matrix drawn (its axis labels are its tokens, or words), or null. */
+  public HeadMatrix matrix() {
+    return matrix;
+  }
+
   /**
    * Shows a matrix at a cell size; {@code diverging} draws signed values on the diverging scale
    * (−max red … 0 white … +max blue) instead of 0 white … max navy.

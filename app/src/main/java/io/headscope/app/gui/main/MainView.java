@@ -223,7 +223,10 @@ public final class MainView extends BorderPane {
   @FXML
   private void exportJson() {
     // the maps on screen: intact, or as run with the heads in "disabled" ("maps": "as-run")
-    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace, Exports::attentionJson);
+    // over words when the words switch is on (as `attention --words`)
+    boolean words = vm.session().wordsShown();
+    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace,
+        (t, p) -> Exports.attentionJson(t, words, p));
   }
 
   /** Every head as a figure: the maps on screen (intact, as run or difference), category frames and legend. */
@@ -238,7 +241,7 @@ public final class MainView extends BorderPane {
       MapsShown shown = vm.session().mapsShownProperty().get();
       int heads = intact.heads();
       java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
-      return GridFigure.of(intact, run, shown, run.mask(),
+      return GridFigure.of(intact, run, shown, vm.session().wordsShown(), run.mask(),
           scores.size() == intact.layers() * heads ? h -> scores.get(h.layer() * heads + h.head()).category() : null,
           caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
     });

@@ -9,9 +9,11 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.TargetMetric;
 import java.util.Set;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 
 /**
@@ -32,6 +34,7 @@ public final class Session {
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TargetMetric> target = new ReadOnlyObjectWrapper<>();
   private final ObjectProperty<MapsShown> mapsShown = new SimpleObjectProperty<>(MapsShown.INTACT);
+  private final BooleanProperty wordsShown = new SimpleBooleanProperty(false);
   private String[] inputText = {"", ""};
 
   public Session(Worker worker) {
@@ -80,6 +83,18 @@ public final class Session {
    */
   public ObjectProperty<MapsShown> mapsShownProperty() {
     return mapsShown;
+  }
+
+  /**
+   * Whether the grid, the head view and the attention export show word-level maps (Clark's conversion
+   * over the typed text's {@code ##} pieces) rather than wordpiece maps (a person's choice).
+   */
+  public BooleanProperty wordsShownProperty() {
+    return wordsShown;
+  }
+
+  public boolean wordsShown() {
+    return wordsShown.get();
   }
 
   /** The trace whose maps are on screen (the as-run one for a difference): what an export writes. */

@@ -1,6 +1,7 @@
 package io.headscope.app.render.figure;
 
 import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.linguistics.WordAttention;
 import io.headscope.app.render.CategoryColors;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.Palette;
@@ -41,9 +42,15 @@ public final class GridFigure {
 
   private static Header header(AttentionTrace intact, MapsShown shown, boolean categories, Caption caption,
       double thumb) {
+    return header(intact, shown, false, categories, caption, thumb);
+  }
+
+  private static Header header(AttentionTrace intact, MapsShown shown, boolean words, boolean categories,
+      Caption caption, double thumb) {
     double gridW = LEFT + intact.heads() * (thumb + 6 + 4);
-    List<String> notes = categories ? List.of(what(shown) + "; frame: Kovaleva category (HeadScope's rule) · "
-        + caption.mapsLine()) : List.of(what(shown) + " · " + caption.mapsLine());
+    String what = what(shown) + (words ? ", word-level (Clark: sum to a word, mean from it)" : "");
+    List<String> notes = categories ? List.of(what + "; frame: Kovaleva category (HeadScope's rule) · "
+        + caption.mapsLine()) : List.of(what + " · " + caption.mapsLine());
     return Header.of(caption.model() + " · all " + intact.layers() * intact.heads() + " heads", notes, caption.input(),
         Math.max(gridW + 2 * Header.MARGIN, 560));
   }
@@ -68,12 +75,20 @@ public final class GridFigure {
    */
   public static Figure of(AttentionTrace intact, AttentionTrace asRun, MapsShown shown, HeadMask mask,
       Function<Head, HeadPattern> category, Caption caption, double thumb) {
+    return of(intact, asRun, shown, false, mask, category, caption, thumb);
+  }
+
+  /** As above; with {@code words} each map is first converted to words (Clark's conversion, as the app's switch). */
+  public static Figure of(AttentionTrace intact, AttentionTrace asRun, MapsShown shown, boolean words, HeadMask mask,
+      Function<Head, HeadPattern> category, Caption caption, double thumb) {
+    WordAttention.Words w = words ? WordAttention.of(intact.tokens()) : null;
+    java.util.function.UnaryOperator<float[][]> unit = w == null ? m -> m : w::map;
     int layers = intact.layers();
     int heads = intact.heads();
     double cell = thumb + 6;
     double gridW = LEFT + heads * (cell + 4);
     String what = what(shown);
-    Header header = header(intact, shown, category != null, caption, thumb);
+    Header header = header(intact, shown, words, category != null, caption, thumb);
     Geometry geo = geometry(intact, shown, category != null, caption, thumb);
     double top = geo.top();
     double legend = category == null ? 0 : 30;
@@ -101,10 +116,10 @@ public final class GridFigure {
           int[] px;
           float[][] m;
           if (shown == MapsShown.DIFFERENCE) {
-            m = Palette.pooledSigned(difference(asRun.map(head), intact.map(head)), POOL);
+            m = Palette.pooledSigned(unit.apply(difference(asRun.map(head), intact.map(head))), POOL);
             px = Palette.divergingPixels(m, Palette.maxAbs(m));
           } else {
-            m = Palette.pooled((shown == MapsShown.AS_RUN ? asRun : intact).map(head), POOL);
+            m = Palette.pooled(unit.apply((shown == MapsShown.AS_RUN ? asRun : intact).map(head)), POOL);
             px = Palette.pixels(m, Palette.max(m));
           }
           boolean off = mask.isOff(head);

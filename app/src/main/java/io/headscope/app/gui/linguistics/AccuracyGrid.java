@@ -1,0 +1,125 @@
+package io.headscope.app.gui.linguistics;
+
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
+import io.headscope.model.Head;
+import java.util.Locale;
+import java.util.function.Consumer;
+import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+
+/**
+ * Layers x heads, each cell coloured by the head's accuracy (white 0 to navy at the grid's best), the
+ * percentage written in it when there is room, the best head framed, the opened head outlined.
+ */
+public final class AccuracyGrid extends Canvas {
+  static final double LEFT = 30;
+  static final double TOP = 18;
+  private double[][] values = new double[0][0];
+  private double cell = 28;
+  private Head opened;
+
+  public AccuracyGrid() {
+    setId("ling-grid");
+  }
+
+  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
+    setOnMouseClicked(e -> {
+      Head h = headAt(e.getX(), e.getY());
+      if (h != null) {
+        onClick.accept(h);
+      }
+    });
+    setOnMouseMoved(e -> onHover.accept(headAt(e.getX(), e.getY())));
+    setOnMouseExited(e -> onHover.accept(null));
+  }
+
+  void show(double[][] v, Head open, double maxWidth) {
+    values = v;
+    opened = open;
+    if (v.length > 0) {
+      cell = Math.max(12, Math.min(34, (maxWidth - LEFT - 8) / v[0].length));
+    }
+    redraw();
+  }
+
+  Head headAt(double x, double y) {
+    if (values.length == 0 || x < LEFT || y < TOP) {
+      return null;
+    }
+    int l = (int) ((y - TOP) / cell);
+    int h = (int) ((x - LEFT) / cell);
+    return l < values.length && h < values[0].length ? new Head(l, h) : null;
+  }
+
+  /** The centre of a head's cell, in the grid's coordinates (for tests and clicks). */
+  double[] centre(Head h) {
+    return new double[] {LEFT + (h.head() + 0.5) * cell, TOP + (h.layer() + 0.5) * cell};
+  }
+
+  private void redraw() {
+    GraphicsContext g = getGraphicsContext2D();
+    if (values.length == 0) {
+      setWidth(1);
+      setHeight(1);
+      g.clearRect(0, 0, 1, 1);
+      return;
+    }
+    int layers = values.length;
+    int heads = values[0].length;
+    setWidth(LEFT + heads * cell + 4);
+    setHeight(TOP + layers * cell + 4);
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, getWidth(), getHeight());
+    g.setTextAlign(TextAlignment.CENTER);
+    g.setTextBaseline(VPos.CENTER);
+    g.setFont(Font.font(10));
+    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
+    for (int h = 0; h < heads; h++) {
+      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
+    }
+    for (int l = 0; l < layers; l++) {
+      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
+    }
+    double max = 0;
+    int bl = 0;
+    int bh = 0;
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        if (values[l][h] > max) {
+          max = values[l][h];
+          bl = l;
+          bh = h;
+        }
+      }
+    }
+    g.setFont(Font.font(Math.min(10, cell * 0.36)));
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        double v = values[l][h];
+        double x = LEFT + h * cell;
+        double y = TOP + l * cell;
+        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.scale(v, max > 0 ? max : 1);
+        g.setFill(c);
+        g.fillRect(x, y, cell - 1, cell - 1);
+        if (cell >= 22 && !Double.isNaN(v)) {
+          g.setFill(c.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
+          g.fillText(String.format(Locale.ROOT, "%.0f", 100 * v), x + cell / 2, y + cell / 2);
+        }
+      }
+    }
+    g.setLineWidth(2);
+    g.setStroke(FxColors.of(UiColor.PICKED));
+    g.strokeRect(LEFT + bh * cell, TOP + bl * cell, cell - 1, cell - 1);
+    if (opened != null && opened.layer() < layers && opened.head() < heads) {
+      g.setStroke(FxColors.of(UiColor.SELECTED));
+      g.setLineDashes(3, 2);
+      g.strokeRect(LEFT + opened.head() * cell + 2, TOP + opened.layer() * cell + 2, cell - 5, cell - 5);
+      g.setLineDashes();
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package io.headscope.app.gui.linguistics;
+
+import io.headscope.analysis.linguistics.DependencyHeads;
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.main.MainView;
+import io.headscope.model.Head;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.function.Function;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.fxml.FXML;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.VBox;
+
+/**
+ * The Linguistics screen: open a treebank, the accuracy grid of the chosen relation or coreference,
+ * the best-head table, one head on one sentence, and the exports (the CLI's CSV writers, the figure
+ * renderer).
+ */
+public final class LinguisticsView extends VBox {
+  private final LinguisticsViewModel vm;
+  private final MainView main;
+  @FXML private Button openButton;
+  @FXML private CheckBox universalBox;
+  @FXML private Button cancelButton;
+  @FXML private ProgressBar progressBar;
+  @FXML private Label statusLabel;
+  @FXML private ScrollPane scroll;
+  @FXML private VBox results;
+  @FXML private ChoiceBox<RelationChoice> relationChoice;
+  @FXML private AccuracyGrid grid;
+  @FXML private Label hover;
+  @FXML private TableView<DependencyHeads.Best> bestTable;
+  @FXML private Button previousButton;
+  @FXML private Button nextButton;
+  @FXML private Label sentenceStatus;
+  @FXML private SentenceMap sentenceMap;
+  private Head opened;
+
+  public LinguisticsView(LinguisticsViewModel vm, MainView main) {
+    this.vm = vm;
+    this.main = main;
+    ViewLoader.load(this);
+    openButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
+    universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
+    cancelButton.disableProperty().bind(vm.runningProperty().not());
+    progressBar.progressProperty().bind(vm.progressProperty());
+    progressBar.visibleProperty().bind(vm.runningProperty());
+    progressBar.managedProperty().bind(progressBar.visibleProperty());
+    statusLabel.textProperty().bind(vm.statusProperty());
+    results.visibleProperty().bind(vm.resultProperty().isNotNull());
+    relationChoice.setItems(vm.relations());
+    relationChoice.valueProperty().bindBidirectional(vm.chosenProperty());
+    grid.onHead(h -> {
+      opened = h;
+      vm.open(h);
+      refresh();
+    }, h -> hover.setText(vm.describe(h)));
+    addColumn("relation", 95, b -> b.relation());
+    addColumn("words", 55, b -> String.valueOf(b.count()));
+    addColumn("best head", 130, b -> b.layer() + "-" + b.head() + " " + b.direction().label());
+    addColumn("accuracy", 75, b -> pct(b.accuracy()));
+    addColumn("offset", 55, b -> String.format(Locale.ROOT, "%+d", b.baselineOffset()));
+    addColumn("baseline", 75, b -> pct(b.baselineAccuracy()));
+    previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
+    nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
+    sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
+    vm.resultProperty().addListener((o, a, b) -> {
+      opened = null;
+      bestTable.getItems().setAll(vm.best());
+      refresh();
+    });
+    vm.chosenProperty().addListener((o, a, b) -> refresh());
+    vm.sentenceProperty().addListener((o, a, b) -> refresh());
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
+  }
+
+  private void addColumn(String title, double width, Function<DependencyHeads.Best, String> value) {
+    TableColumn<DependencyHeads.Best, String> c = new TableColumn<>(title);
+    c.setPrefWidth(width);
+    c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
+    c.setSortable(false);
+    bestTable.getColumns().add(c);
+  }
+
+  private static String pct(double v) {
+    return String.format(Locale.ROOT, "%.1f%%", 100 * v);
+  }
+
+  @FXML
+  private void openFile() {
+    Path p = main.files().openFile("A CoNLL-U treebank (UTF-8; Universal Dependencies, CorefUD)");
+    if (p != null) {
+      vm.open(p);
+    }
+  }
+
+  /** Opens a treebank as the Open button does (for scripts and the screenshot tour). */
+  public void open(Path file) {
+    vm.open(file);
+  }
+
+  /** Chooses a relation of the list by name, if it is there. */
+  public void choose(String relation) {
+    vm.relations().stream().filter(c -> c.relation().equals(relation)).findFirst().ifPresent(vm.chosenProperty()::set);
+  }
+
+  /** Opens the chosen relation's best head, as a click on its cell does. */
+  public void openBest() {
+    var c = vm.chosenProperty().get();
+    vm.best().stream().filter(b -> c != null && b.relation().equals(c.relation())).findFirst().ifPresent(b -> {
+      opened = new Head(b.layer() - 1, b.head() - 1);
+      vm.open(opened);
+      refresh();
+    });
+  }
+
+  @FXML
+  private void cancel() {
+    vm.cancel();
+  }
+
+  @FXML
+  private void previous() {
+    vm.step(-1);
+  }
+
+  @FXML
+  private void next() {
+    vm.step(1);
+  }
+
+  /** Asks for a file name and writes relations.csv, -best and (with coreference) -coref, -coref-baselines. */
+  @FXML
+  public void exportCsv() {
+    main.export("linguistics CSVs", "csv", "relations.csv", vm.resultProperty()::get,
+        LinguisticsViewModel::writeCsvs);
+  }
+
+  /** The accuracy grid as a PNG (300 dpi) or SVG figure. */
+  @FXML
+  public void exportFigure() {
+    main.exportFigure("linguistics", vm::figure);
+  }
+
+  private void refresh() {
+    double w = scroll.getViewportBounds().getWidth();
+    grid.show(vm.grid(), opened, w > 0 ? w - 8 : 500);
+    sentenceMap.show(vm.sentenceProperty().get(), vm.markedRelation(), w > 0 ? w - 8 : 500);
+  }
+
+  /** For tests: the grid. */
+  AccuracyGrid grid() {
+    return grid;
+  }
+
+  /** For tests: the sentence panel. */
+  SentenceMap sentenceMap() {
+    return sentenceMap;
+  }
+}

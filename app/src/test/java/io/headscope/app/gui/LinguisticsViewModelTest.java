@@ -1,0 +1,139 @@
+package io.headscope.app.gui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.analysis.linguistics.ConlluReader;
+import io.headscope.analysis.linguistics.CorefHeads;
+import io.headscope.analysis.linguistics.DependencyHeads;
+import io.headscope.analysis.linguistics.LinguisticsRun;
+import io.headscope.analysis.linguistics.SyntaxAnalysis;
+import io.headscope.analysis.linguistics.SyntaxCsv;
+import io.headscope.analysis.linguistics.Treebank;
+import io.headscope.analysis.linguistics.WordMaps;
+import io.headscope.app.gui.exec.DirectWorker;
+import io.headscope.app.gui.linguistics.LinguisticsViewModel;
+import io.headscope.app.gui.linguistics.RelationChoice;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Linguistics screen's numbers are SyntaxAnalysis's and CorefHeads's on the hand-annotated test
+ * treebanks (analysis/src/test/resources/treebanks) with a tiny model; a bad file changes nothing.
+ */
+class LinguisticsViewModelTest {
+  static final Path TREEBANKS = Path.of("..", "analysis", "src", "test", "resources", "treebanks");
+  @TempDir static Path dir;
+  static MainViewModel main;
+
+  @BeforeAll
+  static void load() {
+    Path tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny")).config().getParent();
+    main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.textAProperty().set("the cat sat .");
+    main.loadModel(tiny.toString());
+  }
+
+  @Test
+  void theGridAndBestHeadsEqualSyntaxAnalysisOnTheSyntaxTreebank() throws Exception {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    Path file = TREEBANKS.resolve("syntax.conllu");
+    vm.open(file);
+    assertThat(vm.statusProperty().get()).contains("sentences").doesNotContain("Could not");
+    Treebank tb = ConlluReader.read(file);
+    SyntaxAnalysis.Result expected = SyntaxAnalysis.run(main.session().model(), tb, 0, false,
+        WordMaps.Progress.NONE, () -> false);
+    DependencyHeads d = expected.heads();
+
+    List<RelationChoice> relations = vm.relations();
+    assertThat(relations.get(0).relation()).isEqualTo("all");
+    assertThat(relations.get(0).count()).isEqualTo(expected.words());
+    assertThat(relations).extracting(RelationChoice::relation).contains("det", "obj", "nmod:poss")
+        .doesNotContain(RelationChoice.COREFERENCE);
+    assertThat(vm.best()).isEqualTo(d.best());
+    for (RelationChoice c : List.of(relations.get(0), choice(vm, "det"), choice(vm, "obj"))) {
+      vm.chosenProperty().set(c);
+      double[][] g = vm.grid();
+      assertThat(g).hasNumberOfRows(2);
+      for (int l = 0; l < 2; l++) {
+        for (int h = 0; h < 3; h++) {
+          assertThat(g[l][h]).as("%s %d-%d", c.relation(), l + 1, h + 1).isEqualTo(Math.max(
+              d.accuracy(c.relation(), l, h, DependencyHeads.Direction.DEP_TO_HEAD),
+              d.accuracy(c.relation(), l, h, DependencyHeads.Direction.HEAD_TO_DEP)));
+        }
+      }
+    }
+
+    // a click opens the head on the first sentence with a det, gold arcs and picks beside it
+    vm.chosenProperty().set(choice(vm, "det"));
+    vm.open(new Head(1, 2));
+    assertThat(main.session().selected()).isEqualTo(new Head(1, 2));
+    var on = vm.sentenceProperty().get();
+    assertThat(on).isNotNull();
+    assertThat(on.words()).startsWith("[CLS]").endsWith("[SEP]").hasSize(on.sentence().size() + 2);
+    assertThat(on.sentence().words()).anyMatch(w -> w.deprel().equals("det"));
+    assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3", "det");
+
+    // the CSVs are the CLI's
+    Path csv = dir.resolve("relations.csv");
+    assertThat(LinguisticsViewModel.writeCsvs(vm.resultProperty().get(), csv)).hasSize(2);
+    assertThat(Files.readAllLines(dir.resolve("relations-best.csv")).get(0)).isEqualTo(String.join(",", SyntaxCsv.BEST_HEADER));
+    assertThat(Files.readAllLines(csv)).hasSize(1 + relations.size() * 2 * 3 * 2);
+    assertThat(vm.figure()).isNotNull();
+  }
+
+  @Test
+  void coreferenceIsOfferedLastAndEqualsCorefHeads() {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    Path file = TREEBANKS.resolve("coref.conllu");
+    vm.open(file);
+    RelationChoice last = vm.relations().get(vm.relations().size() - 1);
+    assertThat(last.coreference()).isTrue();
+    CorefHeads.Result expected = CorefHeads.run(main.session().model(), ConlluReader.read(file),
+        Math.min(LinguisticsRun.COREF_WINDOW, main.session().model().tokenizer().maxLength()),
+        WordMaps.Progress.NONE, () -> false);
+    assertThat(last.count()).isEqualTo(expected.mentions()[0]);
+    vm.chosenProperty().set(last);
+    double[][] g = vm.grid();
+    for (int l = 0; l < 2; l++) {
+      for (int h = 0; h < 3; h++) {
+        assertThat(g[l][h]).isEqualTo(expected.accuracy(l, h, CorefHeads.MentionType.ALL));
+      }
+    }
+    assertThat(vm.describe(new Head(0, 0))).contains("nearest mention");
+  }
+
+  @Test
+  void aMissingOrCorruptFileSaysSoInOneLineAndChangesNothing() throws Exception {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    vm.open(TREEBANKS.resolve("syntax.conllu"));
+    LinguisticsRun.Result before = vm.resultProperty().get();
+    List<RelationChoice> relations = List.copyOf(vm.relations());
+    RelationChoice chosen = vm.chosenProperty().get();
+
+    vm.open(dir.resolve("missing.conllu"));
+    String missing = vm.statusProperty().get();
+    assertThat(missing).startsWith("Could not use missing.conllu: ").contains("does not exist")
+        .contains("previous treebank stays").doesNotContain("\n");
+
+    Path corrupt = Files.writeString(dir.resolve("corrupt.conllu"), "1\tthe\nnot a conllu line\n\n\u0000\u0001\n");
+    vm.open(corrupt);
+    assertThat(vm.statusProperty().get()).startsWith("Could not use corrupt.conllu: ").contains("no usable sentence")
+        .doesNotContain("\n");
+    assertThat(vm.resultProperty().get()).isSameAs(before);
+    assertThat(vm.relations()).containsExactlyElementsOf(relations);
+    assertThat(vm.chosenProperty().get()).isEqualTo(chosen);
+    assertThat(main.session().errorProperty().get()).as("no dialog").isNull();
+  }
+
+  private static RelationChoice choice(LinguisticsViewModel vm, String relation) {
+    return vm.relations().stream().filter(c -> c.relation().equals(relation)).findFirst().orElseThrow();
+  }
+}
