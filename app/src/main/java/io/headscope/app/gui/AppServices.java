@@ -5,6 +5,8 @@ import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
+import io.headscope.app.gui.layers.LayersView;
+import io.headscope.app.gui.layers.LayersViewModel;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
@@ -107,6 +109,27 @@ final class AppServices {
         new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng);
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
+    installLayers(view, corpusVm);
+  }
+
+  /** The Layers screen (layer compatibility), its menu item and its exports. */
+  private static void installLayers(MainView view, CorpusViewModel corpusVm) {
+    LayersViewModel layersVm = new LayersViewModel(view.viewModel().session());
+    LayersView layersView = new LayersView(layersVm, view);
+    Tab layersTab = view.addLeftTab("Layers", "tab-layers", layersView);
+    corpusVm.sourceProperty().addListener((o, a, b) -> layersView.offer(b));
+    MenuItem show = new MenuItem("Layers: which layers can stand in for which");
+    show.setOnAction(e -> view.showLeftTab(layersTab));
+    view.analysisMenu().getItems().add(show);
+    MenuItem csv = new MenuItem("Layer compatibility CSV…");
+    csv.setId("export-layers");
+    csv.setOnAction(e -> layersView.exportCsv());
+    csv.disableProperty().bind(layersVm.resultProperty().isNull());
+    MenuItem figure = new MenuItem("Layer compatibility as figure (PNG 300 dpi or SVG)…");
+    figure.setId("export-layers-figure");
+    figure.setOnAction(e -> layersView.exportFigure());
+    figure.disableProperty().bind(layersVm.resultProperty().isNull());
+    view.exportMenu().getItems().addAll(new SeparatorMenuItem(), csv, figure);
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {
