@@ -75,7 +75,9 @@ public final class LayersView extends VBox {
     });
     scroll.viewportBoundsProperty().addListener((o, a, b) -> {
       if (vm.columns() > 0) {
-        cell = Math.max(18, Math.min(40, (b.getWidth() - LEFT - 10) / vm.columns()));
+        // the matrix fits the width, and leaves room below for a clicked cell's predictions
+        cell = Math.max(18, Math.min(40, Math.min((b.getWidth() - LEFT - 10) / vm.columns(),
+            (b.getHeight() - TOP - 180) / vm.rows())));
       }
       redraw();
     });
@@ -171,7 +173,8 @@ public final class LayersView extends VBox {
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 28) {
           g.setFill(Math.abs(v) > 0.6 * max ? Color.WHITE : Color.BLACK);
-          g.fillText(String.format(Locale.ROOT, "%+.1f", v), x + cell / 2, y + cell / 2);
+          // no "-0.0" on the intact diagonal, whose delta is float noise
+          g.fillText(String.format(Locale.ROOT, "%+.1f", Math.abs(v) < 0.05 ? 0.0 : v), x + cell / 2, y + cell / 2);
         }
       }
     }
