@@ -163,7 +163,7 @@ public final class LayersView extends VBox {
     g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
     g.setTextAlign(TextAlignment.CENTER);
     g.setTextBaseline(VPos.CENTER);
-    g.setFont(Font.font(Math.min(10, cell * 0.3)));
+    g.setFont(Font.font(Math.min(10, cell * 0.36)));
     for (int i = 0; i < rows; i++) {
       for (int j = 0; j < cols; j++) {
         double v = d[i][j];
@@ -171,7 +171,7 @@ public final class LayersView extends VBox {
         double y = TOP + i * cell;
         g.setFill(FxColors.diverging(v, max));
         g.fillRect(x, y, cell - 1, cell - 1);
-        if (cell >= 28) {
+        if (cell >= 24) {
           g.setFill(Math.abs(v) > 0.6 * max ? Color.WHITE : Color.BLACK);
           // no "-0.0" on the intact diagonal, whose delta is float noise
           g.fillText(String.format(Locale.ROOT, "%+.1f", Math.abs(v) < 0.05 ? 0.0 : v), x + cell / 2, y + cell / 2);
