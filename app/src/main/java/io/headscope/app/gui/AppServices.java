@@ -3,6 +3,8 @@ package io.headscope.app.gui;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.head.FlowView;
+import io.headscope.app.gui.head.FlowViewModel;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.layers.LayersView;
@@ -110,6 +112,26 @@ final class AppServices {
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
     installLayers(view, corpusVm);
+    installFlow(view);
+  }
+
+  /** The Information flow screen (rollout and flow of the current input) and its exports. */
+  private static void installFlow(MainView view) {
+    FlowViewModel flowVm = new FlowViewModel(view.viewModel().session());
+    FlowView flowView = new FlowView(flowVm, view);
+    Tab flowTab = view.addLeftTab("Information flow", "tab-flow", flowView);
+    MenuItem show = new MenuItem("Information flow: attention rollout and flow (Abnar & Zuidema)");
+    show.setOnAction(e -> view.showLeftTab(flowTab));
+    view.analysisMenu().getItems().add(show);
+    MenuItem json = new MenuItem("Rollout and flow JSON…");
+    json.setId("export-rollout");
+    json.setOnAction(e -> flowView.exportJson());
+    json.disableProperty().bind(flowVm.resultProperty().isNull());
+    MenuItem figure = new MenuItem("Rollout or flow as figure (PNG 300 dpi or SVG)…");
+    figure.setId("export-flow-figure");
+    figure.setOnAction(e -> flowView.exportFigure());
+    figure.disableProperty().bind(flowVm.matrixProperty().isNull());
+    view.exportMenu().getItems().addAll(json, figure);
   }
 
   /** The Layers screen (layer compatibility), its menu item and its exports. */
