@@ -52,7 +52,9 @@ public final class FlowView extends VBox {
     statusLabel.textProperty().bind(vm.statusProperty());
     showChoice.getItems().setAll(FlowViewModel.Show.values());
     showChoice.valueProperty().bindBidirectional(vm.showProperty());
-    SpinnerValueFactory.IntegerSpinnerValueFactory layers = new SpinnerValueFactory.IntegerSpinnerValueFactory(1, 1, 1);
+    // the top is the model's number of layers once there is a result; until then, none is clamped away
+    SpinnerValueFactory.IntegerSpinnerValueFactory layers =
+        new SpinnerValueFactory.IntegerSpinnerValueFactory(1, Integer.MAX_VALUE, vm.layerProperty().get());
     layerSpinner.setValueFactory(layers);
     layerSpinner.visibleProperty().bind(vm.showProperty().isEqualTo(FlowViewModel.Show.ROLLOUT));
     layers.valueProperty().addListener((o, a, b) -> {
