@@ -125,7 +125,7 @@ final class AppServices {
     view.analysisMenu().getItems().add(show);
     MenuItem json = new MenuItem("Rollout and flow JSON…");
     json.setId("export-rollout");
-    json.setOnAction(e -> flowView.exportJson());
+    json.setOnAction(e -> flowView.exportRolloutJson());
     json.disableProperty().bind(flowVm.resultProperty().isNull());
     MenuItem figure = new MenuItem("Rollout or flow as figure (PNG 300 dpi or SVG)…");
     figure.setId("export-flow-figure");

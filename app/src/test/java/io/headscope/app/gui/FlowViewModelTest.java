@@ -97,4 +97,37 @@ class FlowViewModelTest {
     JsonNode intact = cli(dir.resolve("cli-intact.json"));
     assertThat(json.get("rollout").get(2)).isNotEqualTo(intact.get("rollout").get(2));
   }
+
+  @Test
+  void theJacobianIsTheCommandsEstimateWithItsCorrelationsShown() throws Exception {
+    MainViewModel main = main();
+    FlowViewModel vm = new FlowViewModel(main.session());
+    vm.layerProperty().set(2);
+    vm.computeJacobian();
+    assertThat(vm.showProperty().get()).isEqualTo(FlowViewModel.Show.JACOBIAN);
+    Path out = dir.resolve("cli-jacobian.json");
+    assertThat(HeadScopeCli.run("jacobian", "--model", tiny.toString(), "--text", TEXT, "--samples", "32",
+        "--out", out.toString())).isZero();
+    JsonNode json = new ObjectMapper().readTree(out.toFile());
+    assertThat(json.get("method").asText()).isEqualTo("random-projection");
+    HeadMatrix m = vm.matrixProperty().get();
+    for (int j = 0; j < m.rows(); j++) {
+      for (int i = 0; i < m.cols(); i++) {
+        assertThat((double) m.values()[j][i]).isCloseTo(json.get("jacobian").get(1).get(j).get(i).asDouble(),
+            within(1e-5 * Math.max(1, Math.abs(m.values()[j][i]))));
+      }
+    }
+    JsonNode c = json.get("correlations").get(1);
+    String text = vm.correlationProperty().get();
+    assertThat(text).startsWith("Layer 2, off the diagonal: ");
+    for (String field : new String[] {"spearmanAttention", "pearsonAttention", "spearmanNorm", "pearsonNorm"}) {
+      assertThat(text).contains(String.format(java.util.Locale.ROOT, "%.3f", c.get(field).asDouble()));
+    }
+    Path app = dir.resolve("app-jacobian.json");
+    FlowViewModel.writeJacobianJson(vm.modelName(), vm.jacobianProperty().get(), app);
+    assertThat(Files.readAllBytes(app)).isEqualTo(Files.readAllBytes(out));
+    // rollout is another choice of the same view: the correlation is the Jacobian's only
+    vm.showProperty().set(FlowViewModel.Show.ROLLOUT);
+    assertThat(vm.correlationProperty().get()).isEmpty();
+  }
 }

@@ -29,7 +29,9 @@ public final class FlowView extends VBox {
   private final FlowViewModel vm;
   private final MainView main;
   @FXML private Button computeButton;
+  @FXML private Button jacobianButton;
   @FXML private Button cancelButton;
+  @FXML private Label correlationLabel;
   @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<FlowViewModel.Show> showChoice;
   @FXML private Spinner<Integer> layerSpinner;
@@ -45,7 +47,11 @@ public final class FlowView extends VBox {
     this.main = main;
     ViewLoader.load(this);
     computeButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().traceProperty().isNull()));
+    jacobianButton.disableProperty().bind(computeButton.disableProperty());
     cancelButton.disableProperty().bind(vm.runningProperty().not());
+    correlationLabel.textProperty().bind(vm.correlationProperty());
+    correlationLabel.visibleProperty().bind(vm.correlationProperty().isNotEmpty());
+    correlationLabel.managedProperty().bind(correlationLabel.visibleProperty());
     progressBar.progressProperty().bind(vm.progressProperty());
     progressBar.visibleProperty().bind(vm.runningProperty());
     progressBar.managedProperty().bind(progressBar.visibleProperty());
@@ -56,7 +62,8 @@ public final class FlowView extends VBox {
     SpinnerValueFactory.IntegerSpinnerValueFactory layers =
         new SpinnerValueFactory.IntegerSpinnerValueFactory(1, Integer.MAX_VALUE, vm.layerProperty().get());
     layerSpinner.setValueFactory(layers);
-    layerSpinner.visibleProperty().bind(vm.showProperty().isEqualTo(FlowViewModel.Show.ROLLOUT));
+    layerSpinner.visibleProperty().bind(vm.showProperty().isEqualTo(FlowViewModel.Show.ROLLOUT)
+        .or(vm.showProperty().isEqualTo(FlowViewModel.Show.JACOBIAN)));
     layers.valueProperty().addListener((o, a, b) -> {
       if (b != null) {
         vm.layerProperty().set(b);
@@ -88,13 +95,29 @@ public final class FlowView extends VBox {
   }
 
   @FXML
+  private void computeJacobian() {
+    vm.computeJacobian();
+  }
+
+  @FXML
   private void cancel() {
     vm.cancel();
   }
 
-  /** Asks for a file and writes the JSON of {@code headscope rollout --flow}. */
+  /** Asks for a file and writes the JSON of {@code headscope rollout --flow}, or of {@code jacobian} when it is shown. */
   @FXML
   public void exportJson() {
+    if (vm.showProperty().get() == FlowViewModel.Show.JACOBIAN) {
+      String model = vm.modelName();
+      main.export("Jacobian JSON", "json", "jacobian.json", vm.jacobianProperty()::get,
+          (j, file) -> FlowViewModel.writeJacobianJson(model, j, file));
+    } else {
+      exportRolloutJson();
+    }
+  }
+
+  /** Asks for a file and writes the JSON of {@code headscope rollout --flow}. */
+  public void exportRolloutJson() {
     main.export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get, FlowViewModel::writeJson);
   }
 
