@@ -89,4 +89,49 @@ class LayerCompatibilityTest {
       }
     }
   }
+
+  @Test
+  void aCellsPredictionsAreThoseOfThePlainPassOfTheStitchedCheckpoint() {
+    TinyBert tiny = TinyBert.create(L, 4, 31);
+    try (BertModel model = BertModel.load(tiny.writeTo(dir.resolve("m")))) {
+      Encoding e = model.encode("the [MASK] sat on the [MASK] .", null);
+      int[] positions = {2, 6};
+      // h_1 into layer 3: layers 1, then 3 (layer 2 skipped)
+      StitchedPredictions s = StitchedPredictions.of(model, e, 0, 1, 3, 5);
+      assertThat(s.positions()).containsExactly(positions);
+      float[][] intact = model.run(RunRequest.of(e).read(Readouts.none().withLogProbs(positions))).logProbs()[0];
+      float[][] lp;
+      try (BertModel surgery = BertModel.load(stitched(tiny, new int[] {0, 2}).writeTo(dir.resolve("s13")))) {
+        lp = surgery.run(RunRequest.of(e).read(Readouts.none().withLogProbs(positions))).logProbs()[0];
+      }
+      for (int p = 0; p < positions.length; p++) {
+        long top = AblationSweep.topTokens(intact)[p];
+        assertThat(s.targets()[p]).isEqualTo(model.tokenizer().vocabToken(top));
+        assertThat(s.intact().get(p).get(0).token()).isEqualTo(model.tokenizer().vocabToken(top));
+        assertThat(s.stitched().get(p)).hasSize(5);
+        double previous = 1;
+        for (StitchedPredictions.Guess g : s.stitched().get(p)) {
+          int id = vocabId(model, g.token());
+          assertThat(g.probability()).isCloseTo(Math.exp(lp[p][id]), within(1e-5)).isLessThanOrEqualTo(previous);
+          previous = g.probability();
+        }
+        // nothing outside the five beats the fifth
+        int fifth = vocabId(model, s.stitched().get(p).get(4).token());
+        long above = 0;
+        for (float v : lp[p]) {
+          above += v > lp[p][fifth] ? 1 : 0;
+        }
+        assertThat(above).isLessThanOrEqualTo(4);
+      }
+    }
+  }
+
+  private static int vocabId(BertModel model, String token) {
+    for (int id = 0; id < model.tokenizer().vocabSize(); id++) {
+      if (model.tokenizer().vocabToken(id).equals(token)) {
+        return id;
+      }
+    }
+    throw new AssertionError(token);
+  }
 }

@@ -1,5 +1,6 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.flow.JacobianJson;
 import io.headscope.analysis.flow.TokenJacobian;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;

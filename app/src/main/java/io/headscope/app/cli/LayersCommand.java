@@ -2,16 +2,13 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.flow.LayerCompatibility;
+import io.headscope.analysis.flow.LayerCompatibilityCsv;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
-import java.io.OutputStreamWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVPrinter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -60,23 +57,8 @@ final class LayersCommand implements Callable<Integer> {
 
   /** The CSV and the summary of a run (or of merged shards). */
   static void finish(LayerCompatibility c, CsvOutput output) {
-    output.write(o -> {
-      try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
-          .setHeader("from_layer", "to_layer", "logprob", "delta_logprob", "top1_agreement", "inputs")
-          .setRecordSeparator('\n').get())) {
-        for (int i = 0; i < c.logprob().length; i++) {
-          for (int j = 1; j <= c.logprob()[i].length; j++) {
-            p.printRecord(i, j, num(c.logprob()[i][j - 1]), num(c.logprob()[i][j - 1] - c.intact()),
-                num(c.top1()[i][j - 1]), c.inputs());
-          }
-        }
-      }
-    });
+    output.write(o -> LayerCompatibilityCsv.write(c, o));
     summary(c);
-  }
-
-  private static String num(double v) {
-    return String.format(Locale.ROOT, "%.6f", v);
   }
 
   /** The matrix of deltas at a glance: rows the state fed in, columns the first layer run on it. */

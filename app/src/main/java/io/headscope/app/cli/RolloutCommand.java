@@ -1,15 +1,12 @@
 package io.headscope.app.cli;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.headscope.analysis.flow.AttentionFlow;
 import io.headscope.analysis.flow.Rollout;
+import io.headscope.analysis.flow.RolloutJson;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
-import java.io.IOException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -50,53 +47,8 @@ final class RolloutCommand implements Callable<Integer> {
       Warnings.truncation(t.encoding());
       double[][][] rollout = Rollout.of(t.attention());
       AttentionFlow f = flow ? AttentionFlow.of(t.attention()) : null;
-      output.write(o -> write(t, rollout, f, o));
+      output.write(o -> RolloutJson.write(t, rollout, f, o));
     }
     return 0;
-  }
-
-  private static void write(AttentionTrace t, double[][][] rollout, AttentionFlow f, java.io.OutputStream out)
-      throws IOException {
-    try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
-      g.writeStartObject();
-      g.writeStringField("model", t.model());
-      g.writeArrayFieldStart("tokens");
-      for (String s : t.tokens()) {
-        g.writeString(s);
-      }
-      g.writeEndArray();
-      g.writeFieldName("ids");
-      g.writeArray(t.encoding().ids(), 0, t.encoding().ids().length);
-      g.writeArrayFieldStart("disabled");
-      for (Head h : t.mask().off()) {
-        g.writeString(h.toString());
-      }
-      g.writeEndArray();
-      g.writeStringField("maps", t.mapsLabel());
-      g.writeArrayFieldStart("rollout");
-      for (double[][] layer : rollout) {
-        matrix(g, layer);
-      }
-      g.writeEndArray();
-      if (f != null) {
-        g.writeFieldName("flow");
-        matrix(g, f.raw());
-        g.writeFieldName("flowNormalized");
-        matrix(g, f.normalized());
-      }
-      g.writeEndObject();
-    }
-  }
-
-  private static void matrix(JsonGenerator g, double[][] m) throws IOException {
-    g.writeStartArray();
-    for (double[] row : m) {
-      g.writeStartArray();
-      for (double v : row) {
-        g.writeNumber((float) v);
-      }
-      g.writeEndArray();
-    }
-    g.writeEndArray();
   }
 }

@@ -3,10 +3,14 @@ package io.headscope.app.gui;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.head.FlowView;
+import io.headscope.app.gui.head.FlowViewModel;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.linguistics.LinguisticsView;
 import io.headscope.app.gui.linguistics.LinguisticsViewModel;
+import io.headscope.app.gui.layers.LayersView;
+import io.headscope.app.gui.layers.LayersViewModel;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.sweep.SweepView;
@@ -122,6 +126,47 @@ final class AppServices {
         lingCsv, new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng, lingPng);
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
+    installLayers(view, corpusVm);
+    installFlow(view);
+  }
+
+  /** The Information flow screen (rollout and flow of the current input) and its exports. */
+  private static void installFlow(MainView view) {
+    FlowViewModel flowVm = new FlowViewModel(view.viewModel().session());
+    FlowView flowView = new FlowView(flowVm, view);
+    Tab flowTab = view.addLeftTab("Information flow", "tab-flow", flowView);
+    MenuItem show = new MenuItem("Information flow: attention rollout and flow (Abnar & Zuidema)");
+    show.setOnAction(e -> view.showLeftTab(flowTab));
+    view.analysisMenu().getItems().add(show);
+    MenuItem json = new MenuItem("Rollout and flow JSON…");
+    json.setId("export-rollout");
+    json.setOnAction(e -> flowView.exportRolloutJson());
+    json.disableProperty().bind(flowVm.resultProperty().isNull());
+    MenuItem figure = new MenuItem("Rollout or flow as figure (PNG 300 dpi or SVG)…");
+    figure.setId("export-flow-figure");
+    figure.setOnAction(e -> flowView.exportFigure());
+    figure.disableProperty().bind(flowVm.matrixProperty().isNull());
+    view.exportMenu().getItems().addAll(json, figure);
+  }
+
+  /** The Layers screen (layer compatibility), its menu item and its exports. */
+  private static void installLayers(MainView view, CorpusViewModel corpusVm) {
+    LayersViewModel layersVm = new LayersViewModel(view.viewModel().session());
+    LayersView layersView = new LayersView(layersVm, view);
+    Tab layersTab = view.addLeftTab("Layers", "tab-layers", layersView);
+    corpusVm.sourceProperty().addListener((o, a, b) -> layersView.offer(b));
+    MenuItem show = new MenuItem("Layers: which layers can stand in for which");
+    show.setOnAction(e -> view.showLeftTab(layersTab));
+    view.analysisMenu().getItems().add(show);
+    MenuItem csv = new MenuItem("Layer compatibility CSV…");
+    csv.setId("export-layers");
+    csv.setOnAction(e -> layersView.exportCsv());
+    csv.disableProperty().bind(layersVm.resultProperty().isNull());
+    MenuItem figure = new MenuItem("Layer compatibility as figure (PNG 300 dpi or SVG)…");
+    figure.setId("export-layers-figure");
+    figure.setOnAction(e -> layersView.exportFigure());
+    figure.disableProperty().bind(layersVm.resultProperty().isNull());
+    view.exportMenu().getItems().addAll(new SeparatorMenuItem(), csv, figure);
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {

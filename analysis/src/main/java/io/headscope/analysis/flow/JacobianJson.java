@@ -1,19 +1,17 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.flow;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.headscope.analysis.flow.MapCorrelation;
-import io.headscope.analysis.flow.TokenJacobian;
 import io.headscope.model.Head;
 import java.io.IOException;
 import java.io.OutputStream;
 
 /** The JSON of {@code jacobian}: one validated {@link TokenJacobian} in, the documented fields out. */
-final class JacobianJson {
+public final class JacobianJson {
   private JacobianJson() {}
 
-  static void write(String model, TokenJacobian j, OutputStream out) throws IOException {
+  public static void write(String model, TokenJacobian j, OutputStream out) throws IOException {
     try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
       g.writeStringField("model", model);
