@@ -63,7 +63,7 @@ public final class FavorAnalysis {
       int n = e.length();
       RunResult intact = model.run(RunRequest.of(e).capture(Capture.points(HookPoint.Kind.ATTN_Q,
           HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN, HookPoint.Kind.RESID_PRE)));
-      Maps maps = new Maps(intact, layers, heads, n, model.config().headSize());
+      FavorInput maps = FavorInput.of(intact, model);
       // every head's errors are independent: both cores share them
       java.util.stream.IntStream.range(0, layers * heads).parallel().forEach(lh -> {
         int l = lh / heads;
@@ -72,7 +72,7 @@ public final class FavorAnalysis {
           for (int ki = 0; ki < nk; ki++) {
             for (int d = 0; d < o.draws(); d++) {
               double[][] w = directions(o, l, h, d, mi, ki, model.config().headSize());
-              err[l][h][mi][ki][d] += Favor.error(maps.pattern[l][h], Favor.map(maps.q[l][h], maps.k[l][h], w))
+              err[l][h][mi][ki][d] += Favor.error(maps.exact(l, h), Favor.map(maps.q(l, h), maps.k(l, h), w))
                   / inputs.size();
             }
           }
@@ -91,7 +91,7 @@ public final class FavorAnalysis {
           .capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN,
               HookPoint.Kind.RESID_PRE))
           .read(Readouts.none().withLogProbs(probe.positions())));
-      Maps probeMaps = new Maps(base, layers, heads, n, model.config().headSize());
+      FavorInput probeMaps = FavorInput.of(base, model);
       float[][] logp = base.logProbs()[0];
       long[] top = AblationSweep.topTokens(logp);
       long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? top : probe.originals();
@@ -108,11 +108,11 @@ public final class FavorAnalysis {
             for (int v = 0; v <= heads; v++) {
               for (int h = 0; h < heads; h++) {
                 boolean favor = v == heads || v == h;
-                double[][] fav = favor ? Favor.map(probeMaps.q[l][h], probeMaps.k[l][h],
+                double[][] fav = favor ? Favor.map(probeMaps.q(l, h), probeMaps.k(l, h),
                     directions(o, l, h, 0, mi, ki, model.config().headSize())) : null;
                 for (int i = 0; i < n; i++) {
                   for (int j = 0; j < n; j++) {
-                    patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.pattern[l][h][i][j];
+                    patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.exact(l, h)[i][j];
                   }
                 }
               }
@@ -203,10 +203,14 @@ public final class FavorAnalysis {
   }
 
   static double[][] directions(Options o, int layer, int head, int draw, int mi, int ki, int dh) {
-    RandomFeatures.Kind kind = o.kinds().get(ki);
-    int m = o.features()[mi];
-    return RandomFeatures.draw(kind, m, dh,
-        new Random(RandomFeatures.seed(o.seed() * 1_000_003L + m, layer, head, draw, kind)));
+    return directions(o.seed(), o.features()[mi], o.kinds().get(ki), layer, head, draw, dh);
+  }
+
+  /** The directions of draw {@code draw} of a head at m features: one seed per (m, layer, head, draw, kind). */
+  public static double[][] directions(long seed, int m, RandomFeatures.Kind kind, int layer, int head, int draw,
+      int dh) {
+    return RandomFeatures.draw(kind, m, dh, new Random(RandomFeatures.seed(seed * 1_000_003L + m, layer, head, draw,
+        kind)));
   }
 
   private static double mean(float[][] logp, long[] targets) {
@@ -243,28 +247,5 @@ public final class FavorAnalysis {
       s += (x - m) * (x - m);
     }
     return Math.sqrt(s / (v.length - 1));
-  }
-
-  /** Each head's q, k and map of one input, trimmed to its tokens. */
-  private static final class Maps {
-    final float[][][][] q;
-    final float[][][][] k;
-    final float[][][][] pattern;
-
-    Maps(RunResult r, int layers, int heads, int n, int dh) {
-      q = new float[layers][heads][][];
-      k = new float[layers][heads][][];
-      pattern = new float[layers][heads][][];
-      for (int l = 0; l < layers; l++) {
-        Activation aq = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Q, l));
-        Activation ak = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_K, l));
-        Activation ap = r.cache().get(HookPoint.pattern(l));
-        for (int h = 0; h < heads; h++) {
-          q[l][h] = aq.matrix(n, dh, 0, h);
-          k[l][h] = ak.matrix(n, dh, 0, h);
-          pattern[l][h] = ap.matrix(n, n, 0, h);
-        }
-      }
-    }
   }
 }
