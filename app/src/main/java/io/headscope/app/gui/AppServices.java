@@ -3,6 +3,8 @@ package io.headscope.app.gui;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.favor.FavorView;
+import io.headscope.app.gui.favor.FavorViewModel;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.main.MainView;
@@ -58,6 +60,9 @@ final class AppServices {
     HeadMapViewModel headMapVm = new HeadMapViewModel(main.session(), main.scoresProperty());
     HeadMapView headMapView = new HeadMapView(headMapVm, view);
     Tab headMapTab = view.addLeftTab("Head map", "tab-head-map", headMapView);
+    FavorViewModel favorVm = new FavorViewModel(main.session());
+    FavorView favorView = new FavorView(favorVm);
+    Tab favorTab = view.addLeftTab("Linear attention", "tab-favor", favorView);
     // a corpus file opened on the corpus screen can be mapped too
     corpusVm.sourceProperty().addListener((o, a, b) -> headMapView.offer(b));
 
@@ -70,7 +75,12 @@ final class AppServices {
     corpus.setOnAction(e -> view.showLeftTab(corpusTab));
     MenuItem headMap = new MenuItem("Head map: which heads attend alike (Clark et al.)");
     headMap.setOnAction(e -> view.showLeftTab(headMapTab));
-    view.analysisMenu().getItems().addAll(sweep, corpus, headMap);
+    MenuItem favor = new MenuItem("Linear attention: which heads FAVOR+ approximates (Performer)");
+    favor.setOnAction(e -> {
+      view.showLeftTab(favorTab);
+      favorVm.run();
+    });
+    view.analysisMenu().getItems().addAll(sweep, corpus, headMap, favor);
 
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
@@ -103,10 +113,23 @@ final class AppServices {
     headMapPng.setId("export-head-map-figure");
     headMapPng.setOnAction(e -> headMapView.exportFigure());
     headMapPng.disableProperty().bind(headMapVm.mapProperty().isNull());
+    MenuItem favorCsv = new MenuItem("FAVOR+ map errors CSV (linear attention)…");
+    favorCsv.setId("export-favor");
+    favorCsv.setOnAction(e -> exportFavor(view, favorVm));
+    favorCsv.disableProperty().bind(favorVm.computedProperty().isNull());
+    MenuItem favorPng = new MenuItem("FAVOR+ map errors as figure (PNG 300 dpi or SVG)…");
+    favorPng.setId("export-favor-figure");
+    favorPng.setOnAction(e -> view.exportFigure("favor", favorVm::figure));
+    favorPng.disableProperty().bind(favorVm.computedProperty().isNull());
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv, distancesCsv,
-        new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng);
+        favorCsv, new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng, favorPng);
+    favorView.setOnExportCsv(() -> exportFavor(view, favorVm));
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
+  }
+
+  private static void exportFavor(MainView view, FavorViewModel vm) {
+    view.export("FAVOR+ CSV", "csv", "favor.csv", vm::csv, FavorViewModel::writeCsv);
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {
