@@ -218,6 +218,11 @@ public final class FavorView extends VBox {
     return v;
   }
 
+  /** The screen point at the centre of a head's cell (for UI tests and tours). */
+  public javafx.geometry.Point2D cellOnScreen(int layer, int head) {
+    return canvas.localToScreen(LEFT + (head + 0.5) * CELL, TOP + (layer + 0.5) * CELL);
+  }
+
   /** What the Export CSV button does (the app asks where). */
   public void setOnExportCsv(Runnable action) {
     exportCsv = action;
