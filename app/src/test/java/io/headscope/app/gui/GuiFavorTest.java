@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.chart.LineChart;
 import javafx.scene.control.Label;
-import javafx.scene.image.ImageView;
+import javafx.scene.image.Image;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -74,7 +74,7 @@ class GuiFavorTest {
   void computingThenClickingACellShowsThatHeadsMaps(FxRobot robot) throws Exception {
     waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
     robot.clickOn("#tab-favor");
-    assertThat(robot.lookup("#favor-exact").queryAs(ImageView.class).getImage()).isNull();
+    assertThat(robot.lookup("#favor-exact").query().getProperties().get("headscope.image")).isNull();
     robot.clickOn("#favor-run");
     waitFor(() -> robot.lookup("#favor-status").queryAs(Label.class).getText().contains("Click a cell"));
 
@@ -87,7 +87,7 @@ class GuiFavorTest {
     assertThat(view.viewModel().selectedProperty().get()).isEqualTo(target);
     int tokens = view.viewModel().traceProperty().get().tokens().size();
     for (String id : new String[] {"#favor-exact", "#favor-approx", "#favor-diff"}) {
-      var image = robot.lookup(id).queryAs(ImageView.class).getImage();
+      var image = (Image) robot.lookup(id).query().getProperties().get("headscope.image");
       assertThat(image).as(id).isNotNull();
       assertThat((int) image.getWidth()).as(id).isEqualTo(tokens);
     }

@@ -17,7 +17,7 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.Slider;
-import javafx.scene.image.ImageView;
+import javafx.scene.image.Image;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
@@ -47,9 +47,10 @@ public final class FavorView extends VBox {
   @FXML private Label headLabel;
   @FXML private Label favorTitle;
   @FXML private Label mapsNote;
-  @FXML private ImageView exactImage;
-  @FXML private ImageView favorImage;
-  @FXML private ImageView diffImage;
+  @FXML private Canvas exactMap;
+  @FXML private Canvas favorMap;
+  @FXML private Canvas diffMap;
+  @FXML private Label curveTitle;
   @FXML private LineChart<String, Number> curve;
 
   public FavorView(FavorViewModel vm) {
@@ -179,9 +180,9 @@ public final class FavorView extends VBox {
     FavorViewModel.HeadMaps m = vm.mapsProperty().get();
     curve.getData().clear();
     if (m == null) {
-      exactImage.setImage(null);
-      favorImage.setImage(null);
-      diffImage.setImage(null);
+      paint(exactMap, null);
+      paint(favorMap, null);
+      paint(diffMap, null);
       headLabel.setText("Compute, then click a head.");
       mapsNote.setText("");
       return;
@@ -189,9 +190,10 @@ public final class FavorView extends VBox {
     // exact and FAVOR+ on one scale so they compare; the difference on its own diverging scale
     double max = Math.max(FxImages.max(m.exact()), FxImages.max(m.favor()));
     double diff = Math.max(1e-9, Math.max(FxImages.max(m.difference()), -min(m.difference())));
-    exactImage.setImage(FxImages.heatmap(m.exact(), max, false));
-    favorImage.setImage(FxImages.heatmap(m.favor(), max, false));
-    diffImage.setImage(FxImages.heatmap(m.difference(), diff, false, true));
+    paint(exactMap, FxImages.heatmap(m.exact(), max, false));
+    paint(favorMap, FxImages.heatmap(m.favor(), max, false));
+    paint(diffMap, FxImages.heatmap(m.difference(), diff, false, true));
+    curveTitle.setText("Head " + m.head() + ": map error against m");
     headLabel.setText("Head " + m.head() + String.format(Locale.ROOT, ": map error %.3f at m = %d (mean of %d draws %.3f)",
         m.error(), m.m(), FavorViewModel.DRAWS, vm.value(m.head().layer(), m.head().head())));
     favorTitle.setText("FAVOR+ (m = " + m.m() + ", " + m.kind().label() + ", draw 1)");
@@ -206,6 +208,25 @@ public final class FavorView extends VBox {
       }
       curve.getData().add(s);
     }
+  }
+
+  /**
+   * One pixel per cell scaled up without smoothing (an ImageView's smooth=false is not honoured by
+   * every pipeline); the image is kept in the canvas's properties so tests can read its size.
+   */
+  private static void paint(Canvas c, Image img) {
+    GraphicsContext g = c.getGraphicsContext2D();
+    g.clearRect(0, 0, c.getWidth(), c.getHeight());
+    c.getProperties().put("headscope.image", img);
+    if (img != null) {
+      g.setImageSmoothing(false);
+      g.drawImage(img, 0, 0, c.getWidth(), c.getHeight());
+    }
+  }
+
+  /** The view model (tours and tests drive the screen through it). */
+  public FavorViewModel viewModel() {
+    return vm;
   }
 
   private static double min(float[][] m) {
