@@ -175,10 +175,21 @@ public final class FavorAnalysis {
 
   /** Every head on FAVOR+ (draw 0): each layer's maps from its queries and keys as they ran. */
   private static RunResult allOnFavor(BertModel model, MlmProbe probe, Readouts compare, Options o, int mi, int ki) {
+    return model.run(allHeadsOnFavor(model, RunRequest.of(probe.input()).read(compare), o.seed(), o.features()[mi],
+        o.kinds().get(ki), 0));
+  }
+
+  /**
+   * {@code request} with every head of every layer on FAVOR+ at m features (draw {@code draw}): each
+   * layer's q and k are read where they are computed and its pattern replaced by their FAVOR+ maps, so
+   * later layers see the approximated earlier ones. One input (batch of one).
+   */
+  public static RunRequest allHeadsOnFavor(BertModel model, RunRequest request, long seed, int m,
+      RandomFeatures.Kind kind, int draw) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int dh = model.config().headSize();
-    RunRequest r = RunRequest.of(probe.input()).read(compare);
+    RunRequest r = request;
     for (int l = 0; l < layers; l++) {
       int layer = l;
       Activation[] qk = new Activation[2];
@@ -189,7 +200,7 @@ public final class FavorAnalysis {
             float[] out = new float[a.data().length];
             for (int h = 0; h < heads; h++) {
               double[][] fav = Favor.map(qk[0].matrix(n, dh, 0, h), qk[1].matrix(n, dh, 0, h),
-                  directions(o, layer, h, 0, mi, ki, dh));
+                  directions(seed, m, kind, layer, h, draw, dh));
               for (int i = 0; i < n; i++) {
                 for (int j = 0; j < n; j++) {
                   out[(h * n + i) * n + j] = (float) fav[i][j];
@@ -199,7 +210,7 @@ public final class FavorAnalysis {
             return new Activation(out, a.shape());
           }));
     }
-    return model.run(r);
+    return r;
   }
 
   static double[][] directions(Options o, int layer, int head, int draw, int mi, int ki, int dh) {
