@@ -32,7 +32,7 @@ import javafx.util.StringConverter;
 public final class FavorView extends VBox {
   private static final double LEFT = 30;
   private static final double TOP = 18;
-  private static final double CELL = 27;
+  private static final double CELL = 24;
   private final FavorViewModel vm;
   private Runnable exportCsv = () -> { };
   @FXML private Button runButton;
@@ -83,7 +83,7 @@ public final class FavorView extends VBox {
     kindChoice.setConverter(new StringConverter<>() {
       @Override
       public String toString(RandomFeatures.Kind k) {
-        return k == null ? "" : k == RandomFeatures.Kind.ORF ? "orthogonal (ORF)" : "iid Gaussian";
+        return k == null ? "" : k == RandomFeatures.Kind.ORF ? "ORF" : "iid";
       }
 
       @Override
