@@ -54,6 +54,11 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("favor")) {
+      favor(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("head-map")) {
       headMap(out, w, h);
       Platform.exit();
@@ -207,6 +212,31 @@ public final class ScreenshotTour {
       return null;
     });
     shot(out, "12-linguistics-sentence", w, h);
+  }
+
+  /** The Linear attention tab: every head's FAVOR+ error on the current input, head 9-11 (0-based 8-10) shown. */
+  private static void favor(Path out, int w, int h) throws Exception {
+    long start = System.nanoTime();
+    fx(() -> {
+      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
+        TabPane tabs = (TabPane) n;
+        tabs.getTabs().stream().filter(t -> "tab-favor".equals(t.getId())).findFirst()
+            .ifPresent(t -> tabs.getSelectionModel().select(t));
+      }
+      ((javafx.scene.control.Button) view.lookup("#favor-run")).fire();
+      return null;
+    });
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    Thread.sleep(500);
+    while (fx(() -> view.lookup("#favor-cancel").isDisabled()) == Boolean.FALSE && System.nanoTime() < end) {
+      Thread.sleep(200);
+    }
+    System.out.printf("FAVOR+ errors of every head on the current input: %.1f s%n", (System.nanoTime() - start) / 1e9);
+    fx(() -> {
+      ((io.headscope.app.gui.favor.FavorView) view.lookup("#favor-view")).viewModel().select(8, 10);
+      return null;
+    });
+    shot(out, "10-linear-attention", w, h);
   }
 
   private static void headMapDrawn() throws Exception {

@@ -76,7 +76,7 @@ public final class FavorAnalysis {
       int n = e.length();
       RunResult intact = model.run(RunRequest.of(e).capture(Capture.points(HookPoint.Kind.ATTN_Q,
           HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN, HookPoint.Kind.RESID_PRE)));
-      Maps maps = new Maps(intact, layers, heads, n, model.config().headSize());
+      FavorInput maps = FavorInput.of(intact, model);
       // every head's errors are independent: both cores share them
       java.util.stream.IntStream.range(0, layers * heads).parallel().forEach(lh -> {
         int l = lh / heads;
@@ -85,7 +85,7 @@ public final class FavorAnalysis {
           for (int ki = 0; ki < nk; ki++) {
             for (int d = 0; d < o.draws(); d++) {
               double[][] w = directions(o, l, h, d, mi, ki, model.config().headSize());
-              err[l][h][mi][ki][d] = Favor.error(maps.pattern[l][h], Favor.map(maps.q[l][h], maps.k[l][h], w));
+              err[l][h][mi][ki][d] = Favor.error(maps.exact(l, h), Favor.map(maps.q(l, h), maps.k(l, h), w));
             }
           }
         }
@@ -109,7 +109,7 @@ public final class FavorAnalysis {
           .capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_PATTERN,
               HookPoint.Kind.RESID_PRE))
           .read(Readouts.none().withLogProbs(probe.positions())));
-      Maps probeMaps = new Maps(base, layers, heads, n, model.config().headSize());
+      FavorInput probeMaps = FavorInput.of(base, model);
       float[][] logp = base.logProbs()[0];
       long[] top = AblationSweep.topTokens(logp);
       long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? top : probe.originals();
@@ -126,11 +126,11 @@ public final class FavorAnalysis {
             for (int v = 0; v <= heads; v++) {
               for (int h = 0; h < heads; h++) {
                 boolean favor = v == heads || v == h;
-                double[][] fav = favor ? Favor.map(probeMaps.q[l][h], probeMaps.k[l][h],
+                double[][] fav = favor ? Favor.map(probeMaps.q(l, h), probeMaps.k(l, h),
                     directions(o, l, h, 0, mi, ki, model.config().headSize())) : null;
                 for (int i = 0; i < n; i++) {
                   for (int j = 0; j < n; j++) {
-                    patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.pattern[l][h][i][j];
+                    patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.exact(l, h)[i][j];
                   }
                 }
               }
@@ -239,10 +239,21 @@ public final class FavorAnalysis {
 
   /** Every head on FAVOR+ (draw 0): each layer's maps from its queries and keys as they ran. */
   private static RunResult allOnFavor(BertModel model, MlmProbe probe, Readouts compare, Options o, int mi, int ki) {
+    return model.run(allHeadsOnFavor(model, RunRequest.of(probe.input()).read(compare), o.seed(), o.features()[mi],
+        o.kinds().get(ki), 0));
+  }
+
+  /**
+   * {@code request} with every head of every layer on FAVOR+ at m features (draw {@code draw}): each
+   * layer's q and k are read where they are computed and its pattern replaced by their FAVOR+ maps, so
+   * later layers see the approximated earlier ones. One input (batch of one).
+   */
+  public static RunRequest allHeadsOnFavor(BertModel model, RunRequest request, long seed, int m,
+      RandomFeatures.Kind kind, int draw) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int dh = model.config().headSize();
-    RunRequest r = RunRequest.of(probe.input()).read(compare);
+    RunRequest r = request;
     for (int l = 0; l < layers; l++) {
       int layer = l;
       Activation[] qk = new Activation[2];
@@ -253,7 +264,7 @@ public final class FavorAnalysis {
             float[] out = new float[a.data().length];
             for (int h = 0; h < heads; h++) {
               double[][] fav = Favor.map(qk[0].matrix(n, dh, 0, h), qk[1].matrix(n, dh, 0, h),
-                  directions(o, layer, h, 0, mi, ki, dh));
+                  directions(seed, m, kind, layer, h, draw, dh));
               for (int i = 0; i < n; i++) {
                 for (int j = 0; j < n; j++) {
                   out[(h * n + i) * n + j] = (float) fav[i][j];
@@ -263,14 +274,18 @@ public final class FavorAnalysis {
             return new Activation(out, a.shape());
           }));
     }
-    return model.run(r);
+    return r;
   }
 
   static double[][] directions(Options o, int layer, int head, int draw, int mi, int ki, int dh) {
-    RandomFeatures.Kind kind = o.kinds().get(ki);
-    int m = o.features()[mi];
-    return RandomFeatures.draw(kind, m, dh,
-        new Random(RandomFeatures.seed(o.seed() * 1_000_003L + m, layer, head, draw, kind)));
+    return directions(o.seed(), o.features()[mi], o.kinds().get(ki), layer, head, draw, dh);
+  }
+
+  /** The directions of draw {@code draw} of a head at m features: one seed per (m, layer, head, draw, kind). */
+  public static double[][] directions(long seed, int m, RandomFeatures.Kind kind, int layer, int head, int draw,
+      int dh) {
+    return RandomFeatures.draw(kind, m, dh, new Random(RandomFeatures.seed(seed * 1_000_003L + m, layer, head, draw,
+        kind)));
   }
 
   private static double mean(float[][] logp, long[] targets) {
@@ -307,28 +322,5 @@ public final class FavorAnalysis {
       s += (x - m) * (x - m);
     }
     return Math.sqrt(s / (v.length - 1));
-  }
-
-  /** Each head's q, k and map of one input, trimmed to its tokens. */
-  private static final class Maps {
-    final float[][][][] q;
-    final float[][][][] k;
-    final float[][][][] pattern;
-
-    Maps(RunResult r, int layers, int heads, int n, int dh) {
-      q = new float[layers][heads][][];
-      k = new float[layers][heads][][];
-      pattern = new float[layers][heads][][];
-      for (int l = 0; l < layers; l++) {
-        Activation aq = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Q, l));
-        Activation ak = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_K, l));
-        Activation ap = r.cache().get(HookPoint.pattern(l));
-        for (int h = 0; h < heads; h++) {
-          q[l][h] = aq.matrix(n, dh, 0, h);
-          k[l][h] = ak.matrix(n, dh, 0, h);
-          pattern[l][h] = ap.matrix(n, n, 0, h);
-        }
-      }
-    }
   }
 }

@@ -2,11 +2,10 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.FavorCsv;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
-import java.io.OutputStreamWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -14,8 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVPrinter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -92,22 +89,8 @@ final class FavorCommand implements Callable<Integer> {
 
   /** The CSV and the summary of a run (or of merged shards). */
   static void finish(FavorAnalysis.Result r, FavorAnalysis.Options options, CsvOutput output) {
-    output.write(o -> {
-      try (CSVPrinter p = new CSVPrinter(new OutputStreamWriter(o, StandardCharsets.UTF_8), CSVFormat.DEFAULT.builder()
-          .setHeader("layer", "head", "features", "kind", "map_error", "map_error_sd", "delta_logprob",
-              "off_delta_logprob", "inputs").setRecordSeparator('\n').get())) {
-        for (FavorAnalysis.Row row : r.rows()) {
-          p.printRecord(row.layer() < 0 ? "*" : row.layer(), row.head() < 0 ? "*" : row.head(), row.features(),
-              row.kind().label(), num(row.mapError()), num(row.mapErrorSd()), num(row.deltaLogprob()),
-              num(row.offDeltaLogprob()), row.inputs());
-        }
-      }
-    });
+    output.write(o -> FavorCsv.write(r.rows(), o));
     summary(r, options.features(), options.kinds());
-  }
-
-  private static String num(double v) {
-    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
   }
 
   /** The ten most and least approximable heads at the middle m, and the full model's agreement. */

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 /** One input (--text, --pair) or a corpus file (--corpus), for the commands that sweep heads. */
 final class InputOptions {
   @Option(names = "--text", paramLabel = "TEXT",
-      description = "One sentence (segment a). With [MASK]s, quality is measured there; otherwise at a seeded 15% sample of its wordpieces.")
+      description = "One sentence (segment a). With [MASK]s, quality is measured there; otherwise at a seeded 15%% sample of its wordpieces.")
   String text;
 
   @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b) for --text.")
@@ -25,7 +25,7 @@ final class InputOptions {
   Path corpus;
 
   @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
-      description = "Seed of the 15% sample of wordpieces masked in inputs without [MASK] (default 0).")
+      description = "Seed of the 15%% sample of wordpieces masked in inputs without [MASK] (default 0).")
   long seed;
 
   /** Checks the options before any model is loaded. */

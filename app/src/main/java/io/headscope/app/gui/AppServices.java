@@ -5,6 +5,8 @@ import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.head.FlowView;
 import io.headscope.app.gui.head.FlowViewModel;
+import io.headscope.app.gui.favor.FavorView;
+import io.headscope.app.gui.favor.FavorViewModel;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.linguistics.LinguisticsView;
@@ -67,6 +69,9 @@ final class AppServices {
     LinguisticsViewModel lingVm = new LinguisticsViewModel(main.session());
     LinguisticsView lingView = new LinguisticsView(lingVm, view);
     Tab lingTab = view.addLeftTab("Linguistics", "tab-linguistics", lingView);
+    FavorViewModel favorVm = new FavorViewModel(main.session());
+    FavorView favorView = new FavorView(favorVm);
+    Tab favorTab = view.addLeftTab("Linear attention", "tab-favor", favorView);
     // a corpus file opened on the corpus screen can be mapped too
     corpusVm.sourceProperty().addListener((o, a, b) -> headMapView.offer(b));
 
@@ -81,7 +86,12 @@ final class AppServices {
     headMap.setOnAction(e -> view.showLeftTab(headMapTab));
     MenuItem linguistics = new MenuItem("Linguistics: which heads track syntax and coreference (CoNLL-U)…");
     linguistics.setOnAction(e -> view.showLeftTab(lingTab));
-    view.analysisMenu().getItems().addAll(sweep, corpus, headMap, linguistics);
+    MenuItem favor = new MenuItem("Linear attention: which heads FAVOR+ approximates (Performer)");
+    favor.setOnAction(e -> {
+      view.showLeftTab(favorTab);
+      favorVm.run();
+    });
+    view.analysisMenu().getItems().addAll(sweep, corpus, headMap, linguistics, favor);
 
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
@@ -122,8 +132,17 @@ final class AppServices {
     lingPng.setId("export-linguistics-figure");
     lingPng.setOnAction(e -> lingView.exportFigure());
     lingPng.disableProperty().bind(lingVm.resultProperty().isNull());
+    MenuItem favorCsv = new MenuItem("FAVOR+ map errors CSV (linear attention)…");
+    favorCsv.setId("export-favor");
+    favorCsv.setOnAction(e -> exportFavor(view, favorVm));
+    favorCsv.disableProperty().bind(favorVm.computedProperty().isNull());
+    MenuItem favorPng = new MenuItem("FAVOR+ map errors as figure (PNG 300 dpi or SVG)…");
+    favorPng.setId("export-favor-figure");
+    favorPng.setOnAction(e -> view.exportFigure("favor", favorVm::figure));
+    favorPng.disableProperty().bind(favorVm.computedProperty().isNull());
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), sentenceCsv, corpusCsv, ablationCsv, distancesCsv,
-        lingCsv, new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng, lingPng);
+        lingCsv, favorCsv, new SeparatorMenuItem(), sweepPng, corpusPng, layerPng, headMapPng, lingPng, favorPng);
+    favorView.setOnExportCsv(() -> exportFavor(view, favorVm));
 
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
     installLayers(view, corpusVm);
@@ -167,6 +186,10 @@ final class AppServices {
     figure.setOnAction(e -> layersView.exportFigure());
     figure.disableProperty().bind(layersVm.resultProperty().isNull());
     view.exportMenu().getItems().addAll(new SeparatorMenuItem(), csv, figure);
+  }
+
+  private static void exportFavor(MainView view, FavorViewModel vm) {
+    view.export("FAVOR+ CSV", "csv", "favor.csv", vm::csv, FavorViewModel::writeCsv);
   }
 
   private static void exportAblation(MainView view, SweepViewModel sweepVm) {

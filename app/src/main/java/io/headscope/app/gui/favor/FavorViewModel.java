@@ -1,0 +1,277 @@
+package io.headscope.app.gui.favor;
+
+import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.FavorCsv;
+import io.headscope.analysis.favor.FavorInput;
+import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.session.Session;
+import io.headscope.app.render.figure.Figure;
+import io.headscope.app.render.figure.MatrixFigure;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.Head;
+import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.SafeFiles;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.SimpleIntegerProperty;
+import javafx.beans.property.SimpleObjectProperty;
+
+/**
+ * The Linear attention screen (issue 18): on the current sentence, every head's FAVOR+ map error at each
+ * m for ORF and iid features, computed by {@link FavorAnalysis} with the {@code favor} command's defaults
+ * (so the CSV is the command's), the selected head's exact and FAVOR+ maps (draw 0) and their difference,
+ * and its error-versus-m curve.
+ */
+public final class FavorViewModel {
+  /** The command's default m, draws and seed: the screen shows what {@code favor --text} writes. */
+  public static final int[] FEATURES = {16, 32, 64, 128, 256};
+  public static final int DRAWS = 8;
+  public static final long SEED = 0;
+  static final List<RandomFeatures.Kind> KINDS = List.of(RandomFeatures.Kind.ORF, RandomFeatures.Kind.IID);
+
+  /** A finished run: the rows, every head's q/k/map for drawing, and what it was run on. */
+  public record Computed(FavorAnalysis.Result result, FavorInput input, List<String> tokens, String sentence) {}
+
+  /** The selected head's maps at the chosen m and kind: exact, FAVOR+ (draw 0) and FAVOR+ − exact. */
+  public record HeadMaps(Head head, int m, RandomFeatures.Kind kind, float[][] exact, float[][] favor,
+      float[][] difference, double error) {}
+
+  private final Session session;
+  private final BackgroundJob job;
+  private final ReadOnlyObjectWrapper<Computed> computed = new ReadOnlyObjectWrapper<>();
+  private final IntegerProperty featureIndex = new SimpleIntegerProperty(2);
+  private final ObjectProperty<RandomFeatures.Kind> kind = new SimpleObjectProperty<>(RandomFeatures.Kind.ORF);
+  private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<HeadMaps> maps = new ReadOnlyObjectWrapper<>();
+
+  public FavorViewModel(Session session) {
+    this.session = session;
+    this.job = new BackgroundJob(session.worker(), session::fail,
+        "Approximates every head's map with FAVOR+ random features (Performer) and measures how far it is.");
+    session.modelProperty().addListener((o, a, b) -> {
+      cancel();
+      computed.set(null);
+      maps.set(null);
+    });
+    featureIndex.addListener((o, a, b) -> updateMaps());
+    kind.addListener((o, a, b) -> updateMaps());
+    selected.addListener((o, a, b) -> updateMaps());
+    computed.addListener((o, a, b) -> updateMaps());
+  }
+
+  public ReadOnlyObjectProperty<Computed> computedProperty() {
+    return computed.getReadOnlyProperty();
+  }
+
+  /** Index into {@link #FEATURES} of the m the grid and maps show. */
+  public IntegerProperty featureIndexProperty() {
+    return featureIndex;
+  }
+
+  public int features() {
+    return FEATURES[Math.max(0, Math.min(FEATURES.length - 1, featureIndex.get()))];
+  }
+
+  public ObjectProperty<RandomFeatures.Kind> kindProperty() {
+    return kind;
+  }
+
+  public ReadOnlyObjectProperty<Head> selectedProperty() {
+    return selected.getReadOnlyProperty();
+  }
+
+  public ReadOnlyObjectProperty<HeadMaps> mapsProperty() {
+    return maps.getReadOnlyProperty();
+  }
+
+  public ReadOnlyBooleanProperty runningProperty() {
+    return job.runningProperty();
+  }
+
+  public ReadOnlyDoubleProperty progressProperty() {
+    return job.progressProperty();
+  }
+
+  public ReadOnlyStringProperty statusProperty() {
+    return job.statusProperty();
+  }
+
+  /** Map errors of every head on the current input, on the worker. */
+  public void run() {
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
+    if (m == null || t == null || job.isRunning()) {
+      if (t == null) {
+        job.say("Type a sentence first.");
+      }
+      return;
+    }
+    var options = new FavorAnalysis.Options(FEATURES, DRAWS, SEED, KINDS, false);
+    String sentence = String.join(" ", t.tokens());
+    List<String> tokens = List.copyOf(t.tokens());
+    int maps = t.layers() * t.heads() * FEATURES.length * KINDS.size() * DRAWS;
+    job.start("Computing " + maps + " FAVOR+ maps…", -1, false,
+        p -> new Computed(FavorAnalysis.run(m, List.of(t.encoding()), options, p::update, p::isCancelled),
+            FavorInput.capture(m, t.encoding()), tokens, sentence),
+        new BackgroundJob.Outcome<Computed>() {
+          @Override
+          public String done(Computed c) {
+            computed.set(c);
+            if (selected.get() == null) {
+              selected.set(new Head(0, 0));
+            }
+            return String.format(Locale.ROOT, "%d heads × %d m × %d draws, ORF and iid. Model mean error at m = %d: "
+                + "ORF %.3f, iid %.3f. Click a cell to see the head's maps.", t.layers() * t.heads(), FEATURES.length,
+                DRAWS, features(), modelError(RandomFeatures.Kind.ORF), modelError(RandomFeatures.Kind.IID));
+          }
+
+          @Override
+          public String failed(Throwable e) {
+            return "FAVOR+ failed.";
+          }
+
+          @Override
+          public String cancelled() {
+            return "Cancelled; nothing changed.";
+          }
+        });
+  }
+
+  public void cancel() {
+    job.cancel();
+  }
+
+  /** The row of a head (0-based) at m and kind; null before a run. */
+  private FavorAnalysis.Row row(int layer, int head, int m, RandomFeatures.Kind k) {
+    return csvRow(layer + 1, head + 1, m, k);
+  }
+
+  /** A row by the CSV's numbering: 1-based, -1 for a whole layer's head or the model's layer. */
+  private FavorAnalysis.Row csvRow(int layer, int head, int m, RandomFeatures.Kind k) {
+    Computed c = computed.get();
+    if (c == null) {
+      return null;
+    }
+    for (FavorAnalysis.Row r : c.result().rows()) {
+      if (r.layer() == layer && r.head() == head && r.features() == m && r.kind() == k) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** A head's map error (mean over draws) at the chosen m and kind; NaN before a run. */
+  public double value(int layer, int head) {
+    FavorAnalysis.Row r = row(layer, head, features(), kind.get());
+    return r == null ? Double.NaN : r.mapError();
+  }
+
+  private double modelError(RandomFeatures.Kind k) {
+    FavorAnalysis.Row r = csvRow(-1, -1, features(), k);
+    return r == null ? Double.NaN : r.mapError();
+  }
+
+  /** A head's error at each of {@link #FEATURES}, {@code [kind][m]} in the order ORF, iid. */
+  public double[][] curve(int layer, int head) {
+    double[][] v = new double[KINDS.size()][FEATURES.length];
+    for (int k = 0; k < KINDS.size(); k++) {
+      for (int i = 0; i < FEATURES.length; i++) {
+        FavorAnalysis.Row r = row(layer, head, FEATURES[i], KINDS.get(k));
+        v[k][i] = r == null ? Double.NaN : r.mapError();
+      }
+    }
+    return v;
+  }
+
+  /** For the line under the pointer. */
+  public String describe(int layer, int head) {
+    double v = value(layer, head);
+    if (Double.isNaN(v)) {
+      return "";
+    }
+    FavorAnalysis.Row r = row(layer, head, features(), kind.get());
+    return String.format(Locale.ROOT, "head %s at m = %d (%s): map error %.3f ± %.3f over %d draws",
+        new Head(layer, head), features(), kind.get().label(), v, r.mapErrorSd(), DRAWS);
+  }
+
+  /** Clicking a cell shows the head's maps here and selects it in the main view. */
+  public void select(int layer, int head) {
+    Head h = new Head(layer, head);
+    selected.set(h);
+    session.select(h);
+  }
+
+  private void updateMaps() {
+    Computed c = computed.get();
+    Head h = selected.get();
+    if (c == null || h == null) {
+      maps.set(null);
+      return;
+    }
+    int m = features();
+    float[][] exact = c.input().exact(h.layer(), h.head());
+    double[][] fav = c.input().favor(h.layer(), h.head(), m, kind.get(), SEED, 0);
+    int n = exact.length;
+    float[][] f = new float[n][n];
+    float[][] d = new float[n][n];
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        f[i][j] = (float) fav[i][j];
+        d[i][j] = f[i][j] - exact[i][j];
+      }
+    }
+    maps.set(new HeadMaps(h, m, kind.get(), exact, f, d, io.headscope.analysis.favor.Favor.error(exact, fav)));
+  }
+
+  /** The rows the CSV export writes (the {@code favor} command's rows for this input). */
+  public List<FavorAnalysis.Row> csv() {
+    Computed c = computed.get();
+    if (c == null) {
+      throw new HeadScopeException("Compute the FAVOR+ errors first.");
+    }
+    return c.result().rows();
+  }
+
+  /** Writes {@code favor.csv} through the command's writer. */
+  public static void writeCsv(List<FavorAnalysis.Row> rows, Path file) {
+    SafeFiles.writeAtomically(file, true, out -> FavorCsv.write(rows, out));
+  }
+
+  /** The grid at the chosen m and kind as a figure (PNG/SVG through the figure renderer). */
+  public Figure figure() {
+    Computed c = computed.get();
+    if (c == null) {
+      throw new HeadScopeException("Compute the FAVOR+ errors first.");
+    }
+    int layers = c.input().layers();
+    int heads = c.input().heads();
+    double[][] v = new double[layers][heads];
+    List<String> rows = new ArrayList<>();
+    List<String> cols = new ArrayList<>();
+    for (int l = 0; l < layers; l++) {
+      rows.add("L" + (l + 1));
+      for (int h = 0; h < heads; h++) {
+        v[l][h] = value(l, h);
+      }
+    }
+    for (int h = 0; h < heads; h++) {
+      cols.add("h" + (h + 1));
+    }
+    String model = session.model() == null ? "" : session.model().name();
+    return MatrixFigure.of(model + " · FAVOR+ map error at m = " + features() + " (" + kind.get().label() + ")",
+        List.of("mean over query rows of the total-variation distance to the softmax map, mean of " + DRAWS
+            + " draws (Choromanski et al. 2020)"), c.sentence(), rows, cols, v, false, "map error (0 = exact, 1 = disjoint)",
+        30, true);
+  }
+}

@@ -1,0 +1,137 @@
+package io.headscope.app.gui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.headscope.analysis.favor.Favor;
+import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.FavorInput;
+import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.app.cli.HeadScopeCli;
+import io.headscope.app.gui.exec.DirectWorker;
+import io.headscope.app.gui.favor.FavorViewModel;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.render.figure.FigureFile;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FavorViewModelTest {
+  static final String SENTENCE = "the cat sat on the mat .";
+  @TempDir static Path dir;
+  static Path tiny;
+
+  @BeforeAll
+  static void model() {
+    tiny = TinyBert.create(2, 3, 19).writeTo(dir.resolve("tiny")).config().getParent();
+  }
+
+  private static MainViewModel main() {
+    MainViewModel vm = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    vm.textAProperty().set(SENTENCE);
+    vm.loadModel(tiny.toString());
+    return vm;
+  }
+
+  @Test
+  void theGridHoldsFavorAnalysisErrorsAndTheirMeanOverDrawsAtTheChosenM() {
+    MainViewModel main = main();
+    FavorViewModel vm = new FavorViewModel(main.session());
+    vm.run();
+    assertThat(vm.computedProperty().get()).isNotNull();
+    AttentionTrace t = main.traceProperty().get();
+    var o = new FavorAnalysis.Options(FavorViewModel.FEATURES, FavorViewModel.DRAWS, FavorViewModel.SEED,
+        List.of(RandomFeatures.Kind.ORF, RandomFeatures.Kind.IID), false);
+    var rows = FavorAnalysis.run(main.session().model(), List.of(t.encoding()), o, (m, f) -> { }, () -> false).rows();
+    FavorInput in = FavorInput.capture(main.session().model(), t.encoding());
+    int dh = main.session().model().config().headSize();
+    for (int mi : new int[] {0, 4}) {
+      for (RandomFeatures.Kind kind : RandomFeatures.Kind.values()) {
+        vm.featureIndexProperty().set(mi);
+        vm.kindProperty().set(kind);
+        int m = FavorViewModel.FEATURES[mi];
+        for (int l = 0; l < 2; l++) {
+          for (int h = 0; h < 3; h++) {
+            int layer = l + 1;
+            int head = h + 1;
+            double analysis = rows.stream().filter(r -> r.layer() == layer && r.head() == head && r.features() == m
+                && r.kind() == kind).findFirst().orElseThrow().mapError();
+            assertThat(vm.value(l, h)).isEqualTo(analysis);
+            // by hand: the mean over the draws of each draw's TV distance to the trace's own map
+            double sum = 0;
+            for (int d = 0; d < FavorViewModel.DRAWS; d++) {
+              double[][] w = FavorAnalysis.directions(FavorViewModel.SEED, m, kind, l, h, d, dh);
+              sum += Favor.error(t.map(new Head(l, h)), Favor.map(in.q(l, h), in.k(l, h), w));
+            }
+            assertThat(vm.value(l, h)).isCloseTo(sum / FavorViewModel.DRAWS, within(1e-9));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aClickShowsTheHeadsExactMapItsFavorMapAndTheirDifference() {
+    MainViewModel main = main();
+    FavorViewModel vm = new FavorViewModel(main.session());
+    vm.run();
+    vm.featureIndexProperty().set(0);
+    vm.select(1, 2);
+    assertThat(main.selectedProperty().get()).isEqualTo(new Head(1, 2));
+    FavorViewModel.HeadMaps maps = vm.mapsProperty().get();
+    float[][] exact = main.traceProperty().get().map(new Head(1, 2));
+    assertThat(maps.head()).isEqualTo(new Head(1, 2));
+    assertThat(maps.exact()).isDeepEqualTo(exact);
+    double tv = 0;
+    for (int i = 0; i < exact.length; i++) {
+      float row = 0;
+      for (int j = 0; j < exact.length; j++) {
+        row += maps.favor()[i][j];
+        assertThat(maps.difference()[i][j]).isEqualTo(maps.favor()[i][j] - exact[i][j]);
+        tv += 0.5 * Math.abs(maps.difference()[i][j]) / exact.length;
+      }
+      assertThat(row).isCloseTo(1f, within(1e-4f));
+    }
+    assertThat(maps.error()).isCloseTo(tv, within(1e-5)).isGreaterThan(0);
+    // the curve is the grid's value at each m, and m = 256 is closer than m = 16 for this head
+    double[][] curve = vm.curve(1, 2);
+    assertThat(curve[0][0]).isEqualTo(vm.value(1, 2));
+    assertThat(curve[0][4]).isLessThan(curve[0][0]);
+    vm.featureIndexProperty().set(4);
+    assertThat(vm.mapsProperty().get().m()).isEqualTo(256);
+    assertThat(vm.mapsProperty().get().error()).isLessThan(maps.error());
+  }
+
+  @Test
+  void theCsvIsTheFavorCommandsFileAndTheFigureNamesM() throws Exception {
+    MainViewModel main = main();
+    FavorViewModel vm = new FavorViewModel(main.session());
+    vm.run();
+    Path app = dir.resolve("app-favor.csv");
+    FavorViewModel.writeCsv(vm.csv(), app);
+    Path cli = dir.resolve("cli-favor.csv");
+    assertThat(HeadScopeCli.run("favor", "--model", tiny.toString(), "--text", SENTENCE, "--out", cli.toString()))
+        .isZero();
+    assertThat(Files.readAllBytes(app)).isEqualTo(Files.readAllBytes(cli));
+    assertThat(Files.readString(app)).startsWith("layer,head,features,kind,map_error");
+    String svg = FigureFile.svg(vm.figure());
+    assertThat(svg).contains("FAVOR+ map error at m = 64 (orf)").contains(SENTENCE);
+  }
+
+  @Test
+  void withoutATraceRunSaysWhatToDo() {
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.loadModel(tiny.toString());
+    FavorViewModel vm = new FavorViewModel(main.session());
+    vm.run();
+    assertThat(vm.computedProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("Type a sentence");
+  }
+}
