@@ -59,19 +59,24 @@ final class AppServices {
     MainViewModel main = view.viewModel();
     SweepViewModel sweepVm = new SweepViewModel(main.session());
     SweepView sweepView = new SweepView(sweepVm);
-    Tab sweepTab = view.addLeftTab("Ablation sweep", "tab-sweep", sweepView);
+    Tab sweepTab = view.addLeftTab("Sweep", "tab-sweep", sweepView);
+    sweepTab.setTooltip(new javafx.scene.control.Tooltip("Ablation sweep: every head switched off in turn, the metric you choose"));
     CorpusViewModel corpusVm = new CorpusViewModel(main.session());
     CorpusView corpusView = new CorpusView(corpusVm, view);
     Tab corpusTab = view.addLeftTab("Corpus", "tab-corpus", corpusView);
+    corpusTab.setTooltip(new javafx.scene.control.Tooltip("Corpus: categories and token types over a whole file"));
     HeadMapViewModel headMapVm = new HeadMapViewModel(main.session(), main.scoresProperty());
     HeadMapView headMapView = new HeadMapView(headMapVm, view);
     Tab headMapTab = view.addLeftTab("Head map", "tab-head-map", headMapView);
+    headMapTab.setTooltip(new javafx.scene.control.Tooltip("Head map: which heads attend alike (Jensen-Shannon, MDS)"));
     LinguisticsViewModel lingVm = new LinguisticsViewModel(main.session());
     LinguisticsView lingView = new LinguisticsView(lingVm, view);
     Tab lingTab = view.addLeftTab("Linguistics", "tab-linguistics", lingView);
+    lingTab.setTooltip(new javafx.scene.control.Tooltip("Linguistics: which heads track dependency relations and coreference in a treebank"));
     FavorViewModel favorVm = new FavorViewModel(main.session());
     FavorView favorView = new FavorView(favorVm);
-    Tab favorTab = view.addLeftTab("Linear attention", "tab-favor", favorView);
+    Tab favorTab = view.addLeftTab("FAVOR+", "tab-favor", favorView);
+    favorTab.setTooltip(new javafx.scene.control.Tooltip("Linear attention: which heads Performer's FAVOR+ could replace"));
     // a corpus file opened on the corpus screen can be mapped too
     corpusVm.sourceProperty().addListener((o, a, b) -> headMapView.offer(b));
 
@@ -153,7 +158,8 @@ final class AppServices {
   private static void installFlow(MainView view) {
     FlowViewModel flowVm = new FlowViewModel(view.viewModel().session());
     FlowView flowView = new FlowView(flowVm, view);
-    Tab flowTab = view.addLeftTab("Information flow", "tab-flow", flowView);
+    Tab flowTab = view.addLeftTab("Flow", "tab-flow", flowView);
+    flowTab.setTooltip(new javafx.scene.control.Tooltip("Information flow: attention rollout, attention flow and token Jacobians"));
     MenuItem show = new MenuItem("Information flow: attention rollout and flow (Abnar & Zuidema)");
     show.setOnAction(e -> view.showLeftTab(flowTab));
     view.analysisMenu().getItems().add(show);
@@ -173,6 +179,7 @@ final class AppServices {
     LayersViewModel layersVm = new LayersViewModel(view.viewModel().session());
     LayersView layersView = new LayersView(layersVm, view);
     Tab layersTab = view.addLeftTab("Layers", "tab-layers", layersView);
+    layersTab.setTooltip(new javafx.scene.control.Tooltip("Layer compatibility: which layers can stand in for which"));
     corpusVm.sourceProperty().addListener((o, a, b) -> layersView.offer(b));
     MenuItem show = new MenuItem("Layers: which layers can stand in for which");
     show.setOnAction(e -> view.showLeftTab(layersTab));
