@@ -115,6 +115,36 @@ public final class CorpusLines implements AutoCloseable {
     return null;
   }
 
+  /**
+   * The next line of this shard that the reader did not skip itself (over-long), without a leading byte
+   * order mark, or null at the end; for formats built on the corpus format (labelled files), which parse
+   * the line and {@link #report} what is wrong with it.
+   */
+  public String nextLine() {
+    while (!ended) {
+      String line = readLine();
+      if (line == null) {
+        ended = true;
+        break;
+      }
+      if (line == SKIPPED || !inputsOf.takesLine(number)) {
+        continue;
+      }
+      return number == 1 && line.startsWith("\uFEFF") ? line.substring(1) : line;
+    }
+    return null;
+  }
+
+  /** The 1-based number of the line read last. */
+  public int lineNumber() {
+    return number;
+  }
+
+  /** Reports a line skipped by the caller's parser (kept or counted like the reader's own). */
+  public void report(int line, String message) {
+    problem(line, message);
+  }
+
   /** The share of the file read so far, or -1 when its size is unknown. */
   public double fractionRead() {
     return size <= 0 ? -1 : Math.min(1.0, counter.count / (double) size);
