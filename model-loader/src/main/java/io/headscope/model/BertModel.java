@@ -18,6 +18,7 @@ import io.headscope.model.tokenizer.BertTextEncoder;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A loaded BERT: the one service the analyses, the CLI and the GUI share. Its tensors live in the
@@ -191,12 +192,22 @@ public final class BertModel implements AutoCloseable {
    */
   public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
       boolean layerNorms) {
+    return trace(inputs, mask, topK, maps, layerNorms, UnaryOperator.identity());
+  }
+
+  /**
+   * {@link #trace(List, HeadMask, int, AttentionTrace.Maps, boolean)} with further interventions added to
+   * the request after the head mask (e.g. heads whose patterns are replaced); with
+   * {@link AttentionTrace.Maps#AS_RUN} the maps show what the interventions made of them.
+   */
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
+      boolean layerNorms, UnaryOperator<RunRequest> interventions) {
     if (inputs.isEmpty()) {
       return List.of();
     }
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
-    RunRequest request = RunRequest.of(inputs)
-        .intervene(Intervention.heads(mask, config()))
+    RunRequest request = interventions.apply(RunRequest.of(inputs)
+        .intervene(Intervention.heads(mask, config())))
         .capture(maps == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
         .capture(layerNorms ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
             : Capture.derived(Capture.Derived.VALUE_NORMS))

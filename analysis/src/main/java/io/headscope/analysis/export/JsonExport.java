@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.headscope.analysis.linguistics.WordTrace;
 import io.headscope.analysis.predict.PredictionChange;
+import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.MaskPrediction;
@@ -105,7 +106,16 @@ public final class JsonExport {
    */
   public static void predictions(AttentionTrace intact, AttentionTrace ablated, List<String> classLabels,
       OutputStream out) throws IOException {
-    boolean compared = !ablated.mask().isEmpty();
+    predictions(intact, ablated, FavorHeads.NONE, classLabels, out);
+  }
+
+  /**
+   * The predictions JSON of a pass with heads off and/or heads on FAVOR+ ({@code favor}, written as the
+   * field {@code favor} when there are any) beside the intact pass.
+   */
+  public static void predictions(AttentionTrace intact, AttentionTrace ablated, FavorHeads favor,
+      List<String> classLabels, OutputStream out) throws IOException {
+    boolean compared = !ablated.mask().isEmpty() || !favor.isEmpty();
     List<PredictionChange> changes = compared ? PredictionChange.compare(intact, ablated) : List.of();
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.useDefaultPrettyPrinter();
@@ -122,6 +132,19 @@ public final class JsonExport {
       }
       g.writeEndArray();
       g.writeStringField("mode", ablated.mask().mode().name().toLowerCase(java.util.Locale.ROOT));
+      if (!favor.isEmpty()) {
+        g.writeObjectFieldStart("favor");
+        g.writeArrayFieldStart("heads");
+        for (Head h : favor.heads()) {
+          g.writeString(h.toString());
+        }
+        g.writeEndArray();
+        g.writeNumberField("features", favor.features());
+        g.writeStringField("kind", favor.kind().label());
+        g.writeNumberField("seed", favor.seed());
+        g.writeNumberField("draw", favor.draw() + 1);
+        g.writeEndObject();
+      }
       g.writeArrayFieldStart("predictions");
       for (int i = 0; i < ablated.predictions().size(); i++) {
         MaskPrediction p = ablated.predictions().get(i);

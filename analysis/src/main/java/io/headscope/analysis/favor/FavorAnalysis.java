@@ -1,6 +1,7 @@
 package io.headscope.analysis.favor;
 
 import io.headscope.model.BertModel;
+import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
@@ -18,6 +19,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
@@ -250,19 +253,48 @@ public final class FavorAnalysis {
    */
   public static RunRequest allHeadsOnFavor(BertModel model, RunRequest request, long seed, int m,
       RandomFeatures.Kind kind, int draw) {
+    Set<Head> all = new TreeSet<>();
+    for (int l = 0; l < model.config().numHiddenLayers(); l++) {
+      for (int h = 0; h < model.config().numAttentionHeads(); h++) {
+        all.add(new Head(l, h));
+      }
+    }
+    return headsOnFavor(model, request, all, seed, m, kind, draw);
+  }
+
+  /**
+   * {@code request} with the given heads on FAVOR+ at m features (draw {@code draw}) and every other
+   * head exact: in each layer that has such a head, q and k are read where they are computed and those
+   * heads' rows of the pattern replaced by their FAVOR+ maps (the other heads' rows pass unchanged), so
+   * later layers see the approximation. One input (batch of one).
+   */
+  public static RunRequest headsOnFavor(BertModel model, RunRequest request, Set<Head> onFavor, long seed, int m,
+      RandomFeatures.Kind kind, int draw) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
     int dh = model.config().headSize();
     RunRequest r = request;
     for (int l = 0; l < layers; l++) {
       int layer = l;
+      List<Integer> replaced = new ArrayList<>();
+      for (int h = 0; h < heads; h++) {
+        if (onFavor.contains(new Head(l, h))) {
+          replaced.add(h);
+        }
+      }
+      if (replaced.isEmpty()) {
+        continue; // nothing to read or replace in this layer
+      }
       Activation[] qk = new Activation[2];
       r = r.intervene(new Intervention.Edit(HookPoint.of(HookPoint.Kind.ATTN_Q, l), a -> qk[0] = a))
           .intervene(new Intervention.Edit(HookPoint.of(HookPoint.Kind.ATTN_K, l), a -> qk[1] = a))
           .intervene(new Intervention.Edit(HookPoint.pattern(l), a -> {
+            if (a.dim(0) != 1) {
+              throw new IllegalArgumentException("FAVOR+ heads run one input at a time, got a batch of " + a.dim(0));
+            }
             int n = a.dim(2);
-            float[] out = new float[a.data().length];
-            for (int h = 0; h < heads; h++) {
+            float[] out = a.data().clone();
+            for (int h : replaced) {
               double[][] fav = Favor.map(qk[0].matrix(n, dh, 0, h), qk[1].matrix(n, dh, 0, h),
                   directions(seed, m, kind, layer, h, draw, dh));
               for (int i = 0; i < n; i++) {

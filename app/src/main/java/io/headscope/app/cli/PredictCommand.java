@@ -1,12 +1,16 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.export.JsonExport;
+import io.headscope.analysis.favor.FavorHeads;
+import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "predict", mixinStandardHelpOptions = true,
-    description = "Masked-LM predictions at every [MASK], optionally with heads switched off "
+    description = "Masked-LM predictions at every [MASK], optionally with heads switched off or on FAVOR+ "
         + "(then also the intact model's predictions and what changed).")
 final class PredictCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
@@ -26,6 +30,23 @@ final class PredictCommand implements Callable<Integer> {
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform",
       description = "zero: multiply the head's attention by 0; uniform: spread it evenly over the tokens.")
   String mode;
+
+  @Option(names = "--favor", paramLabel = "HEADS",
+      description = "Heads to run on FAVOR+ (Performer's linear attention) instead of softmax, written as for "
+          + "--disable; the JSON then compares with the intact model as for --disable.")
+  String favor;
+
+  @Option(names = "--favor-features", defaultValue = "64", paramLabel = "M",
+      description = "Random features m for --favor (default 64).")
+  int favorFeatures;
+
+  @Option(names = "--favor-kind", defaultValue = "orf", paramLabel = "orf|iid",
+      description = "Orthogonal (default) or iid random features for --favor.")
+  String favorKind;
+
+  @Option(names = "--seed", defaultValue = "0", paramLabel = "N",
+      description = "Seed family of the FAVOR+ features (default 0, as the favor command and the app).")
+  long seed;
 
   @Option(names = "--top", defaultValue = "5", paramLabel = "K", description = "How many tokens to list (default 5).")
   int top;
@@ -42,6 +63,14 @@ final class PredictCommand implements Callable<Integer> {
       throw new UsageException("--top must be between 1 and 1000, got " + top + ".");
     }
     HeadMask.Mode m = UsageException.mode(mode);
+    if (favorFeatures < 1 || favorFeatures > 100_000) {
+      throw new UsageException("--favor-features must be between 1 and 100000, got " + favorFeatures + ".");
+    }
+    RandomFeatures.Kind kind = switch (favorKind.toLowerCase(Locale.ROOT)) {
+      case "orf" -> RandomFeatures.Kind.ORF;
+      case "iid" -> RandomFeatures.Kind.IID;
+      default -> throw new UsageException("--favor-kind must be orf or iid, got \"" + favorKind + "\".");
+    };
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {
@@ -57,9 +86,13 @@ final class PredictCommand implements Callable<Integer> {
                 + "shorten the text or move the [MASK] nearer the start."
             : "The text has no [MASK] to predict: put [MASK] where a word should be guessed.");
       }
+      FavorHeads onFavor = new FavorHeads(UsageException.heads("--favor", favor, bert.config()), favorFeatures,
+          kind, seed, 0);
       AttentionTrace intact = bert.trace(input, HeadMask.NONE, top);
-      AttentionTrace ablated = off.isEmpty() ? intact : bert.trace(input, HeadMask.of(off, m), top);
-      output.write(o -> JsonExport.predictions(intact, ablated, bert.classLabels(), o));
+      AttentionTrace ablated = off.isEmpty() && onFavor.isEmpty() ? intact
+          : bert.trace(List.of(input), HeadMask.of(off, m), top, AttentionTrace.Maps.AS_RUN, false,
+              r -> onFavor.applyTo(bert, r)).get(0);
+      output.write(o -> JsonExport.predictions(intact, ablated, onFavor, bert.classLabels(), o));
     }
     return 0;
   }

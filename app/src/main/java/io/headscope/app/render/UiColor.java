@@ -14,6 +14,8 @@ public enum UiColor {
   SELECTED("selected", 0x1F1F1F),
   /** Heads picked with Ctrl-click. */
   PICKED("picked", 0xFF9F1C),
+  /** A head running on FAVOR+ instead of softmax (the Linear attention screen's toggle): Okabe-Ito purple. */
+  FAVOR("favor", 0xCC79A7),
   /** The heatmap's crosshair on the cell under the pointer. */
   CURSOR("cursor", 0xFF7F0E),
   /** The tokens of the heatmap's row and column under the pointer. */

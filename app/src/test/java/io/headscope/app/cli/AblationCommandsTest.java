@@ -5,12 +5,22 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.analysis.favor.Favor;
+import io.headscope.analysis.favor.FavorAnalysis;
+import io.headscope.analysis.favor.FavorInput;
+import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.ByteArrayOutputStream;
@@ -178,6 +188,55 @@ class AblationCommandsTest {
       }
       assertThat(Math.abs(after[0] - before[0])).as("layer 1 matters to the classifier").isGreaterThan(1e-4f);
     }
+  }
+
+  /**
+   * predict --favor: head 2-3 runs on FAVOR+; the JSON says so, and its probabilities are those of a pass
+   * that patches the hand-computed FAVOR+ map (from the intact q and k) into that head's pattern.
+   */
+  @Test
+  void predictFavorRunsTheHeadOnFavorAndComparesWithTheIntactModel() throws Exception {
+    Path out = dir.resolve("favor.json");
+    String text = "the cat sat on the [MASK] .";
+    Run run = cli("predict", "--model", tiny.toString(), "--text", text, "--favor", "2-3", "--favor-features", "16",
+        "--top", "3", "--out", out.toString());
+    assertThat(run.code).as(run.err).isZero();
+    JsonNode json = new ObjectMapper().readTree(out.toFile());
+    assertThat(json.get("favor").get("heads").get(0).asText()).isEqualTo("2-3");
+    assertThat(json.get("favor").get("features").asInt()).isEqualTo(16);
+    assertThat(json.get("favor").get("kind").asText()).isEqualTo("orf");
+    assertThat(json.get("disabled")).isEmpty();
+    JsonNode p = json.get("predictions").get(0);
+    assertThat(p.has("before")).isTrue();
+    try (BertModel m = BertModel.load(TinyBert.create(2, 3, 17).writeTo(dir.resolve("favor-model")))) {
+      Encoding e = m.encode(text, null);
+      var in = FavorInput.capture(m, e);
+      double[][] w = FavorAnalysis.directions(0, 16,
+          RandomFeatures.Kind.ORF, 1, 2, 0, m.config().headSize());
+      double[][] fav = Favor.map(in.q(1, 2), in.k(1, 2), w);
+      AttentionTrace intact = m.trace(e);
+      int n = e.length();
+      float[] patch = new float[3 * n * n];
+      for (int h = 0; h < 3; h++) {
+        for (int i = 0; i < n; i++) {
+          for (int j = 0; j < n; j++) {
+            patch[(h * n + i) * n + j] = h == 2 ? (float) fav[i][j] : intact.map(new Head(1, h))[i][j];
+          }
+        }
+      }
+      int position = p.get("position").asInt();
+      float[] logp = m.run(RunRequest.of(e)
+          .intervene(new Intervention.Patch(HookPoint.pattern(1),
+              new Activation(patch, new int[] {1, 3, n, n})))
+          .read(Readouts.none().withLogProbs(new int[] {position}))).logProbs()[0][0];
+      for (JsonNode t : p.get("top")) {
+        assertThat(t.get("probability").asDouble()).isCloseTo(Math.exp(logp[t.get("id").asInt()]), within(2e-6));
+      }
+      assertThat(p.get("klDivergence").asDouble()).isGreaterThan(0);
+    }
+    Run bad = cli("predict", "--model", tiny.toString(), "--text", text, "--favor", "2-3", "--favor-kind", "gauss");
+    assertThat(bad.code).isEqualTo(2);
+    assertThat(bad.err.strip()).isEqualTo("headscope: --favor-kind must be orf or iid, got \"gauss\".");
   }
 
   record Run(int code, String err) {}

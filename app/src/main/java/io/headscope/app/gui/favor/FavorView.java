@@ -4,6 +4,7 @@ import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
+import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
 import javafx.fxml.FXML;
@@ -17,6 +18,7 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.Slider;
+import javafx.scene.control.ToggleButton;
 import javafx.scene.image.Image;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -52,6 +54,9 @@ public final class FavorView extends VBox {
   @FXML private Canvas diffMap;
   @FXML private Label curveTitle;
   @FXML private LineChart<String, Number> curve;
+  @FXML private ToggleButton predictionsToggle;
+  @FXML private ChoiceBox<FavorViewModel.Scope> scopeChoice;
+  @FXML private Label predictionsLabel;
 
   public FavorView(FavorViewModel vm) {
     this.vm = vm;
@@ -98,15 +103,53 @@ public final class FavorView extends VBox {
     });
     canvas.setOnMouseClicked(e -> {
       int[] lh = cellAt(e.getX(), e.getY());
-      if (lh != null) {
+      if (lh != null && e.isShortcutDown()) {
+        vm.togglePicked(lh[0], lh[1]);
+      } else if (lh != null) {
         vm.select(lh[0], lh[1]);
       }
     });
+    scopeChoice.getItems().setAll(FavorViewModel.Scope.values());
+    scopeChoice.setConverter(new StringConverter<>() {
+      @Override
+      public String toString(FavorViewModel.Scope s) {
+        return s == null ? "" : s.label();
+      }
+
+      @Override
+      public FavorViewModel.Scope fromString(String s) {
+        return null;
+      }
+    });
+    scopeChoice.valueProperty().bindBidirectional(vm.scopeProperty());
+    predictionsToggle.selectedProperty().bindBidirectional(vm.predictionsOnFavorProperty());
+    vm.favorInUseProperty().addListener((o, a, b) -> {
+      redraw();
+      describePredictions();
+    });
+    describePredictions();
     vm.computedProperty().addListener((o, a, b) -> redraw());
     vm.featureIndexProperty().addListener((o, a, b) -> redraw());
     vm.kindProperty().addListener((o, a, b) -> redraw());
     vm.mapsProperty().addListener((o, a, b) -> showHead());
     redraw();
+  }
+
+  /** What the toggle does now, in one line under it. */
+  private void describePredictions() {
+    var f = vm.favorInUseProperty().get();
+    predictionsLabel.setText(f.isEmpty()
+        ? "Off: every head exact. On: the main window's sentence runs with " + vm.scopeProperty().get().label()
+            + " on FAVOR+ at the chosen m; the Predictions panel shows the change, as switching heads off does."
+        : "On: " + f.describe() + " (" + heads(f.heads()) + "); marked ● in the grid. The Predictions panel shows "
+            + "the change.");
+  }
+
+  private static String heads(java.util.Set<Head> heads) {
+    if (heads.size() > 6) {
+      return heads.size() + " heads";
+    }
+    return String.join(", ", heads.stream().map(Head::toString).toList());
   }
 
   @FXML
@@ -158,6 +201,13 @@ public final class FavorView extends VBox {
         if (!Double.isNaN(v)) {
           g.setFill(v > 0.6 ? Color.WHITE : Color.BLACK);
           g.fillText(String.format(Locale.ROOT, "%.2f", v).substring(1), x + CELL / 2, y + CELL / 2);
+        }
+        if (vm.onFavor(l, h)) {
+          // a head the main window runs on FAVOR+: a dot in the corner (the grid's colours stay readable)
+          g.setFill(Color.WHITE);
+          g.fillOval(x + CELL - 10, y + 1, 8, 8);
+          g.setFill(FxColors.of(UiColor.FAVOR));
+          g.fillOval(x + CELL - 9, y + 2, 6, 6);
         }
         if (sel != null && sel.layer() == l && sel.head() == h && size != null) {
           g.setStroke(Color.ORANGE);

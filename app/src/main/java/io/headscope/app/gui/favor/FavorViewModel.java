@@ -2,6 +2,7 @@ package io.headscope.app.gui.favor;
 
 import io.headscope.analysis.favor.FavorAnalysis;
 import io.headscope.analysis.favor.FavorCsv;
+import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.analysis.favor.FavorInput;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.app.gui.exec.BackgroundJob;
@@ -17,6 +18,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
@@ -24,6 +28,7 @@ import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleObjectProperty;
 
@@ -40,6 +45,24 @@ public final class FavorViewModel {
   public static final long SEED = 0;
   static final List<RandomFeatures.Kind> KINDS = List.of(RandomFeatures.Kind.ORF, RandomFeatures.Kind.IID);
 
+  /** Which heads the predictions toggle puts on FAVOR+. */
+  public enum Scope {
+    HEAD("the selected head"),
+    PICKED("the picked heads (Ctrl-click)"),
+    LAYER("the selected head's layer"),
+    ALL("all heads");
+
+    private final String label;
+
+    Scope(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
   /** A finished run: the rows, every head's q/k/map for drawing, and what it was run on. */
   public record Computed(FavorAnalysis.Result result, FavorInput input, List<String> tokens, String sentence) {}
 
@@ -54,6 +77,8 @@ public final class FavorViewModel {
   private final ObjectProperty<RandomFeatures.Kind> kind = new SimpleObjectProperty<>(RandomFeatures.Kind.ORF);
   private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMaps> maps = new ReadOnlyObjectWrapper<>();
+  private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.HEAD);
+  private final BooleanProperty predictionsOnFavor = new SimpleBooleanProperty(false);
 
   public FavorViewModel(Session session) {
     this.session = session;
@@ -68,6 +93,97 @@ public final class FavorViewModel {
     kind.addListener((o, a, b) -> updateMaps());
     selected.addListener((o, a, b) -> updateMaps());
     computed.addListener((o, a, b) -> updateMaps());
+    // the toggle follows m, the kind, the scope and the selection while it is on
+    predictionsOnFavor.addListener((o, a, b) -> applyToPredictions());
+    featureIndex.addListener((o, a, b) -> applyToPredictions());
+    kind.addListener((o, a, b) -> applyToPredictions());
+    scope.addListener((o, a, b) -> applyToPredictions());
+    session.selectedProperty().addListener((o, a, b) -> applyToPredictions());
+    session.selectionProperty().addListener((o, a, b) -> applyToPredictions());
+    // another model starts with every head exact
+    session.favorProperty().addListener((o, a, b) -> {
+      if (b.isEmpty() && predictionsOnFavor.get() && !headsInScope().isEmpty()) {
+        predictionsOnFavor.set(false);
+      }
+    });
+  }
+
+  /** Which heads the predictions toggle puts on FAVOR+. */
+  public ObjectProperty<Scope> scopeProperty() {
+    return scope;
+  }
+
+  /**
+   * On: the main window's current sentence runs with the heads in scope on FAVOR+ at the chosen m and
+   * kind (draw 1, the one the maps here show), and the predictions panel shows the change, exactly as
+   * switching heads off does; off: every head exact again.
+   */
+  public BooleanProperty predictionsOnFavorProperty() {
+    return predictionsOnFavor;
+  }
+
+  /** The heads the toggle would put on FAVOR+ now. */
+  public Set<Head> headsInScope() {
+    BertModel m = session.model();
+    Head sel = session.selected();
+    Set<Head> heads = new TreeSet<>();
+    if (m == null) {
+      return heads;
+    }
+    int layers = m.config().numHiddenLayers();
+    int perLayer = m.config().numAttentionHeads();
+    switch (scope.get()) {
+      case HEAD -> {
+        if (sel != null) {
+          heads.add(sel);
+        }
+      }
+      case PICKED -> heads.addAll(session.selection().isEmpty() && sel != null ? Set.of(sel) : session.selection());
+      case LAYER -> {
+        for (int h = 0; sel != null && h < perLayer; h++) {
+          heads.add(new Head(sel.layer(), h));
+        }
+      }
+      case ALL -> {
+        for (int l = 0; l < layers; l++) {
+          for (int h = 0; h < perLayer; h++) {
+            heads.add(new Head(l, h));
+          }
+        }
+      }
+    }
+    return heads;
+  }
+
+  /** The heads the main window runs on FAVOR+ now (none when the toggle is off). */
+  public ReadOnlyObjectProperty<FavorHeads> favorInUseProperty() {
+    return session.favorProperty();
+  }
+
+  /** What the toggle asks of the session now (none when it is off). */
+  public FavorHeads favorHeads() {
+    return predictionsOnFavor.get() ? new FavorHeads(headsInScope(), features(), kind.get(), SEED, 0) : FavorHeads.NONE;
+  }
+
+  private void applyToPredictions() {
+    session.setFavor(favorHeads());
+  }
+
+  /** Ctrl-click: adds a head to the picked heads or takes it out (the main grid's multi-selection). */
+  public void togglePicked(int layer, int head) {
+    Head h = new Head(layer, head);
+    Set<Head> next = new TreeSet<>(session.selection());
+    if (!next.remove(h)) {
+      next.add(h);
+    }
+    session.setSelection(next);
+    selected.set(h);
+    session.select(h);
+  }
+
+  /** Whether a head runs on FAVOR+ in the main window now. */
+  public boolean onFavor(int layer, int head) {
+    return session.favor().heads().contains(new Head(layer, head));
   }
 
   public ReadOnlyObjectProperty<Computed> computedProperty() {

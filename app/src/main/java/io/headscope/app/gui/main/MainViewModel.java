@@ -4,6 +4,7 @@ import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.gui.exec.Worker;
+import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.app.gui.predict.ClassRow;
 import io.headscope.app.gui.predict.PredictionRow;
 import io.headscope.app.gui.predict.PredictionsViewModel;
@@ -92,6 +93,8 @@ public final class MainViewModel {
       classifier = new HeadClassifier(m);
       reclassify();
     });
+    // heads put on FAVOR+ (the Linear attention screen) change the model as switching heads off does
+    session.favorProperty().addListener((o, a, b) -> analyse());
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -313,6 +316,7 @@ public final class MainViewModel {
         layers.set(loaded.config().numHiddenLayers());
         heads.set(loaded.config().numAttentionHeads());
         session.setMask(HeadMask.NONE.withMode(session.mask().mode()));
+        session.setFavor(FavorHeads.NONE);
         session.setSelection(Set.of());
         session.select(new Head(0, 0));
         session.setTraces(null, null);
@@ -366,6 +370,7 @@ public final class MainViewModel {
     String first = a;
     String second = b;
     HeadMask currentMask = session.mask();
+    FavorHeads currentFavor = session.favor();
     AttentionTrace cached = session.trace();
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
@@ -378,8 +383,10 @@ public final class MainViewModel {
       AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
           : m.trace(List.of(enc), HeadMask.NONE, TOP_K, AttentionTrace.Maps.COMPUTED, true).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
-      AttentionTrace off = currentMask.isEmpty() ? intact
-          : m.trace(List.of(enc), currentMask, TOP_K, AttentionTrace.Maps.AS_RUN).get(0);
+      // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
+      AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
+          : m.trace(List.of(enc), currentMask, TOP_K, AttentionTrace.Maps.AS_RUN, false,
+              r -> currentFavor.applyTo(m, r)).get(0);
       // the categories describe the intact maps, so they are computed once per input
       List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);
@@ -391,7 +398,7 @@ public final class MainViewModel {
       AttentionTrace[] r = {res.intact(), res.ablated()};
       this.cachedScores = res.scores();
       scores.setAll(res.scores());
-      session.setTraces(r[0], r[1], first, second);
+      session.setTraces(r[0], r[1], currentFavor, first, second);
       // stale again at once if the text changed while this input ran (the next run is due)
       stale.set(!(a0.equals(strip(textA.get())) && b0.equals(strip(textB.get()))));
       Encoding e = r[0].encoding();
@@ -399,7 +406,8 @@ public final class MainViewModel {
       status.set(e.length() + " tokens" + (e.wasTruncated()
           ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
           : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + (currentMask.off().size() == 1 ? " head off (" : " heads off (")
-          + currentMask.mode().name().toLowerCase(java.util.Locale.ROOT) + ")"));
+          + currentMask.mode().name().toLowerCase(java.util.Locale.ROOT) + ")")
+          + (currentFavor.isEmpty() ? "" : "; " + currentFavor.describe()));
     }, e -> {
       end();
       if (gen == generation) {

@@ -23,10 +23,10 @@ public record PredictionRow(String title, List<TokenProbability> before, List<To
   /** The rows for a pair of passes over the same input; {@code ablated} may equal {@code intact}. */
   public static List<PredictionRow> of(AttentionTrace intact, AttentionTrace ablated) {
     List<PredictionRow> rows = new ArrayList<>();
-    if (ablated == intact || ablated.mask().isEmpty()) {
+    if (ablated == intact) { // nothing switched: the main view model hands the intact trace twice
       for (MaskPrediction p : intact.predictions()) {
         rows.add(new PredictionRow("[MASK] at " + p.position(), p.top(), p.top(),
-            "all heads on: switch heads off to see what changes", false));
+            "all heads on: switch heads off (or put them on FAVOR+) to see what changes", false));
       }
       return rows;
     }

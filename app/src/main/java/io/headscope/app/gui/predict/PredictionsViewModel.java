@@ -6,7 +6,6 @@ import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.ablation.TargetMetric;
-import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import javafx.beans.property.ObjectProperty;
@@ -118,8 +117,8 @@ public final class PredictionsViewModel {
     }
     session.worker().submit(p -> {
       float[][][] before = m.run(RunRequest.of(intact.encoding()).read(Readouts.none().withLogProbs(positions))).logProbs();
-      float[][][] after = off.mask().isEmpty() ? before : m.run(RunRequest.of(intact.encoding())
-          .intervene(Intervention.heads(off.mask(), m.config())).read(Readouts.none().withLogProbs(positions))).logProbs();
+      float[][][] after = off == intact ? before : m.run(session.withSwitchesOfAblated(RunRequest.of(intact.encoding()))
+          .read(Readouts.none().withLogProbs(positions))).logProbs();
       List<TargetRow> rows = new java.util.ArrayList<>();
       for (int i = 0; i < positions.length; i++) {
         rows.add(new TargetRow(t, tm.hasContrast() ? c : null, positions[i], before[0][i][(int) tm.target()],

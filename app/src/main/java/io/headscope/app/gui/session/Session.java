@@ -1,5 +1,6 @@
 package io.headscope.app.gui.session;
 
+import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.app.gui.exec.Worker;
 import io.headscope.app.render.MapsShown;
 import io.headscope.model.AttentionTrace;
@@ -8,6 +9,8 @@ import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.TargetMetric;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.RunRequest;
 import java.util.Set;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ObjectProperty;
@@ -29,6 +32,9 @@ public final class Session {
   private final ReadOnlyObjectWrapper<AttentionTrace> trace = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<AttentionTrace> ablated = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMask> mask = new ReadOnlyObjectWrapper<>(HeadMask.NONE);
+  private final ReadOnlyObjectWrapper<FavorHeads> favor = new ReadOnlyObjectWrapper<>(FavorHeads.NONE);
+  /** The FAVOR+ heads the current with-switches trace ran with (its head mask it carries itself). */
+  private FavorHeads ablatedFavor = FavorHeads.NONE;
   private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
@@ -109,11 +115,56 @@ public final class Session {
 
   /** Sets both traces of one input together, with the text they were made from. */
   public void setTraces(AttentionTrace intact, AttentionTrace withHeadsOff, String a, String b) {
-    inputText = new String[] {a == null ? "" : a, b == null ? "" : b};
-    setTraces(intact, withHeadsOff);
+    setTraces(intact, withHeadsOff, FavorHeads.NONE, a, b);
   }
 
-  /** Sets both traces of one input together. */
+  /**
+   * Sets both traces of one input together, with the text they were made from and the FAVOR+ heads the
+   * second ran with (besides its head mask).
+   */
+  public void setTraces(AttentionTrace intact, AttentionTrace withSwitches, FavorHeads favorUsed, String a,
+      String b) {
+    inputText = new String[] {a == null ? "" : a, b == null ? "" : b};
+    ablatedFavor = favorUsed;
+    setTraces(intact, withSwitches);
+  }
+
+  /**
+   * {@code request} with the interventions the with-switches trace ran with (its heads off, its heads on
+   * FAVOR+), so a further reading of the same input (a followed target) sees the same model.
+   */
+  public RunRequest withSwitchesOfAblated(RunRequest request) {
+    AttentionTrace off = ablated.get();
+    BertModel m = model.get();
+    if (off == null || m == null || off == trace.get()) {
+      return request;
+    }
+    RunRequest r = off.mask().isEmpty() ? request : request.intervene(Intervention.heads(off.mask(), m.config()));
+    return ablatedFavor.applyTo(m, r);
+  }
+
+  /** The FAVOR+ heads the current with-switches trace ran with. */
+  public FavorHeads ablatedFavor() {
+    return ablatedFavor;
+  }
+
+  /**
+   * Heads to run on FAVOR+ instead of softmax (the Linear attention screen's toggle); the next traces use
+   * it, as they use the head mask.
+   */
+  public ReadOnlyObjectProperty<FavorHeads> favorProperty() {
+    return favor.getReadOnlyProperty();
+  }
+
+  public FavorHeads favor() {
+    return favor.get();
+  }
+
+  public void setFavor(FavorHeads f) {
+    favor.set(f);
+  }
+
+  /** Sets both traces of one input together (the FAVOR+ heads of the second are those of the last call that named them). */
   public void setTraces(AttentionTrace intact, AttentionTrace withHeadsOff) {
     trace.set(intact);
     ablated.set(withHeadsOff);
