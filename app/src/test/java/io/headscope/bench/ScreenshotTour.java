@@ -237,6 +237,16 @@ public final class ScreenshotTour {
       return null;
     });
     shot(out, "10-linear-attention", w, h);
+    // the toggle: head 9-11's whole layer on FAVOR+, the predictions panel shows the change
+    fx(() -> {
+      var vm = ((io.headscope.app.gui.favor.FavorView) view.lookup("#favor-view")).viewModel();
+      vm.scopeProperty().set(io.headscope.app.gui.favor.FavorViewModel.Scope.LAYER);
+      vm.predictionsOnFavorProperty().set(true);
+      return null;
+    });
+    Thread.sleep(300);
+    idle();
+    shot(out, "10b-linear-attention-predictions", w, h);
   }
 
   private static void headMapDrawn() throws Exception {

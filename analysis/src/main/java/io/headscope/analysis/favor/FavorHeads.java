@@ -41,6 +41,6 @@ public record FavorHeads(Set<Head> heads, int features, RandomFeatures.Kind kind
   /** For a status line: "3 heads on FAVOR+ (m = 64, ORF, draw 1)". */
   public String describe() {
     return String.format(Locale.ROOT, "%d %s on FAVOR+ (m = %d, %s, draw %d)", heads.size(),
-        heads.size() == 1 ? "head" : "heads", features, kind == RandomFeatures.Kind.ORF ? "ORF" : "iid", draw + 1);
+        heads.size() == 1 ? "head" : "heads", features, kind.title(), draw + 1);
   }
 }

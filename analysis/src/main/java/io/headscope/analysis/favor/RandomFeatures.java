@@ -11,17 +11,25 @@ import java.util.Random;
 public final class RandomFeatures {
   /** How the directions are drawn. */
   public enum Kind {
-    ORF("orf"),
-    IID("iid");
+    ORF("orf", "ORF"),
+    IID("iid", "iid");
 
     private final String label;
+    private final String title;
 
-    Kind(String label) {
+    Kind(String label, String title) {
       this.label = label;
+      this.title = title;
     }
 
+    /** As the CSV and the command line write it. */
     public String label() {
       return label;
+    }
+
+    /** As a person reads it in a title or a status line. */
+    public String title() {
+      return title;
     }
   }
 

@@ -131,7 +131,7 @@ class FavorViewModelTest {
     assertThat(Files.readAllBytes(app)).isEqualTo(Files.readAllBytes(cli));
     assertThat(Files.readString(app)).startsWith("layer,head,features,kind,map_error");
     String svg = FigureFile.svg(vm.figure());
-    assertThat(svg).contains("FAVOR+ map error at m = 64 (orf)").contains(SENTENCE);
+    assertThat(svg).contains("FAVOR+ map error at m = 64 (ORF)").contains(SENTENCE);
   }
 
   @Test

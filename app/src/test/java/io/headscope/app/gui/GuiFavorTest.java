@@ -100,5 +100,18 @@ class GuiFavorTest {
     robot.clickOn("#favor-export");
     waitFor(() -> Files.exists(exportTarget));
     assertThat(Files.readAllLines(exportTarget)).hasSize(1 + 2 * 5 * (3 * 4 + 3 + 1));
+
+    // the toggle: the selected head runs on FAVOR+ in the main window, which says so, and back
+    robot.clickOn("#favor-predictions");
+    waitFor(() -> view.viewModel().ablatedProperty().get() != view.viewModel().traceProperty().get()
+        && !view.viewModel().busyProperty().get());
+    assertThat(view.viewModel().session().favor().heads()).containsExactly(target);
+    assertThat(robot.lookup("#favor-predictions-label").queryAs(Label.class).getText())
+        .startsWith("On: 1 head on FAVOR+ (m = 64, ORF, draw 1) (" + target + ")");
+    assertThat(view.viewModel().statusProperty().get()).contains("1 head on FAVOR+");
+    robot.clickOn("#favor-predictions");
+    waitFor(() -> view.viewModel().ablatedProperty().get() == view.viewModel().traceProperty().get()
+        && !view.viewModel().busyProperty().get());
+    assertThat(view.viewModel().session().favor().isEmpty()).isTrue();
   }
 }

@@ -88,7 +88,7 @@ public final class FavorView extends VBox {
     kindChoice.setConverter(new StringConverter<>() {
       @Override
       public String toString(RandomFeatures.Kind k) {
-        return k == null ? "" : k == RandomFeatures.Kind.ORF ? "ORF" : "iid";
+        return k == null ? "" : k.title();
       }
 
       @Override
@@ -127,6 +127,7 @@ public final class FavorView extends VBox {
       redraw();
       describePredictions();
     });
+    vm.scopeProperty().addListener((o, a, b) -> describePredictions());
     describePredictions();
     vm.computedProperty().addListener((o, a, b) -> redraw());
     vm.featureIndexProperty().addListener((o, a, b) -> redraw());
@@ -139,16 +140,14 @@ public final class FavorView extends VBox {
   private void describePredictions() {
     var f = vm.favorInUseProperty().get();
     predictionsLabel.setText(f.isEmpty()
-        ? "Off: every head exact. On: the main window's sentence runs with " + vm.scopeProperty().get().label()
+        ? "Off: every head exact. On: the main window's sentence runs with "
+            + (vm.scopeProperty().get() == FavorViewModel.Scope.ALL ? "" : "the ") + vm.scopeProperty().get().label()
             + " on FAVOR+ at the chosen m; the Predictions panel shows the change, as switching heads off does."
-        : "On: " + f.describe() + " (" + heads(f.heads()) + "); marked ● in the grid. The Predictions panel shows "
-            + "the change.");
+        : "On: " + f.describe() + (f.heads().size() > 6 ? "" : " (" + heads(f.heads()) + ")")
+            + "; marked ● in the grid. The Predictions panel shows the change.");
   }
 
   private static String heads(java.util.Set<Head> heads) {
-    if (heads.size() > 6) {
-      return heads.size() + " heads";
-    }
     return String.join(", ", heads.stream().map(Head::toString).toList());
   }
 
@@ -246,7 +245,7 @@ public final class FavorView extends VBox {
     curveTitle.setText("Head " + m.head() + ": map error against m");
     headLabel.setText("Head " + m.head() + String.format(Locale.ROOT, ": map error %.3f at m = %d (mean of %d draws %.3f)",
         m.error(), m.m(), FavorViewModel.DRAWS, vm.value(m.head().layer(), m.head().head())));
-    favorTitle.setText("FAVOR+ (m = " + m.m() + ", " + m.kind().label() + ", draw 1)");
+    favorTitle.setText("FAVOR+ (m = " + m.m() + ", " + m.kind().title() + ", draw 1)");
     mapsNote.setText(String.format(Locale.ROOT, "%d tokens; queries ↓, keys →. Maps share the scale 0…%.2f; the "
         + "difference runs red (FAVOR+ too low) … blue (too high), ±%.2f.", m.exact().length, max, diff));
     double[][] c = vm.curve(m.head().layer(), m.head().head());

@@ -47,9 +47,9 @@ public final class FavorViewModel {
 
   /** Which heads the predictions toggle puts on FAVOR+. */
   public enum Scope {
-    HEAD("the selected head"),
-    PICKED("the picked heads (Ctrl-click)"),
-    LAYER("the selected head's layer"),
+    HEAD("selected head"),
+    PICKED("picked heads (Ctrl-click)"),
+    LAYER("selected head's layer"),
     ALL("all heads");
 
     private final String label;
@@ -318,7 +318,7 @@ public final class FavorViewModel {
     }
     FavorAnalysis.Row r = row(layer, head, features(), kind.get());
     return String.format(Locale.ROOT, "head %s at m = %d (%s): map error %.3f ± %.3f over %d draws",
-        new Head(layer, head), features(), kind.get().label(), v, r.mapErrorSd(), DRAWS);
+        new Head(layer, head), features(), kind.get().title(), v, r.mapErrorSd(), DRAWS);
   }
 
   /** Clicking a cell shows the head's maps here and selects it in the main view. */
@@ -385,7 +385,7 @@ public final class FavorViewModel {
       cols.add("h" + (h + 1));
     }
     String model = session.model() == null ? "" : session.model().name();
-    return MatrixFigure.of(model + " · FAVOR+ map error at m = " + features() + " (" + kind.get().label() + ")",
+    return MatrixFigure.of(model + " · FAVOR+ map error at m = " + features() + " (" + kind.get().title() + ")",
         List.of("mean over query rows of the total-variation distance to the softmax map, mean of " + DRAWS
             + " draws (Choromanski et al. 2020)"), c.sentence(), rows, cols, v, false, "map error (0 = exact, 1 = disjoint)",
         30, true);
