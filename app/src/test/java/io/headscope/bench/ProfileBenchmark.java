@@ -34,12 +34,13 @@ public final class ProfileBenchmark {
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int[] lengths = args.length > 1 ? java.util.Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
         : new int[] {16, 128, 512};
-    System.out.printf(Locale.ROOT, "HeadScope profile of one input with all maps and norms, %d cores, load average %s, "
-        + "%d repetitions, libtorch threads %d intra-op / %d inter-op%n", Runtime.getRuntime().availableProcessors(),
-        AblationBenchmark.loadAverage(), reps, JniUtils.getNumThreads(), JniUtils.getNumInteropThreads());
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     Path dir = Files.createTempDirectory("headscope-profile");
     try (BertModel model = BertModel.load(files)) {
+      // libtorch is loaded with the model
+      System.out.printf(Locale.ROOT, "HeadScope profile of one input with all maps and norms, %d cores, load average "
+          + "%s, %d repetitions, libtorch threads %d intra-op / %d inter-op%n", Runtime.getRuntime().availableProcessors(),
+          AblationBenchmark.loadAverage(), reps, JniUtils.getNumThreads(), JniUtils.getNumInteropThreads());
       for (int n : lengths) {
         Encoding input = Benchmark.ofLength(model, n);
         for (int i = 0; i < 3; i++) {
