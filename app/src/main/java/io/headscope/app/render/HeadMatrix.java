@@ -44,7 +44,9 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
     WEIGHTS("Attention weights A"),
     NORMS("Norm-weighted ‖αf(x)‖"),
     /** Kobayashi's layer-level map: the same for every head of the layer. */
-    LAYER_NORMS("Whole layer ‖Σₕ αf(x)‖");
+    LAYER_NORMS("Whole layer ‖Σₕ αf(x)‖"),
+    /** Abnar and Zuidema's rollout up to the head's layer: the same for every head of the layer. */
+    ROLLOUT("Rollout up to this layer");
 
     private final String label;
 
@@ -125,6 +127,7 @@ public record HeadMatrix(Head head, Display display, PairFilter filter, float[][
       case NORMS -> normWeighted(t.map(h), t.valueNorms()[h.layer()][h.head()]);
       // a trace made without layer maps shows the weights rather than nothing
       case LAYER_NORMS -> t.layerNorms() != null ? t.layerNorms()[h.layer()] : t.map(h);
+      case ROLLOUT -> RolloutCache.of(t)[h.layer()];
       case WEIGHTS -> t.map(h);
     };
   }

@@ -102,4 +102,52 @@ class HeadViewModelTest {
       vm.displayProperty().set(Display.WEIGHTS);
     }
   }
+
+  /**
+   * The head view's rollout is Abnar and Zuidema's, computed here from its definition with plain loops:
+   * layer 1 is {@code 0.5 mean_h A + 0.5 I} (rows renormalised), layer 2 that of layer 2 times layer 1's.
+   */
+  @Test
+  void theRolloutDisplayIsTheDefinitionComputedByHand() {
+    vm.filterProperty().set(PairFilter.ALL);
+    vm.displayProperty().set(Display.ROLLOUT);
+    try {
+      AttentionTrace t = main.traceProperty().get();
+      int n = t.tokens().size();
+      double[][][] ahat = new double[2][n][n];
+      for (int l = 0; l < 2; l++) {
+        for (int j = 0; j < n; j++) {
+          double sum = 0;
+          for (int i = 0; i < n; i++) {
+            double mean = (t.map(new Head(l, 0))[j][i] + t.map(new Head(l, 1))[j][i]) / 2.0;
+            ahat[l][j][i] = 0.5 * mean + (i == j ? 0.5 : 0);
+            sum += ahat[l][j][i];
+          }
+          for (int i = 0; i < n; i++) {
+            ahat[l][j][i] /= sum;
+          }
+        }
+      }
+      main.select(new Head(0, 1));
+      HeadMatrix first = vm.matrixProperty().get();
+      main.select(new Head(1, 0));
+      HeadMatrix second = vm.matrixProperty().get();
+      for (int j = 0; j < n; j++) {
+        double rowSum = 0;
+        for (int i = 0; i < n; i++) {
+          double r2 = 0;
+          for (int k = 0; k < n; k++) {
+            r2 += ahat[1][j][k] * ahat[0][k][i];
+          }
+          assertThat((double) first.values()[j][i]).isCloseTo(ahat[0][j][i], within(1e-6));
+          assertThat((double) second.values()[j][i]).isCloseTo(r2, within(1e-6));
+          rowSum += second.values()[j][i];
+        }
+        assertThat(rowSum).isCloseTo(1.0, within(1e-5));
+      }
+      assertThat(second.describe(1, 2)).startsWith("2-1  query 1 \"the\" → key 2");
+    } finally {
+      vm.displayProperty().set(Display.WEIGHTS);
+    }
+  }
 }

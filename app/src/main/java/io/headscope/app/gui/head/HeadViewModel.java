@@ -5,6 +5,7 @@ import io.headscope.app.render.HeadMatrix.PairFilter;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.MapsShown;
+import io.headscope.app.render.RolloutCache;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
@@ -38,11 +39,14 @@ public final class HeadViewModel {
   private final ReadOnlyBooleanWrapper pair = new ReadOnlyBooleanWrapper();
   private final ReadOnlyStringWrapper hover = new ReadOnlyStringWrapper("");
   private final ReadOnlyIntegerWrapper hoveredToken = new ReadOnlyIntegerWrapper(-1);
+  /** Computes long inputs' rollouts off the FX thread; null: everything inline (tests without a session). */
+  private io.headscope.app.gui.exec.Worker worker;
 
   /** The head view of a session: its traces, its selected head and its choice of maps. */
   public HeadViewModel(Session session) {
     this(session.traceProperty(), session.ablatedProperty(), session.mapsShownProperty(),
         session.selectedProperty(), session.wordsShownProperty());
+    this.worker = session.worker();
   }
 
   /** As below, always on wordpieces. */
@@ -89,6 +93,22 @@ public final class HeadViewModel {
     // the as-run trace may lag the intact one for a moment (they are set one after the other)
     MapsShown shown = run.encoding() == t.encoding() || java.util.Arrays.equals(run.encoding().ids(), t.encoding().ids())
         ? maps.getValue() : MapsShown.INTACT;
+    if (display.get() == Display.ROLLOUT && worker != null
+        && (RolloutCache.needsWorker(t) || (shown != MapsShown.INTACT && RolloutCache.needsWorker(run)))) {
+      // a long input's rollout takes a second or more: on the worker, then shown
+      matrix.set(null);
+      title.set("Head " + h + "  ·  computing the rollout of " + t.tokens().size() + " tokens…");
+      AttentionTrace intact = t;
+      worker.submit(p -> {
+        RolloutCache.of(intact);
+        return shown == MapsShown.INTACT ? null : RolloutCache.of(run);
+      }, r -> {
+        if (trace.getValue() == intact) {
+          update();
+        }
+      }, e -> title.set("Rollout failed: " + e.getMessage()));
+      return;
+    }
     HeadMatrix m = HeadMatrix.of(t, run, shown, h, display.get(), filter.get(), words());
     matrix.set(m);
     title.set(describe(m, run.mask()) + (m.words() ? "  ·  words" : ""));

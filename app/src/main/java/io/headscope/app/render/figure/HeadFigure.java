@@ -88,6 +88,7 @@ public final class HeadFigure {
       case WEIGHTS -> "attention weights";
       case NORMS -> "norm-weighted attention ‖αf(x)‖ (Kobayashi)";
       case LAYER_NORMS -> "whole layer ‖Σₕ αf(x)‖ (Kobayashi)";
+      case ROLLOUT -> "attention rollout up to layer " + (m.head().layer() + 1) + " (Abnar & Zuidema)";
     };
     return shown + (m.filter() == HeadMatrix.PairFilter.ALL ? "" : ", " + m.filter())
         + (m.signed() ? ", difference as run − intact" : "");
