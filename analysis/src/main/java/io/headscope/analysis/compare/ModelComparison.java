@@ -6,10 +6,9 @@ import io.headscope.analysis.corpus.CorpusBatches;
 import io.headscope.analysis.corpus.CorpusInput;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusProblem;
-import io.headscope.analysis.heads.HeadAccumulator;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.analysis.shard.ExactSum;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -100,39 +99,60 @@ public final class ModelComparison {
 
   /** A corpus file as it is read (streamed; see {@link CorpusBatches}). */
   public ComparisonResult run(CorpusLines lines, CorpusAnalysis.Progress progress, BooleanSupplier cancelled) {
-    return run(lines.name(), lines::next, lines::fractionRead, -1, lines::problems, lines::problemCount, progress,
-        cancelled);
+    return summarise(sums(lines, Shard.ALL, progress, cancelled), classifier);
+  }
+
+  /**
+   * The same run stopping before the means, for one shard of the corpus: every shard reads and tokenizes
+   * the whole corpus and runs its own batches of the single run's plan (see {@link CorpusBatches}); it
+   * reports the skipped lines it owns, so each is counted once. A shard may find no input.
+   */
+  public ComparisonSums sums(CorpusLines lines, Shard shard, CorpusAnalysis.Progress progress,
+      BooleanSupplier cancelled) {
+    lines.reportingFor(shard);
+    return sums(lines.name(), lines::next, lines::fractionRead, -1, lines::problems, lines::problemCount, progress,
+        cancelled, shard);
   }
 
   /** A corpus read whole (the app's corpora, one typed input). */
   public ComparisonResult run(Corpus corpus, CorpusAnalysis.Progress progress, BooleanSupplier cancelled) {
     Iterator<CorpusInput> it = corpus.inputs().iterator();
-    return run(corpus.name(), () -> it.hasNext() ? it.next() : null, () -> -1, corpus.inputs().size(),
-        corpus::problems, () -> corpus.problems().size(), progress, cancelled);
+    return summarise(sums(corpus.name(), () -> it.hasNext() ? it.next() : null, () -> -1, corpus.inputs().size(),
+        corpus::problems, () -> corpus.problems().size(), progress, cancelled, Shard.ALL), classifier);
   }
 
-  /** Per-head running sums over the inputs. */
-  private static final class Sums {
-    final ExactSum cosine = new ExactSum();
-    final ExactSum js = new ExactSum();
-    final HeadAccumulator inA;
-    final HeadAccumulator inB;
-
-    Sums(Head h) {
-      inA = new HeadAccumulator(h);
-      inB = new HeadAccumulator(h);
+  /**
+   * The result of a run (or of shards' sums added up): per head the means over inputs, per layer the
+   * means over its heads.
+   *
+   * @throws HeadScopeException if no input was analysed
+   */
+  public static ComparisonResult summarise(ComparisonSums s, HeadClassifier classifier) {
+    if (s.analysed() == 0) {
+      throw new HeadScopeException("No input of " + s.source() + " can be analysed"
+          + (s.problems().isEmpty() ? "." : ": " + s.problems().get(0)
+              + (s.skipped() > 1 ? " (and " + (s.skipped() - 1) + " more lines)." : "")));
     }
+    int heads = s.heads();
+    List<HeadComparison> perHead = s.sums().stream().map(h -> h.mean(classifier)).toList();
+    List<LayerComparison> perLayer = new ArrayList<>();
+    for (int l = 0; l < s.layers(); l++) {
+      List<HeadComparison> layer = perHead.subList(l * heads, (l + 1) * heads);
+      perLayer.add(new LayerComparison(l, layer.stream().mapToDouble(HeadComparison::cosine).sum() / heads,
+          layer.stream().mapToDouble(HeadComparison::jsDivergence).sum() / heads, s.analysed()));
+    }
+    return new ComparisonResult(s.modelA(), s.modelB(), s.source(), s.layers(), heads, perHead, perLayer,
+        s.analysed(), s.skipped(), s.problems());
   }
 
-  private ComparisonResult run(String name, Supplier<CorpusInput> source, DoubleSupplier fractionRead, int knownTotal,
-      Supplier<List<CorpusProblem>> fileProblems, IntSupplier fileProblemCount, CorpusAnalysis.Progress progress,
-      BooleanSupplier cancelled) {
+  private ComparisonSums sums(String name, Supplier<CorpusInput> source, DoubleSupplier fractionRead,
+      int knownTotal, Supplier<List<CorpusProblem>> fileProblems, IntSupplier fileProblemCount,
+      CorpusAnalysis.Progress progress, BooleanSupplier cancelled, Shard shard) {
     int layers = a.config().numHiddenLayers();
     int heads = a.config().numAttentionHeads();
-    List<Head> all = Head.all(layers, heads);
-    List<Sums> sums = all.stream().map(Sums::new).toList();
+    List<HeadPairSums> sums = Head.all(layers, heads).stream().map(HeadPairSums::new).toList();
     CorpusBatches.Outcome outcome = new CorpusBatches(a, batchSize, truncateLong).run(name, source, in -> {},
-        fractionRead, knownTotal, progress, cancelled, tracesA -> {
+        fractionRead, knownTotal, progress, cancelled, shard, tracesA -> {
           if (cancelled.getAsBoolean()) {
             throw new CancellationException("cancelled");
           }
@@ -140,39 +160,25 @@ public final class ModelComparison {
           List<Encoding> batch = tracesA.stream().map(AttentionTrace::encoding).toList();
           List<AttentionTrace> tracesB = b.trace(batch, HeadMask.NONE, 1);
           for (int t = 0; t < tracesA.size(); t++) {
-            add(sums, all, tracesA.get(t), tracesB.get(t));
+            add(sums, tracesA.get(t), tracesB.get(t));
           }
         });
-    int n = outcome.analysed();
-    List<HeadComparison> perHead = new ArrayList<>();
-    for (int i = 0; i < all.size(); i++) {
-      Sums s = sums.get(i);
-      perHead.add(new HeadComparison(all.get(i), s.cosine.value() / n, s.js.value() / n,
-          s.inA.summary(classifier).majority(), s.inB.summary(classifier).majority(), n));
-    }
-    List<LayerComparison> perLayer = new ArrayList<>();
-    for (int l = 0; l < layers; l++) {
-      List<HeadComparison> layer = perHead.subList(l * heads, (l + 1) * heads);
-      perLayer.add(new LayerComparison(l, layer.stream().mapToDouble(HeadComparison::cosine).sum() / heads,
-          layer.stream().mapToDouble(HeadComparison::jsDivergence).sum() / heads, n));
-    }
     List<CorpusProblem> problems = new ArrayList<>(fileProblems.get());
     problems.addAll(outcome.problems());
     problems.sort(Comparator.comparingInt(CorpusProblem::line));
-    return new ComparisonResult(a.name(), b.name(), name, layers, heads, perHead, perLayer, n,
-        fileProblemCount.getAsInt() + outcome.problemCount(), problems);
+    return new ComparisonSums(a.name(), b.name(), name, layers, heads, sums, outcome.analysed(),
+        fileProblemCount.getAsInt() + outcome.problemCount(),
+        problems.subList(0, Math.min(problems.size(), CorpusLines.KEPT_PROBLEMS)));
   }
 
-  private void add(List<Sums> sums, List<Head> all, AttentionTrace ta, AttentionTrace tb) {
+  private void add(List<HeadPairSums> sums, AttentionTrace ta, AttentionTrace tb) {
     List<HeadScore> scoresA = classifier.classifyAll(ta);
     List<HeadScore> scoresB = classifier.classifyAll(tb);
-    for (int i = 0; i < all.size(); i++) {
-      Head h = all.get(i);
-      Sums s = sums.get(i);
-      s.cosine.add(MapComparison.cosine(ta.map(h), tb.map(h)));
-      s.js.add(MapComparison.jsDivergence(ta.map(h), tb.map(h)));
-      s.inA.add(scoresA.get(i));
-      s.inB.add(scoresB.get(i));
+    for (int i = 0; i < sums.size(); i++) {
+      HeadPairSums s = sums.get(i);
+      float[][] ma = ta.map(s.head());
+      float[][] mb = tb.map(s.head());
+      s.add(MapComparison.cosine(ma, mb), MapComparison.jsDivergence(ma, mb), scoresA.get(i), scoresB.get(i));
     }
   }
 }

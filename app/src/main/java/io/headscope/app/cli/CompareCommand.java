@@ -8,6 +8,7 @@ import io.headscope.analysis.compare.ModelComparison;
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
+import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
@@ -53,6 +54,8 @@ final class CompareCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin ShardOption sharding;
+
   @Override
   public Integer call() {
     if ((corpus == null) == (text == null)) {
@@ -68,9 +71,14 @@ final class CompareCommand implements Callable<Integer> {
       }
     }
     HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
+    Shard shard = sharding.shard();
+    if (sharding.given() && corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
     output.check();
     batching.checkBatch();
     long start = System.nanoTime();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
     CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel a = model.open();
@@ -82,23 +90,33 @@ final class CompareCommand implements Callable<Integer> {
         if (text != null) {
           Warnings.truncation(a.encode(text, pair));
           r = comparison.truncatingLongInputs().run(Corpus.of(text, pair), progress, cancel::requested);
+        } else if (sharding.given()) {
+          ComparePartial.write(output, shard, id, batching.batch, method,
+              comparison.sums(lines, shard, progress, cancel::requested));
+          return 0;
         } else {
           r = comparison.run(lines, progress, cancel::requested);
         }
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
-      CorpusProgress.reportProblems(r.source(), r.problems(), r.skipped());
-      output.write(o -> CompareCsv.write(r, o));
-      summary(r, (System.nanoTime() - start) / 1e9);
+      finish(r, output, (System.nanoTime() - start) / 1e9);
     }
     return 0;
   }
 
+  /** The CSV and the summary of a run (or of merged shards). */
+  static void finish(ComparisonResult r, CsvOutput output, double seconds) {
+    CorpusProgress.reportProblems(r.source(), r.problems(), r.skipped());
+    output.write(o -> CompareCsv.write(r, o));
+    summary(r, seconds);
+  }
+
   /** The layers from most to least changed, and the heads whose category changed. */
   private static void summary(ComparisonResult r, double seconds) {
-    System.err.printf(Locale.ROOT, "headscope: %s vs %s, %d heads, mean over %d input%s in %.1f s%n", r.modelA(),
-        r.modelB(), r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", seconds);
+    System.err.printf(Locale.ROOT, "headscope: %s vs %s, %d heads, mean over %d input%s%s%n", r.modelA(),
+        r.modelB(), r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s",
+        seconds < 0 ? "" : String.format(Locale.ROOT, " in %.1f s", seconds));
     List<String> layers = new ArrayList<>();
     for (LayerComparison l : r.layersByCosine()) {
       layers.add(String.format(Locale.ROOT, "%d (%.4f)", l.layer() + 1, l.cosine()));

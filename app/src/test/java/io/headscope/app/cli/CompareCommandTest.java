@@ -94,4 +94,24 @@ class CompareCommandTest {
     assertThat(r.err()).contains("same shape").doesNotContain("Exception").doesNotContain("\tat ");
     assertThat(out).doesNotExist();
   }
+
+  @Test
+  void shardsMergeIntoTheBytesOfOneRun() throws IOException {
+    Path corpus = corpus();
+    Path whole = work.resolve("whole.csv");
+    CliHarness.Result one = CliHarness.run("compare", "--model", a, "--with", b, "--corpus", corpus.toString(),
+        "--batch", "1", "--out", whole.toString());
+    assertThat(one.exit()).as(one.err()).isZero();
+    for (int k = 0; k < 2; k++) {
+      CliHarness.Result part = CliHarness.run("compare", "--model", a, "--with", b, "--corpus", corpus.toString(),
+          "--batch", "1", "--shard", k + "/2", "--out", work.resolve("part" + k + ".jsonl").toString());
+      assertThat(part.exit()).as(part.err()).isZero();
+    }
+    Path merged = work.resolve("merged.csv");
+    CliHarness.Result m = CliHarness.run("merge", "--out", merged.toString(), work.resolve("part1.jsonl").toString(),
+        work.resolve("part0.jsonl").toString());
+    assertThat(m.exit()).as(m.err()).isZero();
+    assertThat(Files.readAllBytes(merged)).isEqualTo(Files.readAllBytes(whole));
+    assertThat(m.err()).contains("mean over 3 inputs").contains("line 3");
+  }
 }
