@@ -59,6 +59,7 @@ class CompareViewModelTest {
     // a head's two maps on the current input: A's is the session's map, and their cosine the run's (one input)
     vm.select(new Head(1, 2));
     CompareViewModel.HeadMaps m = vm.mapsProperty().get();
+    assertThat(main.session().selected()).isEqualTo(new Head(1, 2));
     assertThat(m.a()).isDeepEqualTo(main.session().trace().map(new Head(1, 2)));
     assertThat(m.cosine()).isCloseTo(r.head(new Head(1, 2)).cosine(), org.assertj.core.data.Offset.offset(1e-5));
     assertThat(vm.figure()).isNotNull();

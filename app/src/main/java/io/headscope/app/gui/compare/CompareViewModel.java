@@ -35,7 +35,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * The Compare screen: the loaded model (A) against a second checkpoint of the same shape (B) head by
  * head ({@link ModelComparison}, METHODS.md "Base vs fine-tuned") over the current input or a corpus, on
  * the worker with progress and Cancel; a clicked head's two maps on the current input, A's tokens fed
- * to both. B stays loaded between runs until another one is picked.
+ * to both (the main view selects the head too). B stays loaded between runs until another one is picked.
  */
 public final class CompareViewModel {
   /** The choice that means "the input typed above", not a corpus. */
@@ -230,6 +230,7 @@ public final class CompareViewModel {
     if (a == null || result.get() == null || mapJob.isRunning()) {
       return;
     }
+    session.select(h); // the head view shows A's map of it with its tokens
     if (ta == null) {
       mapJob.say("Type a sentence to see this head's maps.");
       return;
