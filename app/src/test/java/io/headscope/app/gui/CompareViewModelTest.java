@@ -90,4 +90,19 @@ class CompareViewModelTest {
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("same shape");
   }
+
+  @Test
+  void theLoadedCheckpointAsBIsTheSameMapsEverywhere() {
+    MainViewModel main = main();
+    CompareViewModel vm = new CompareViewModel(main.session(), main.repository());
+    vm.secondProperty().set(new CompareViewModel.SecondModel("a", a.toString()));
+    vm.run();
+    ComparisonResult r = vm.resultProperty().get();
+    assertThat(r.perHead()).allSatisfy(h -> {
+      assertThat(h.cosine()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-6));
+      assertThat(h.jsDivergence()).isCloseTo(0.0, org.assertj.core.data.Offset.offset(1e-6));
+    });
+    vm.select(new Head(0, 1));
+    assertThat(vm.mapsProperty().get().b()).isDeepEqualTo(vm.mapsProperty().get().a());
+  }
 }

@@ -63,6 +63,8 @@ public final class CompareViewModel {
   /** B, once loaded; used and replaced on the worker only. */
   private volatile BertModel loaded;
   private volatile String loadedSpec;
+  /** The B of the shown result (null once it was closed). */
+  private volatile BertModel shownB;
 
   public CompareViewModel(Session session, ModelRepository repository) {
     this.session = session;
@@ -74,6 +76,7 @@ public final class CompareViewModel {
       cancel();
       result.set(null);
       maps.set(null);
+      shownB = null;
     });
   }
 
@@ -139,8 +142,10 @@ public final class CompareViewModel {
       what = src.label();
     }
     HeadClassifier classifier = new HeadClassifier();
+    BertModel[] used = {null};
     job.start("Loading " + with.label() + "…", -1, true, p -> {
       BertModel b = second(with, p);
+      used[0] = b;
       Corpus c = corpus != null ? corpus : src.read();
       ModelComparison comparison = new ModelComparison(a, b, classifier, ModelComparison.DEFAULT_BATCH);
       if (corpus != null) {
@@ -158,6 +163,7 @@ public final class CompareViewModel {
       public String done(ComparisonResult r) {
         result.set(r);
         maps.set(null);
+        shownB = used[0];
         int changed = r.changedCategories().size();
         return String.format(Locale.ROOT, "%s vs %s over %s (%d input%s): lowest layer mean cosine %.3f (layer %d); "
             + "%d head%s changed category. Click a head for its two maps.", r.modelA(), r.modelB(), what, r.inputs(),
@@ -177,7 +183,11 @@ public final class CompareViewModel {
     });
   }
 
-  /** B: the model picked, loaded once (on the worker), the previous one closed. */
+  /**
+   * B: the model picked, loaded once (on the worker), the previous one closed. B is always a model of its
+   * own, even when it names the loaded one: a folder's model name is only its folder's name, so a name
+   * cannot tell that two models are the same.
+   */
   private BertModel second(SecondModel with, io.headscope.app.gui.exec.Worker.Progress p) {
     if (loaded != null && with.spec().equals(loadedSpec)) {
       return loaded;
@@ -186,6 +196,9 @@ public final class CompareViewModel {
     p.update("Reading the weights of " + files.name() + "…", -1);
     BertModel b = BertModel.load(files);
     if (loaded != null) {
+      if (shownB == loaded) {
+        shownB = null; // the shown result's maps can no longer be traced through B
+      }
       loaded.close();
     }
     loaded = b;
@@ -236,7 +249,7 @@ public final class CompareViewModel {
       return;
     }
     mapJob.start("Tracing the current input through B…", -1, false, p -> {
-      BertModel b = loaded;
+      BertModel b = shownB;
       if (b == null) {
         throw new HeadScopeException("Run the comparison first.");
       }
