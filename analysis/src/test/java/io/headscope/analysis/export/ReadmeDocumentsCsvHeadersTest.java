@@ -52,4 +52,13 @@ class ReadmeDocumentsCsvHeadersTest {
     String header = out.toString(StandardCharsets.UTF_8).strip();
     assertThat(readme).contains("\n    " + header + "\n");
   }
+
+  @Test
+  void compareHeaderLineIsTheWritersFirstLine() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    io.headscope.analysis.compare.CompareCsv.write(new io.headscope.analysis.compare.ComparisonResult("a", "b",
+        "text", 0, 0, List.of(), List.of(), 0, 0, List.of()), out);
+    String header = out.toString(StandardCharsets.UTF_8).strip();
+    assertThat(readme).contains("\n    " + header + "\n");
+  }
 }

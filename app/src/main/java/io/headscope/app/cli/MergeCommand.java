@@ -36,6 +36,7 @@ final class MergeCommand implements Callable<Integer> {
       case "importance" -> SweepPartial.mergeImportance(all, output);
       case "layers" -> SweepPartial.mergeLayers(all, output);
       case "favor" -> SweepPartial.mergeFavor(all, output);
+      case "compare" -> CompareCommand.finish(ComparePartial.result(all), output, -1);
       case "syntax" -> TreebankPartial.mergeSyntax(all, twoFiles(command, "-best"), output.force);
       case "coref" -> TreebankPartial.mergeCoref(all, twoFiles(command, "-baselines"), output.force);
       default -> throw new UsageException(all.get(0).path() + " is a partial result of \"" + command

@@ -22,6 +22,14 @@ final class ModelOptions {
   String gelu;
 
   BertModel open() {
+    return open(model);
+  }
+
+  /**
+   * Another model named the same ways as {@code --model} (e.g. compare's {@code --with}), opened with
+   * the same {@code --offline} and {@code --gelu}.
+   */
+  BertModel open(String spec) {
     if (gelu != null) {
       try {
         io.headscope.model.BertConfig.Gelu.of(gelu);
@@ -32,7 +40,7 @@ final class ModelOptions {
     // The display starts with the first event, so a cached model (no download, no conversion) prints nothing.
     ProgressDisplay[] display = {null};
     try {
-      var files = ModelRepository.standard().offline(offline).resolve(model, (stage, f) -> {
+      var files = ModelRepository.standard().offline(offline).resolve(spec, (stage, f) -> {
         if (display[0] == null) {
           display[0] = ProgressDisplay.start("model");
         }

@@ -17,7 +17,7 @@ final class ShardOption {
   @Option(names = "--shard", paramLabel = "K/N", description = "Run only shard K of N (K counts from 0: "
       + "0 <= K < N) and write a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up "
       + "into the file one run writes, byte for byte. ablate, importance, layers, favor: every N-th line of the "
-      + "corpus starting at line K+1. classify, token-types, syntax, coref: every N-th batch of the single run's "
+      + "corpus starting at line K+1. classify, token-types, compare, syntax, coref: every N-th batch of the single run's "
       + "plan (each shard reads the whole corpus; give every shard the same --batch).")
   String text;
 

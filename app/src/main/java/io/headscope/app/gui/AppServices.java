@@ -1,5 +1,7 @@
 package io.headscope.app.gui;
 
+import io.headscope.app.gui.compare.CompareView;
+import io.headscope.app.gui.compare.CompareViewModel;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.export.Exports;
@@ -152,6 +154,29 @@ final class AppServices {
     sweepView.setOnExportCsv(() -> exportAblation(view, sweepVm));
     installLayers(view, corpusVm);
     installFlow(view);
+    installCompare(view, corpusVm);
+  }
+
+  /** The Compare screen (base vs fine-tuned, head by head), its menu item and its exports. */
+  private static void installCompare(MainView view, CorpusViewModel corpusVm) {
+    CompareViewModel vm = new CompareViewModel(view.viewModel().session(), view.viewModel().repository());
+    CompareView compareView = new CompareView(vm, view);
+    Tab tab = view.addLeftTab("Compare", "tab-compare", compareView);
+    tab.setTooltip(new javafx.scene.control.Tooltip("Compare: the loaded model against a second checkpoint "
+        + "(e.g. fine-tuned), head by head"));
+    corpusVm.sourceProperty().addListener((o, a, b) -> compareView.offer(b));
+    MenuItem show = new MenuItem("Compare: the loaded model against a fine-tuned one, head by head (Kovaleva)");
+    show.setOnAction(e -> view.showLeftTab(tab));
+    view.analysisMenu().getItems().add(show);
+    MenuItem csv = new MenuItem("Compare CSV…");
+    csv.setId("export-compare");
+    csv.setOnAction(e -> compareView.exportCsv());
+    csv.disableProperty().bind(vm.resultProperty().isNull());
+    MenuItem figure = new MenuItem("Compare grid as figure (PNG 300 dpi or SVG)…");
+    figure.setId("export-compare-figure");
+    figure.setOnAction(e -> compareView.exportFigure());
+    figure.disableProperty().bind(vm.resultProperty().isNull());
+    view.exportMenu().getItems().addAll(new SeparatorMenuItem(), csv, figure);
   }
 
   /** The Information flow screen (rollout and flow of the current input) and its exports. */

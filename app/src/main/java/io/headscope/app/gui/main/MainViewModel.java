@@ -272,6 +272,11 @@ public final class MainViewModel {
     return worker;
   }
 
+  /** Where models are resolved (the Compare screen opens its second model through it too). */
+  public ModelRepository repository() {
+    return repository;
+  }
+
   /**
    * Whether an embedded model can be picked: its jar is on the class path, or the injected
    * repository already holds it converted (asking the repository, which knows its cache layout; for a

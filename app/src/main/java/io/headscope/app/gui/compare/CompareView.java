@@ -1,0 +1,286 @@
+package io.headscope.app.gui.compare;
+
+import io.headscope.analysis.compare.ComparisonResult;
+import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.gui.style.FxImages;
+import io.headscope.model.Head;
+import io.headscope.model.store.ModelRepository;
+import java.nio.file.Path;
+import java.util.Locale;
+import javafx.fxml.FXML;
+import javafx.geometry.Point2D;
+import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.image.WritableImage;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+
+/**
+ * The Compare screen: the layers x heads grid of mean cosine on the heatmap scale fixed at 0..1 (so a
+ * colour means the same number in every run), its scale with numbers underneath, heads whose category
+ * changed framed; the read-out under the pointer; a clicked head's two maps drawn as every heatmap is.
+ */
+public final class CompareView extends VBox {
+  private static final double LEFT = 34;
+  private static final double TOP = 18;
+  /** The scale under the grid: its bar and its numbers. */
+  private static final double SCALE = 50;
+  private final CompareViewModel vm;
+  private final MainView main;
+  private double cell = 30;
+  @FXML private ChoiceBox<CompareViewModel.SecondModel> secondChoice;
+  @FXML private ChoiceBox<CorpusSource> sourceChoice;
+  @FXML private Button runButton;
+  @FXML private Button cancelButton;
+  @FXML private ProgressBar progressBar;
+  @FXML private Label statusLabel;
+  @FXML private ScrollPane scroll;
+  @FXML private VBox results;
+  @FXML private Canvas canvas;
+  @FXML private Label hover;
+  @FXML private Label mapStatus;
+  @FXML private HBox mapsBox;
+  @FXML private Label titleA;
+  @FXML private Label titleB;
+  @FXML private Canvas imageA;
+  @FXML private Canvas imageB;
+
+  public CompareView(CompareViewModel vm, MainView main) {
+    this.vm = vm;
+    this.main = main;
+    ViewLoader.load(this);
+    // the models the Model menu offers, then folders opened here
+    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+      if (main.viewModel().canLoad(e)) {
+        secondChoice.getItems().add(new CompareViewModel.SecondModel(e.modelName, e.modelName));
+      }
+    }
+    secondChoice.valueProperty().bindBidirectional(vm.secondProperty());
+    sourceChoice.getItems().add(CompareViewModel.CURRENT_INPUT);
+    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
+    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
+    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull())
+        .or(vm.secondProperty().isNull()));
+    cancelButton.disableProperty().bind(vm.runningProperty().not());
+    progressBar.progressProperty().bind(vm.progressProperty());
+    progressBar.visibleProperty().bind(vm.runningProperty());
+    progressBar.managedProperty().bind(progressBar.visibleProperty());
+    statusLabel.textProperty().bind(vm.statusProperty());
+    mapStatus.textProperty().bind(vm.mapStatusProperty());
+    results.visibleProperty().bind(vm.resultProperty().isNotNull());
+    mapsBox.visibleProperty().bind(vm.mapsProperty().isNotNull());
+    vm.resultProperty().addListener((o, a, b) -> redraw());
+    vm.mapsProperty().addListener((o, a, b) -> showMaps(b));
+    canvas.setOnMouseMoved(e -> {
+      Head h = headAt(e.getX(), e.getY());
+      hover.setText(h == null ? " " : vm.describe(h));
+    });
+    canvas.setOnMouseClicked(e -> {
+      Head h = headAt(e.getX(), e.getY());
+      if (h != null) {
+        vm.select(h);
+      }
+    });
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> {
+      if (vm.heads() > 0) {
+        cell = Math.max(16, Math.min(36, (b.getWidth() - LEFT - 10) / vm.heads()));
+      }
+      redraw();
+    });
+  }
+
+  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
+  public void offer(CorpusSource s) {
+    if (s != null && !sourceChoice.getItems().contains(s)) {
+      sourceChoice.getItems().add(s);
+    }
+  }
+
+  @FXML
+  private void openModel() {
+    Path p = main.files().openFolder("Model B: a Hugging Face BERT folder of the same shape as the loaded model");
+    if (p != null) {
+      CompareViewModel.SecondModel m = new CompareViewModel.SecondModel(
+          p.getFileName() == null ? p.toString() : p.getFileName().toString(), p.toString());
+      secondChoice.getItems().add(m);
+      vm.secondProperty().set(m);
+    }
+  }
+
+  @FXML
+  private void openFile() {
+    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
+    if (p != null) {
+      CorpusSource s = CorpusSource.file(p);
+      offer(s);
+      vm.sourceProperty().set(s);
+    }
+  }
+
+  @FXML
+  private void run() {
+    vm.run();
+  }
+
+  @FXML
+  private void cancel() {
+    vm.cancel();
+  }
+
+  /** Asks for a file and writes {@code compare.csv} (the bytes of {@code headscope compare}). */
+  @FXML
+  public void exportCsv() {
+    main.export("compare CSV", "csv", "compare.csv", vm.resultProperty()::get, CompareViewModel::writeCsv);
+  }
+
+  /** The grid as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
+  @FXML
+  public void exportFigure() {
+    main.exportFigure("compare", vm::figure);
+  }
+
+  private Head headAt(double x, double y) {
+    if (vm.layers() == 0 || x < LEFT || y < TOP) {
+      return null;
+    }
+    int l = (int) ((y - TOP) / cell);
+    int h = (int) ((x - LEFT) / cell);
+    return l < vm.layers() && h < vm.heads() ? new Head(l, h) : null;
+  }
+
+  /** For tests: a point inside head h's cell, off its number, in the canvas. */
+  public Point2D cellInCanvas(Head h) {
+    return new Point2D(LEFT + h.head() * cell + 4, TOP + h.layer() * cell + 4);
+  }
+
+  /** For tests: {@link #cellInCanvas} on the screen. */
+  public Point2D cellOnScreen(Head h) {
+    return canvas.localToScreen(cellInCanvas(h));
+  }
+
+  /** For tests: the grid. */
+  public Canvas canvas() {
+    return canvas;
+  }
+
+  /** For tests: the colour drawn for a cosine. */
+  public static Color colour(double cosine) {
+    return FxColors.scale(cosine, 1);
+  }
+
+  private void redraw() {
+    GraphicsContext g = canvas.getGraphicsContext2D();
+    ComparisonResult r = vm.resultProperty().get();
+    if (r == null) {
+      canvas.setWidth(10);
+      canvas.setHeight(10);
+      g.clearRect(0, 0, 10, 10);
+      return;
+    }
+    int layers = r.layers();
+    int heads = r.heads();
+    double gridBottom = TOP + layers * cell;
+    canvas.setWidth(Math.max(LEFT + heads * cell + 6, 260));
+    canvas.setHeight(gridBottom + SCALE);
+    g.setFill(Color.WHITE);
+    g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
+    g.setTextAlign(TextAlignment.CENTER);
+    g.setTextBaseline(VPos.CENTER);
+    g.setFont(Font.font(Math.min(10, cell * 0.34)));
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        Head head = new Head(l, h);
+        double v = r.head(head).cosine();
+        double x = LEFT + h * cell;
+        double y = TOP + l * cell;
+        g.setFill(colour(v));
+        g.fillRect(x, y, cell - 1, cell - 1);
+        if (r.head(head).categoryChanged()) {
+          g.setStroke(FxColors.of(io.headscope.app.render.UiColor.PICKED));
+          g.setLineWidth(2);
+          g.strokeRect(x + 1, y + 1, cell - 3, cell - 3);
+        }
+        if (cell >= 24) {
+          g.setFill(v > 0.6 ? Color.WHITE : Color.BLACK);
+          g.fillText(String.format(Locale.ROOT, "%.2f", v), x + cell / 2, y + cell / 2);
+        }
+      }
+    }
+    g.setFill(Color.BLACK);
+    g.setFont(Font.font(10));
+    g.setTextAlign(TextAlignment.RIGHT);
+    for (int l = 0; l < layers; l++) {
+      g.fillText("L" + (l + 1), LEFT - 5, TOP + (l + 0.5) * cell);
+    }
+    g.setTextAlign(TextAlignment.CENTER);
+    for (int h = 0; h < heads; h++) {
+      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
+    }
+    drawScale(g, LEFT, gridBottom + 8, Math.min(240, canvas.getWidth() - LEFT - 10));
+  }
+
+  /** The colour scale 0..1 with its numbers. */
+  private static void drawScale(GraphicsContext g, double x, double y, double width) {
+    for (int i = 0; i < width; i++) {
+      g.setFill(colour(i / (width - 1)));
+      g.fillRect(x + i, y, 1.5, 10);
+    }
+    g.setStroke(Color.GRAY);
+    g.setLineWidth(0.5);
+    g.strokeRect(x, y, width, 10);
+    g.setFill(Color.BLACK);
+    g.setFont(Font.font(10));
+    g.setTextAlign(TextAlignment.CENTER);
+    for (int k = 0; k <= 4; k++) {
+      g.fillText(String.format(Locale.ROOT, "%.2f", k / 4.0), x + k * width / 4, y + 20);
+    }
+    g.setTextAlign(TextAlignment.LEFT);
+    g.fillText("cosine similarity (1: the same maps)", x, y + 34);
+  }
+
+  private void showMaps(CompareViewModel.HeadMaps m) {
+    if (m == null) {
+      draw(imageA, null, 10);
+      draw(imageB, null, 10);
+      return;
+    }
+    ComparisonResult r = vm.resultProperty().get();
+    String name = "L" + (m.head().layer() + 1) + " H" + (m.head().head() + 1);
+    titleA.setText("A " + (r == null ? "" : r.modelA()) + " · " + name);
+    titleB.setText("B " + (r == null ? "" : r.modelB()) + " · " + name);
+    // one scale for both, so equal colours are equal weights
+    double max = Math.max(FxImages.max(m.a()), FxImages.max(m.b()));
+    double side = Math.max(120, Math.min(220, (scroll.getViewportBounds().getWidth() - 24) / 2));
+    draw(imageA, FxImages.heatmap(m.a(), max, false), side);
+    draw(imageB, FxImages.heatmap(m.b(), max, false), side);
+  }
+
+  /** The heatmap's one pixel per cell scaled up without smoothing, as the head view draws it. */
+  private static void draw(Canvas c, WritableImage image, double side) {
+    c.setWidth(side);
+    c.setHeight(side);
+    GraphicsContext g = c.getGraphicsContext2D();
+    g.clearRect(0, 0, side, side);
+    if (image != null) {
+      g.setImageSmoothing(false);
+      g.drawImage(image, 0, 0, side, side);
+    }
+  }
+
+  /** For tests: the width of the two maps drawn (0 before a click). */
+  public double[] mapWidths() {
+    return new double[] {imageA.getWidth(), imageB.getWidth()};
+  }
+}
