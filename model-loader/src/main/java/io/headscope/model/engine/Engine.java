@@ -103,8 +103,8 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * One backward pass of the request's masked-LM loss. Only the mask variables (or the value at the
-   * point) require a gradient: the weights never do, so no gradient buffers are made for them.
+   * One backward pass of the request's loss (masked-LM, or the classifier's cross-entropy). Only the mask
+   * variables (or the value at the point) require a gradient: the weights never do, so no gradient buffers are made for them.
    */
   public GradientResult gradient(GradientRequest g) {
     BertConfig c = config();
@@ -139,9 +139,20 @@ public final class Engine implements AutoCloseable {
       NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
       x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (1, T, d)
       x = hooks.at(HookPoint.fin(), x);
-      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
-      long[] targets = g.targets() != null ? g.targets() : logq.argMax(-1).toLongArray();
-      NDArray loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      long[] targets;
+      NDArray loss;
+      if (g.classifierLoss()) {
+        NDArray logq = encoder.classifierLogits(x).logSoftmax(-1); // (1, labels)
+        if (g.classLabel() >= logq.getShape().get(1)) {
+          throw new IllegalArgumentException("class " + g.classLabel() + " of " + logq.getShape().get(1));
+        }
+        targets = new long[] {g.classLabel()};
+        loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      } else {
+        NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
+        targets = g.targets() != null ? g.targets() : logq.argMax(-1).toLongArray();
+        loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      }
       collector.backward(loss);
       double[][] dm = null;
       Activation dPoint = null;
