@@ -33,6 +33,7 @@ final class MergeCommand implements Callable<Integer> {
         }
         SweepPartial.mergeAblation(all, output);
       }
+      case "ablate-task" -> SweepPartial.mergeTaskAblation(all, output);
       case "importance" -> SweepPartial.mergeImportance(all, output);
       case "layers" -> SweepPartial.mergeLayers(all, output);
       case "favor" -> SweepPartial.mergeFavor(all, output);
