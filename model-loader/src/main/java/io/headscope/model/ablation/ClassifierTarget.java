@@ -3,13 +3,14 @@ package io.headscope.model.ablation;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
-import io.headscope.model.engine.GradientRequest;
+import io.headscope.model.engine.ClassifierGradients;
 import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -64,19 +65,26 @@ public final class ClassifierTarget implements PruneTarget {
     return HeadImportance.mean(gradients(off, progress, cancelled)).normalized();
   }
 
-  /** Each input's gradient of its gold-class cross-entropy, with {@code off} switched off, in input order. */
+  /**
+   * Each input's gradient of its gold-class cross-entropy, with {@code off} switched off, in input order;
+   * {@code batch} inputs per backward pass.
+   */
   public List<HeadImportance.Gradient> gradients(Set<Head> off, ProgressListener progress,
       BooleanSupplier cancelled) {
     Intervention masks = Intervention.heads(HeadMask.of(off, mode), model.config());
     List<Intervention> with = masks == null ? List.of() : List.of(masks);
     List<HeadImportance.Gradient> out = new ArrayList<>();
-    for (int i = 0; i < inputs.size(); i++) {
+    for (int start = 0; start < inputs.size(); start += batch) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("head importance cancelled");
       }
-      var g = model.gradient(GradientRequest.classifierHeadMask(inputs.get(i), gold[i], with));
-      out.add(new HeadImportance.Gradient(g.headMask(), g.loss()));
-      progress.progress("Input " + (i + 1) + " of " + inputs.size(), (i + 1) / (double) inputs.size());
+      int end = Math.min(inputs.size(), start + batch);
+      ClassifierGradients.Result g = model.classifierGradients(new ClassifierGradients(inputs.subList(start, end),
+          Arrays.copyOfRange(gold, start, end), with));
+      for (int i = 0; i < end - start; i++) {
+        out.add(new HeadImportance.Gradient(g.headMask()[i], g.losses()[i]));
+      }
+      progress.progress("Inputs " + (start + 1) + "-" + end + " of " + inputs.size(), end / (double) inputs.size());
     }
     return out;
   }

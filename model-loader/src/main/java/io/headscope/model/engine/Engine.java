@@ -180,6 +180,59 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
+   * The classifier's cross-entropy of each input's label, differentiated with respect to each input's own
+   * head-mask variables in one backward pass ({@link ClassifierGradients}).
+   */
+  public ClassifierGradients.Result classifierGradients(ClassifierGradients g) {
+    BertConfig c = config();
+    int layers = c.numHiddenLayers();
+    int heads = c.numAttentionHeads();
+    int n = g.inputs().size();
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, g.inputs());
+      Hooks hooks = new Hooks();
+      attach(hooks, g.interventions(), batch);
+      NDArray m = scope.ones(new Shape(n, layers, heads));
+      m.setRequiresGradient(true);
+      for (int l = 0; l < layers; l++) {
+        NDArray row = m.get(new ai.djl.ndarray.index.NDIndex(":, {}, :", l)).reshape(n, heads, 1, 1); // (B, H, 1, 1)
+        hooks.intervene(HookPoint.pattern(l), a -> a.mul(row));
+      }
+      NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
+      x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (B, T, d)
+      x = hooks.at(HookPoint.fin(), x);
+      NDArray logq = encoder.classifierLogits(x).logSoftmax(-1); // (B, labels)
+      long[] index = new long[n];
+      for (int b = 0; b < n; b++) {
+        if (g.labels()[b] < 0 || g.labels()[b] >= logq.getShape().get(1)) {
+          throw new IllegalArgumentException("class " + g.labels()[b] + " of " + logq.getShape().get(1));
+        }
+        index[b] = g.labels()[b];
+      }
+      NDArray each = logq.gather(scope.create(index, new Shape(n, 1)), 1).neg(); // (B, 1)
+      // the sum: each input's mask variables reach only its own loss
+      collector.backward(each.sum());
+      float[] flat;
+      try (NDArray grad = m.getGradient()) {
+        flat = grad.toFloatArray();
+      }
+      float[] losses = each.toFloatArray();
+      double[][][] dm = new double[n][layers][heads];
+      double[] out = new double[n];
+      for (int b = 0; b < n; b++) {
+        out[b] = losses[b];
+        for (int l = 0; l < layers; l++) {
+          for (int h = 0; h < heads; h++) {
+            dm[b][l][h] = flat[(b * layers + l) * heads + h];
+          }
+        }
+      }
+      return new ClassifierGradients.Result(out, dm);
+    }
+  }
+
+  /**
    * Token-to-token Jacobian norms of every layer ({@link JacobianRequest}): one pass up the layers,
    * each layer differentiated at its input by {@link LayerJacobian} before the next runs on its output.
    *
