@@ -62,7 +62,7 @@ public final class ClassifierTarget implements PruneTarget {
   /** {@link HeadImportance} with the classifier's cross-entropy of the gold class as the loss. */
   @Override
   public double[][] importance(Set<Head> off, ProgressListener progress, BooleanSupplier cancelled) {
-    return HeadImportance.mean(gradients(off, progress, cancelled)).normalized();
+    return HeadImportance.mean(gradients(off, progress, cancelled)).importance();
   }
 
   /**

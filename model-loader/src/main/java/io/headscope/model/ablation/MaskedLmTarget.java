@@ -82,7 +82,7 @@ public final class MaskedLmTarget implements PruneTarget {
       g.add(new HeadImportance.Gradient(r.headMask(), r.loss()));
       progress.progress("Input " + (i + 1) + " of " + probes.size(), (i + 1) / (double) probes.size());
     }
-    return HeadImportance.mean(g).normalized();
+    return HeadImportance.mean(g).importance();
   }
 
   @Override

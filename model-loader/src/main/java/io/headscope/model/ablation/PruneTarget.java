@@ -18,7 +18,8 @@ public interface PruneTarget {
 
   /**
    * Michel et al.'s importance of every head with {@code off} already switched off: the mean over inputs
-   * of {@code |dLoss/dm_h|}, normalised by its l2 norm within each layer, {@code [layer][head]}.
+   * of {@code |dLoss/dm_h|}, {@code [layer][head]} (not normalised: {@link Pruning} normalises the
+   * remaining heads).
    */
   double[][] importance(Set<Head> off, ProgressListener progress, BooleanSupplier cancelled);
 

@@ -118,15 +118,26 @@ public final class Pruning {
     return new Curve(target.metric(), order, steps);
   }
 
-  /** The {@code count} remaining heads of least importance (ties: the earlier head first). */
+  /**
+   * The {@code count} remaining heads of least importance (ties: the earlier head first), importance
+   * normalised by its l2 norm within each layer over the remaining heads (Michel et al.): a pruned head's
+   * score is set to 0 first (in zero mode its gradient is 0 already; in uniform mode it is not).
+   */
   static List<Head> leastImportant(List<Head> all, Set<Head> off, double[][] importance, int count) {
+    double[][] raw = new double[importance.length][];
+    for (int l = 0; l < importance.length; l++) {
+      raw[l] = importance[l].clone();
+    }
     List<Head> remaining = new ArrayList<>();
     for (Head h : all) {
-      if (!off.contains(h)) {
+      if (off.contains(h)) {
+        raw[h.layer()][h.head()] = 0;
+      } else {
         remaining.add(h);
       }
     }
-    remaining.sort(Comparator.comparingDouble((Head h) -> importance[h.layer()][h.head()]));
+    double[][] normalized = ImportanceResult.normalizePerLayer(raw);
+    remaining.sort(Comparator.comparingDouble((Head h) -> normalized[h.layer()][h.head()]));
     return remaining.subList(0, count);
   }
 
