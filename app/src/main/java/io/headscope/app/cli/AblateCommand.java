@@ -189,8 +189,12 @@ final class AblateCommand implements Callable<Integer> {
         .min(java.util.Comparator.comparingDouble((Head h) -> d[h.layer()][h.head()])).orElseThrow();
     Head best = Head.all(r.layers(), r.heads()).stream()
         .max(java.util.Comparator.comparingDouble((Head h) -> d[h.layer()][h.head()])).orElseThrow();
-    b.append(String.format(Locale.ROOT, "headscope: removing %s hurts accuracy most (%+.4f); removing %s helps "
-        + "most (%+.4f)%n", worst, d[worst.layer()][worst.head()], best, d[best.layer()][best.head()]));
+    if (acc.improved() + acc.worsened() == 0) {
+      b.append("headscope: no single head changes the accuracy when removed\n");
+    } else {
+      b.append(String.format(Locale.ROOT, "headscope: removing %s hurts accuracy most (%+.4f); removing %s helps "
+          + "most (%+.4f)%n", worst, d[worst.layer()][worst.head()], best, d[best.layer()][best.head()]));
+    }
     return b.toString();
   }
 
