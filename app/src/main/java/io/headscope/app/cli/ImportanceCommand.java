@@ -10,6 +10,7 @@ import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.ablation.ClassifierTarget;
 import io.headscope.model.ablation.HeadImportance;
 import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.ablation.TaskOutcome;
 import io.headscope.model.ablation.TaskResult;
 import io.headscope.model.ablation.TaskSweep;
 import io.headscope.model.tokenizer.Encoding;
@@ -96,30 +97,48 @@ final class ImportanceCommand implements Callable<Integer> {
     if (inputs.corpus == null) {
       throw new UsageException("--task needs a labelled --corpus (text<TAB>label or text_a<TAB>text_b<TAB>label).");
     }
-    if (sharding.given()) {
-      throw new UsageException("--shard is not available with importance --task yet: run it on the whole corpus.");
-    }
+    Shard shard = sharding.shard();
     output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, Shard.ALL);
-      ImportanceResult imp;
-      AblationResult sweep = null;
+      LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, shard);
+      List<HeadImportance.Gradient> gradients;
+      List<TaskOutcome> outcomes = null;
       try (ProgressDisplay progress = ProgressDisplay.start("importance")) {
-        ClassifierTarget target = new ClassifierTarget(bert, labelled.inputs(), labelled.gold(), HeadMask.Mode.ZERO,
-            TASK_BATCH);
-        imp = HeadImportance.mean(target.gradients(java.util.Set.of(), progress.part(0, noSweep ? 1 : 0.3),
-            cancel::requested));
-        if (!noSweep) {
-          sweep = asSweep(new TaskSweep(bert).run(labelled.inputs(), labelled.gold(),
-              new TaskSweep.Options(HeadMask.Mode.ZERO, false, TASK_BATCH), progress.part(0.3, 1), cancel::requested));
+        if (labelled.inputs().isEmpty()) { // a shard may hold no input
+          gradients = List.of();
+          outcomes = noSweep ? null : List.of();
+        } else {
+          gradients = new ClassifierTarget(bert, labelled.inputs(), labelled.gold(), HeadMask.Mode.ZERO, TASK_BATCH)
+              .gradients(java.util.Set.of(), progress.part(0, noSweep ? 1 : 0.3), cancel::requested);
+          if (!noSweep) {
+            outcomes = new TaskSweep(bert).runEach(labelled.inputs(), labelled.gold(),
+                new TaskSweep.Options(HeadMask.Mode.ZERO, false, TASK_BATCH), progress.part(0.3, 1),
+                cancel::requested);
+          }
         }
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
-      finish(imp, sweep, output, "classifier cross-entropy of the gold label", "|delta_loglik|");
+      if (sharding.given()) {
+        java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+        settings.put("sweep", String.valueOf(!noSweep));
+        settings.put("classes", String.valueOf(labelled.labels().size()));
+        SweepPartial.writeTaskImportance(output, shard, bert.name(), id, settings, labelled.lines(), gradients,
+            outcomes);
+        return 0;
+      }
+      finishTask(HeadImportance.mean(gradients), outcomes == null ? null
+          : TaskResult.of(outcomes, labelled.labels().size(), HeadMask.Mode.ZERO), output);
     }
     return 0;
+  }
+
+  /** The CSV and summary of importance --task (one run or merged shards); {@code sweep} is null without one. */
+  static void finishTask(ImportanceResult imp, TaskResult sweep, CsvOutput output) {
+    finish(imp, sweep == null ? null : asSweep(sweep), output, "classifier cross-entropy of the gold label",
+        "|delta_loglik|");
   }
 
   private static final int TASK_BATCH = 8;

@@ -35,6 +35,7 @@ final class MergeCommand implements Callable<Integer> {
       }
       case "ablate-task" -> SweepPartial.mergeTaskAblation(all, output);
       case "importance" -> SweepPartial.mergeImportance(all, output);
+      case "importance-task" -> SweepPartial.mergeTaskImportance(all, output);
       case "layers" -> SweepPartial.mergeLayers(all, output);
       case "favor" -> SweepPartial.mergeFavor(all, output);
       case "syntax" -> TreebankPartial.mergeSyntax(all, twoFiles(command, "-best"), output.force);

@@ -36,6 +36,8 @@ final class SweepPartial {
 
   record TaskInput(int line, TaskOutcome outcome) {}
 
+  record TaskImportanceInput(int line, HeadImportance.Gradient gradient, TaskOutcome sweep) {}
+
   record FavorInput(int line, FavorAnalysis.PerInput figures) {}
 
   static void writeFavor(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
@@ -141,6 +143,30 @@ final class SweepPartial {
     Map<String, String> s = parts.get(0).header().settings();
     AblateCommand.finishTask(TaskResult.of(all.stream().map(TaskInput::outcome).toList(),
         Integer.parseInt(s.get("classes")), HeadMask.Mode.parse(s.get("mode"))), output);
+  }
+
+  static void writeTaskImportance(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<HeadImportance.Gradient> gradients,
+      List<TaskOutcome> sweeps) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < gradients.size(); i++) {
+      records.add(new TaskImportanceInput(lines.get(i), gradients.get(i), sweeps == null ? null : sweeps.get(i)));
+    }
+    PartialFile.write(output.out, output.force,
+        new PartialFile.Header("importance-task", shard, model, corpus, settings), records);
+    System.err.println("headscope: shard " + shard + ": " + gradients.size() + " labelled inputs");
+  }
+
+  /** Merges importance --task's parts: gradients averaged and the sweep scored in corpus order, as one run. */
+  static void mergeTaskImportance(List<PartialFile.Part> parts, CsvOutput output) {
+    List<TaskImportanceInput> all = inputs(parts, TaskImportanceInput.class, TaskImportanceInput::line);
+    Map<String, String> s = parts.get(0).header().settings();
+    ImportanceResult imp = HeadImportance.mean(all.stream().map(TaskImportanceInput::gradient).toList());
+    TaskResult sweep = Boolean.parseBoolean(s.get("sweep"))
+        ? TaskResult.of(all.stream().map(TaskImportanceInput::sweep).toList(), Integer.parseInt(s.get("classes")),
+            HeadMask.Mode.ZERO)
+        : null;
+    ImportanceCommand.finishTask(imp, sweep, output);
   }
 
   /** Merges importance's parts into the CSV one run over the whole corpus writes. */

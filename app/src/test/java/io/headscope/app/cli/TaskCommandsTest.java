@@ -115,6 +115,33 @@ class TaskCommandsTest {
   }
 
   @Test
+  void shardsOfTaskImportanceMergeIntoTheFileOneRunWrites() throws Exception {
+    Path whole = dir.resolve("whole-importance.csv");
+    var w = AblationCommandsTest.cli("importance", "--model", classifier.toString(), "--corpus", labelled.toString(),
+        "--task", "--out", whole.toString());
+    assertThat(w.code()).as(w.err()).isZero();
+    for (int k = 0; k < 3; k++) {
+      var r = AblationCommandsTest.cli("importance", "--model", classifier.toString(), "--corpus", labelled.toString(),
+          "--task", "--shard", k + "/3", "--out", dir.resolve("ipart" + k).toString());
+      assertThat(r.code()).as(r.err()).isZero();
+    }
+    Path merged = dir.resolve("merged-importance.csv");
+    var m = AblationCommandsTest.cli("merge", dir.resolve("ipart2").toString(), dir.resolve("ipart0").toString(),
+        dir.resolve("ipart1").toString(), "--out", merged.toString());
+    assertThat(m.code()).as(m.err()).isZero();
+    // the gradients in batches of 8 (one batch in one run, smaller ones in shards): equal to float rounding
+    List<CSVRecord> a = AblationCommandsTest.csv(whole);
+    List<CSVRecord> b = AblationCommandsTest.csv(merged);
+    assertThat(b).hasSameSizeAs(a);
+    for (int i = 0; i < a.size(); i++) {
+      assertThat(Double.parseDouble(b.get(i).get("importance")))
+          .isCloseTo(Double.parseDouble(a.get(i).get("importance")), within(1e-5));
+      assertThat(Double.parseDouble(b.get(i).get("sweep_delta_logprob")))
+          .isCloseTo(Double.parseDouble(a.get(i).get("sweep_delta_logprob")), within(1e-5));
+    }
+  }
+
+  @Test
   void aModelWithoutAClassifierOrACorpusWithoutLabelsGetsOneLine() throws Exception {
     var noHead = CliHarness.run("ablate", "--model", tiny.toString(), "--corpus", labelled.toString(), "--task");
     assertThat(noHead.exit()).isNotZero();
