@@ -141,7 +141,8 @@ final class ImportanceCommand implements Callable<Integer> {
         "|delta_loglik|");
   }
 
-  private static final int TASK_BATCH = 8;
+  /** Labelled inputs per backward pass (and per group of the comparison sweep). */
+  private static final int TASK_BATCH = 32;
 
   /**
    * The task sweep in the shape the importance table reads: its "log-probability" is the mean gold-class

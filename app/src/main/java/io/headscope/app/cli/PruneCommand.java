@@ -56,8 +56,10 @@ final class PruneCommand implements Callable<Integer> {
       + "classifier head.")
   String metric;
 
-  @Option(names = "--batch", defaultValue = "8", paramLabel = "N",
-      description = "Labelled inputs per forward pass (default 8).")
+  // short inputs in small batches leave the matrix products small: 32 ran about 3 times faster than 8 on
+  // bert-base with pairs of about 30 tokens
+  @Option(names = "--batch", defaultValue = "32", paramLabel = "N",
+      description = "Labelled inputs per forward and backward pass (default 32).")
   int batch;
 
   @Mixin CsvOutput output;

@@ -129,7 +129,7 @@ class TaskCommandsTest {
     var m = AblationCommandsTest.cli("merge", dir.resolve("ipart2").toString(), dir.resolve("ipart0").toString(),
         dir.resolve("ipart1").toString(), "--out", merged.toString());
     assertThat(m.code()).as(m.err()).isZero();
-    // the gradients in batches of 8 (one batch in one run, smaller ones in shards): equal to float rounding
+    // the gradients in batches of 32 (one batch in one run, smaller ones in shards): equal to float rounding
     List<CSVRecord> a = AblationCommandsTest.csv(whole);
     List<CSVRecord> b = AblationCommandsTest.csv(merged);
     assertThat(b).hasSameSizeAs(a);

@@ -40,7 +40,7 @@ public final class PruneViewModel {
   /** The CLI's defaults. */
   static final double STEP = 0.1;
   static final long SEED = 0;
-  static final int BATCH = 8;
+  static final int BATCH = 32;
 
   /** The two curves drawn together. */
   public record Curves(Pruning.Curve importance, Pruning.Curve random, String corpus) {}
