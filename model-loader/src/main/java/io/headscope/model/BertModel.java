@@ -3,6 +3,7 @@ package io.headscope.model;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.ClassifierGradients;
 import io.headscope.model.engine.Engine;
 import io.headscope.model.engine.GradientRequest;
 import io.headscope.model.engine.GradientResult;
@@ -144,6 +145,12 @@ public final class BertModel implements AutoCloseable {
   public GradientResult gradient(GradientRequest request) {
     checkSegments(List.of(request.input()));
     return engine.gradient(request);
+  }
+
+  /** Batched backward passes of the classifier's cross-entropy: see {@link ClassifierGradients}. */
+  public ClassifierGradients.Result classifierGradients(ClassifierGradients request) {
+    checkSegments(request.inputs());
+    return engine.classifierGradients(request);
   }
 
   /**

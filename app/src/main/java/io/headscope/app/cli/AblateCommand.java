@@ -2,6 +2,8 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.AblationTable;
+import io.headscope.analysis.ablation.SignTest;
+import io.headscope.analysis.ablation.TaskAblationCsv;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -9,6 +11,9 @@ import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
 import io.headscope.model.ablation.TargetMetric;
+import io.headscope.model.ablation.TaskResult;
+import io.headscope.model.ablation.TaskScores;
+import io.headscope.model.ablation.TaskSweep;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
@@ -22,6 +27,10 @@ import picocli.CommandLine.Option;
     description = {"Switch every head off alone (and with --layers every whole layer) and measure the masked-LM "
         + "quality each time, as CSV: layer,head,baseline_logprob,ablated_logprob,delta_logprob,baseline_acc,"
         + "ablated_acc,delta_acc (1-based; a whole-layer row has head *; natural logs; deltas are ablated minus intact).",
+        "With --task, a sequence classifier on a labelled --corpus instead (text<TAB>label or text_a<TAB>text_b<TAB>"
+            + "label): layer,head,baseline_accuracy,ablated_accuracy,delta_accuracy,baseline_f1,ablated_f1,delta_f1,"
+            + "baseline_loglik,ablated_loglik,delta_loglik,inputs (macro-F1; mean natural log of the gold class's "
+            + "probability), and on stderr how many heads help when removed with a one-sided sign test.",
         "Ctrl-C cancels and writes nothing."})
 final class AblateCommand implements Callable<Integer> {
   @Mixin InputOptions inputs;
@@ -45,6 +54,14 @@ final class AblateCommand implements Callable<Integer> {
       + "measure (default logprob; logit-diff needs --contrast). The CSV's columns are named after it.")
   String metric;
 
+  @Option(names = "--task", description = "Score a sequence-classification head on a labelled --corpus (accuracy, "
+      + "macro-F1, gold log-likelihood) instead of masked-LM quality.")
+  boolean task;
+
+  @Option(names = "--batch", paramLabel = "N", description = "With --task: labelled inputs per batch (default 8; "
+      + "a layer's run holds N x (heads + 1) rows).")
+  Integer batch;
+
   @Mixin CsvOutput output;
 
   @Mixin ModelOptions model;
@@ -55,6 +72,12 @@ final class AblateCommand implements Callable<Integer> {
   public Integer call() {
     inputs.check();
     HeadMask.Mode m = UsageException.mode(mode);
+    if (task) {
+      return task(m);
+    }
+    if (batch != null) {
+      throw new UsageException("--batch goes with --task (the masked-LM sweep runs one input at a time).");
+    }
     if (target == null && (contrast != null || metric != null)) {
       throw new UsageException("--contrast and --metric go with --target.");
     }
@@ -94,6 +117,85 @@ final class AblateCommand implements Callable<Integer> {
           inputs.corpus == null ? null : inputs.corpus.toString(), target, contrast, inputs.seed, false), output);
     }
     return 0;
+  }
+
+  /** The task sweep: a classifier on a labelled corpus. */
+  private int task(HeadMask.Mode m) {
+    if (inputs.corpus == null) {
+      throw new UsageException("--task needs a labelled --corpus (text<TAB>label or text_a<TAB>text_b<TAB>label).");
+    }
+    if (target != null || contrast != null || metric != null) {
+      throw new UsageException("--target, --contrast and --metric follow a masked-LM token; leave them out with --task.");
+    }
+    int perBatch = batch == null ? 8 : batch;
+    if (perBatch < 1 || perBatch > 512) {
+      throw new UsageException("--batch must be between 1 and 512, got " + perBatch + ".");
+    }
+    Shard shard = sharding.shard();
+    output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    try (BertModel bert = model.open();
+        Cancellation cancel = Cancellation.onCtrlC()) {
+      LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, shard);
+      TaskSweep.Options options = new TaskSweep.Options(m, layers, perBatch);
+      TaskResult r;
+      try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {
+        TaskSweep sweep = new TaskSweep(bert);
+        if (sharding.given()) {
+          java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+          settings.put("mode", mode.toLowerCase(java.util.Locale.ROOT));
+          settings.put("layers", String.valueOf(layers));
+          settings.put("classes", String.valueOf(labelled.labels().size()));
+          SweepPartial.writeTaskAblation(output, shard, bert.name(), id, settings, labelled.lines(),
+              sweep.runEach(labelled.inputs(), labelled.gold(), options, progress, cancel::requested));
+          return 0;
+        }
+        r = sweep.run(labelled.inputs(), labelled.gold(), options, progress, cancel::requested);
+      } catch (CancellationException e) {
+        return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
+      }
+      finishTask(r, output);
+    }
+    return 0;
+  }
+
+  /** The task sweep's CSV and summary (of one run or of merged shards). */
+  static void finishTask(TaskResult r, CsvOutput output) {
+    output.write(o -> TaskAblationCsv.write(r, o));
+    System.err.print(taskSummary(r));
+  }
+
+  /**
+   * How many heads help when removed, by accuracy and by log-likelihood, each with the one-sided sign test
+   * (METHODS.md, "Does removing a head help?"); whole layers are not counted.
+   */
+  static String taskSummary(TaskResult r) {
+    StringBuilder b = new StringBuilder();
+    TaskScores base = r.baseline();
+    int all = r.layers() * r.heads();
+    b.append(String.format(Locale.ROOT, "headscope: %d labelled input(s), %d classes; intact accuracy %.4f, "
+        + "macro-F1 %.4f, mean gold log-likelihood %.4f%n", r.inputs(), r.classes(), base.accuracy(), base.macroF1(),
+        base.loglik()));
+    SignTest acc = SignTest.ofDeltas(r.delta(TaskScores::accuracy));
+    b.append(String.format(Locale.ROOT, "headscope: %d of %d heads help when removed (accuracy up), %d hurt, %d "
+        + "change nothing; sign test of %d changes (H0: up as likely as down), one-sided p = %.4g%n",
+        acc.improved(), all, acc.worsened(), all - acc.improved() - acc.worsened(), acc.improved() + acc.worsened(),
+        acc.pValue()));
+    SignTest ll = SignTest.ofDeltas(r.delta(TaskScores::loglik));
+    b.append(String.format(Locale.ROOT, "headscope: by gold log-likelihood: %d of %d heads help when removed, %d "
+        + "hurt; one-sided p = %.4g%n", ll.improved(), all, ll.worsened(), ll.pValue()));
+    double[][] d = r.delta(TaskScores::accuracy);
+    Head worst = Head.all(r.layers(), r.heads()).stream()
+        .min(java.util.Comparator.comparingDouble((Head h) -> d[h.layer()][h.head()])).orElseThrow();
+    Head best = Head.all(r.layers(), r.heads()).stream()
+        .max(java.util.Comparator.comparingDouble((Head h) -> d[h.layer()][h.head()])).orElseThrow();
+    if (acc.improved() + acc.worsened() == 0) {
+      b.append("headscope: no single head changes the accuracy when removed\n");
+    } else {
+      b.append(String.format(Locale.ROOT, "headscope: removing %s hurts accuracy most (%+.4f); removing %s helps "
+          + "most (%+.4f)%n", worst, d[worst.layer()][worst.head()], best, d[best.layer()][best.head()]));
+    }
+    return b.toString();
   }
 
   /** What changes a shard's numbers: merge refuses parts that differ in any of these. */

@@ -7,8 +7,12 @@ import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.ablation.ClassifierTarget;
 import io.headscope.model.ablation.HeadImportance;
 import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.ablation.TaskOutcome;
+import io.headscope.model.ablation.TaskResult;
+import io.headscope.model.ablation.TaskSweep;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
@@ -24,12 +28,19 @@ import picocli.CommandLine.Option;
         + "normalised by the l2 norm within each layer; rank 1 = most important by raw importance).",
         "Unless --no-sweep, the ablation sweep of the same inputs is run too: its delta_logprob fills the last column "
             + "and Spearman's rank correlation of importance with |delta_logprob| is printed to stderr.",
+        "With --task, the loss is a sequence classifier's cross-entropy of the gold class on a labelled --corpus "
+            + "(text<TAB>label or text_a<TAB>text_b<TAB>label), and the comparison sweep is the task sweep (the last "
+            + "column then holds its delta of the mean gold log-likelihood).",
         "Ctrl-C cancels and writes nothing."})
 final class ImportanceCommand implements Callable<Integer> {
   @Mixin InputOptions inputs;
 
   @Option(names = "--no-sweep", description = "Skip the comparison sweep (much faster; the last column stays empty).")
   boolean noSweep;
+
+  @Option(names = "--task", description = "Use a sequence classifier's cross-entropy of the gold label on a "
+      + "labelled --corpus as the loss.")
+  boolean task;
 
   @Mixin CsvOutput output;
 
@@ -40,6 +51,9 @@ final class ImportanceCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     inputs.check();
+    if (task) {
+      return task();
+    }
     Shard shard = sharding.shard();
     if (sharding.given() && inputs.corpus == null) {
       throw new UsageException("--shard goes with --corpus: one typed input is not split.");
@@ -78,15 +92,89 @@ final class ImportanceCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Importance with the classifier's cross-entropy of the gold label as the loss. */
+  private int task() {
+    if (inputs.corpus == null) {
+      throw new UsageException("--task needs a labelled --corpus (text<TAB>label or text_a<TAB>text_b<TAB>label).");
+    }
+    Shard shard = sharding.shard();
+    output.check();
+    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    try (BertModel bert = model.open();
+        Cancellation cancel = Cancellation.onCtrlC()) {
+      LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, shard);
+      List<HeadImportance.Gradient> gradients;
+      List<TaskOutcome> outcomes = null;
+      try (ProgressDisplay progress = ProgressDisplay.start("importance")) {
+        if (labelled.inputs().isEmpty()) { // a shard may hold no input
+          gradients = List.of();
+          outcomes = noSweep ? null : List.of();
+        } else {
+          gradients = new ClassifierTarget(bert, labelled.inputs(), labelled.gold(), HeadMask.Mode.ZERO, TASK_BATCH)
+              .gradients(java.util.Set.of(), progress.part(0, noSweep ? 1 : 0.3), cancel::requested);
+          if (!noSweep) {
+            outcomes = new TaskSweep(bert).runEach(labelled.inputs(), labelled.gold(),
+                new TaskSweep.Options(HeadMask.Mode.ZERO, false, TASK_BATCH), progress.part(0.3, 1),
+                cancel::requested);
+          }
+        }
+      } catch (CancellationException e) {
+        return Cancellation.cancelled();
+      }
+      if (sharding.given()) {
+        java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+        settings.put("sweep", String.valueOf(!noSweep));
+        settings.put("classes", String.valueOf(labelled.labels().size()));
+        SweepPartial.writeTaskImportance(output, shard, bert.name(), id, settings, labelled.lines(), gradients,
+            outcomes);
+        return 0;
+      }
+      finishTask(HeadImportance.mean(gradients), outcomes == null ? null
+          : TaskResult.of(outcomes, labelled.labels().size(), HeadMask.Mode.ZERO), output);
+    }
+    return 0;
+  }
+
+  /** The CSV and summary of importance --task (one run or merged shards); {@code sweep} is null without one. */
+  static void finishTask(ImportanceResult imp, TaskResult sweep, CsvOutput output) {
+    finish(imp, sweep == null ? null : asSweep(sweep), output, "classifier cross-entropy of the gold label",
+        "|delta_loglik|");
+  }
+
+  /** Labelled inputs per backward pass (and per group of the comparison sweep). */
+  private static final int TASK_BATCH = 32;
+
+  /**
+   * The task sweep in the shape the importance table reads: its "log-probability" is the mean gold-class
+   * log-likelihood, its accuracy the task accuracy (no KL: zeros).
+   */
+  static AblationResult asSweep(TaskResult t) {
+    double[][] ll = new double[t.layers()][t.heads()];
+    double[][] acc = new double[t.layers()][t.heads()];
+    for (int l = 0; l < t.layers(); l++) {
+      for (int h = 0; h < t.heads(); h++) {
+        ll[l][h] = t.headScores()[l][h].loglik();
+        acc[l][h] = t.headScores()[l][h].accuracy();
+      }
+    }
+    return new AblationResult(t.mode(), t.inputs(), t.inputs(), t.baseline().loglik(), t.baseline().accuracy(), ll,
+        acc, new double[t.layers()][t.heads()], null, null, null);
+  }
+
   /** The CSV and the summary of a run (or of merged shards); {@code sweep} is null without one. */
   static void finish(ImportanceResult imp, AblationResult sweep, CsvOutput output) {
+    finish(imp, sweep, output, "masked-LM loss", "|delta_logprob|");
+  }
+
+  private static void finish(ImportanceResult imp, AblationResult sweep, CsvOutput output, String loss,
+      String delta) {
     ImportanceTable table = ImportanceTable.of(imp, sweep);
     output.write(o -> AblationCsv.importance(table, o));
-    System.err.printf(Locale.ROOT, "headscope: %d input(s), mean masked-LM loss %.4f nats%n", imp.inputs(), imp.meanLoss());
+    System.err.printf(Locale.ROOT, "headscope: %d input(s), mean %s %.4f nats%n", imp.inputs(), loss, imp.meanLoss());
     if (sweep != null) {
       System.err.printf(Locale.ROOT,
-          "headscope: Spearman rank correlation of importance with the sweep's |delta_logprob|: %.3f (%d heads)%n",
-          table.spearman(), table.rows().size());
+          "headscope: Spearman rank correlation of importance with the sweep's %s: %.3f (%d heads)%n",
+          delta, table.spearman(), table.rows().size());
     }
   }
 }

@@ -33,7 +33,9 @@ final class MergeCommand implements Callable<Integer> {
         }
         SweepPartial.mergeAblation(all, output);
       }
+      case "ablate-task" -> SweepPartial.mergeTaskAblation(all, output);
       case "importance" -> SweepPartial.mergeImportance(all, output);
+      case "importance-task" -> SweepPartial.mergeTaskImportance(all, output);
       case "layers" -> SweepPartial.mergeLayers(all, output);
       case "favor" -> SweepPartial.mergeFavor(all, output);
       case "compare" -> CompareCommand.finish(ComparePartial.result(all), output, -1);

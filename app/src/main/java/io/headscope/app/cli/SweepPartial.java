@@ -6,10 +6,13 @@ import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.favor.FavorAnalysis;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.analysis.flow.LayerCompatibility;
+import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.ablation.AblationResult;
 import io.headscope.model.ablation.HeadImportance;
 import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.ablation.TaskOutcome;
+import io.headscope.model.ablation.TaskResult;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -30,6 +33,10 @@ final class SweepPartial {
   record ImportanceInput(int line, HeadImportance.Gradient gradient, AblationResult sweep) {}
 
   record LayersInput(int line, LayerCompatibility.PerInput scores) {}
+
+  record TaskInput(int line, TaskOutcome outcome) {}
+
+  record TaskImportanceInput(int line, HeadImportance.Gradient gradient, TaskOutcome sweep) {}
 
   record FavorInput(int line, FavorAnalysis.PerInput figures) {}
 
@@ -114,6 +121,52 @@ final class SweepPartial {
     AblationResult r = AblationResult.mean(all.stream().map(AblationInput::result).toList());
     AblateCommand.finish(r, new AblationCsv.Sweep(h.model(), null, null, h.corpus().file(), blankToNull(s.get("target")),
         blankToNull(s.get("contrast")), Long.parseLong(s.get("seed")), false), output);
+  }
+
+  static void writeTaskAblation(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<TaskOutcome> each) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < each.size(); i++) {
+      records.add(new TaskInput(lines.get(i), each.get(i)));
+    }
+    PartialFile.write(output.out, output.force, new PartialFile.Header("ablate-task", shard, model, corpus, settings),
+        records);
+    System.err.println("headscope: shard " + shard + ": " + each.size() + " labelled inputs swept");
+  }
+
+  /**
+   * Merges the task sweep's parts: the scores are computed from every input's outcome in corpus order, as
+   * one run does (macro-F1 is not a mean over inputs, so outcomes are kept, not scores).
+   */
+  static void mergeTaskAblation(List<PartialFile.Part> parts, CsvOutput output) {
+    List<TaskInput> all = inputs(parts, TaskInput.class, TaskInput::line);
+    Map<String, String> s = parts.get(0).header().settings();
+    AblateCommand.finishTask(TaskResult.of(all.stream().map(TaskInput::outcome).toList(),
+        Integer.parseInt(s.get("classes")), HeadMask.Mode.parse(s.get("mode"))), output);
+  }
+
+  static void writeTaskImportance(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+      Map<String, String> settings, List<Integer> lines, List<HeadImportance.Gradient> gradients,
+      List<TaskOutcome> sweeps) {
+    List<Object> records = new ArrayList<>();
+    for (int i = 0; i < gradients.size(); i++) {
+      records.add(new TaskImportanceInput(lines.get(i), gradients.get(i), sweeps == null ? null : sweeps.get(i)));
+    }
+    PartialFile.write(output.out, output.force,
+        new PartialFile.Header("importance-task", shard, model, corpus, settings), records);
+    System.err.println("headscope: shard " + shard + ": " + gradients.size() + " labelled inputs");
+  }
+
+  /** Merges importance --task's parts: gradients averaged and the sweep scored in corpus order, as one run. */
+  static void mergeTaskImportance(List<PartialFile.Part> parts, CsvOutput output) {
+    List<TaskImportanceInput> all = inputs(parts, TaskImportanceInput.class, TaskImportanceInput::line);
+    Map<String, String> s = parts.get(0).header().settings();
+    ImportanceResult imp = HeadImportance.mean(all.stream().map(TaskImportanceInput::gradient).toList());
+    TaskResult sweep = Boolean.parseBoolean(s.get("sweep"))
+        ? TaskResult.of(all.stream().map(TaskImportanceInput::sweep).toList(), Integer.parseInt(s.get("classes")),
+            HeadMask.Mode.ZERO)
+        : null;
+    ImportanceCommand.finishTask(imp, sweep, output);
   }
 
   /** Merges importance's parts into the CSV one run over the whole corpus writes. */

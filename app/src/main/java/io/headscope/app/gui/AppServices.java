@@ -17,12 +17,17 @@ import io.headscope.app.gui.layers.LayersView;
 import io.headscope.app.gui.layers.LayersViewModel;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.prune.PruneView;
+import io.headscope.app.gui.prune.PruneViewModel;
 import io.headscope.app.gui.sweep.SweepView;
 import io.headscope.app.gui.sweep.SweepViewModel;
 import java.util.List;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.Tab;
+import javafx.scene.control.TitledPane;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
 
 /**
  * Wires the analysis screens into the main view: the ablation sweep, the corpus run and the head map,
@@ -61,7 +66,13 @@ final class AppServices {
     MainViewModel main = view.viewModel();
     SweepViewModel sweepVm = new SweepViewModel(main.session());
     SweepView sweepView = new SweepView(sweepVm);
-    Tab sweepTab = view.addLeftTab("Sweep", "tab-sweep", sweepView);
+    // the pruning curves sit under the sweep, folded away until opened: the tab strip has no room for a tab
+    PruneView pruneView = new PruneView(new PruneViewModel(main.session()), view);
+    TitledPane prune = new TitledPane("Pruning curves (importance vs random order)", pruneView);
+    prune.setId("prune-pane");
+    prune.setExpanded(false);
+    VBox.setVgrow(sweepView, Priority.ALWAYS);
+    Tab sweepTab = view.addLeftTab("Sweep", "tab-sweep", new VBox(sweepView, prune));
     sweepTab.setTooltip(new javafx.scene.control.Tooltip("Ablation sweep: every head switched off in turn, the metric you choose"));
     CorpusViewModel corpusVm = new CorpusViewModel(main.session());
     CorpusView corpusView = new CorpusView(corpusVm, view);

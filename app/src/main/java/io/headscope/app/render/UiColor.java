@@ -43,6 +43,9 @@ public enum UiColor {
   TOKEN_SPECIAL("token-special", 0xE0E0E0),
   TOKEN_A("token-a", 0xDBE9F7),
   TOKEN_B("token-b", 0xD3F0D3),
+  /** The pruning chart's curves: importance order and random order (Okabe and Ito's blue and vermillion). */
+  PRUNE_IMPORTANCE("prune-importance", 0x0072B2),
+  PRUNE_RANDOM("prune-random", 0xD55E00),
   /** The status bar. */
   STATUS_BACKGROUND("status-background", 0xF0F0F0),
   STATUS_BORDER("status-border", 0xCCCCCC);

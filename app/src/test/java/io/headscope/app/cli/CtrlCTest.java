@@ -45,6 +45,20 @@ class CtrlCTest {
     assertThat(run.exit()).as(run.output()).isEqualTo(143);
   }
 
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void ctrlCDuringPruningLeavesNoFileAndExits130() throws Exception {
+    Path model = dir.resolve("classifier");
+    TinyBert.create(2, 2, 3).withClassifier("neg", "pos").writeTo(model);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 20000; i++) {
+      lines.add("the cat sat on the mat and the dog ran to the house .\t" + (i % 2 == 0 ? "pos" : "neg"));
+    }
+    Path corpus = Files.write(dir.resolve("labelled.tsv"), lines);
+    Interrupted run = interrupt("INT", "prune", List.of("--model", model.toString(), "--corpus", corpus.toString()));
+    assertThat(run.exit()).as(run.output()).isEqualTo(130);
+  }
+
   private record Interrupted(int exit, String output) {}
 
   /** Starts an ablation of a long corpus, sends {@code signal} once it reports progress, checks nothing was written. */
@@ -56,21 +70,27 @@ class CtrlCTest {
       lines.add("the cat sat on the mat and the dog ran to the house .");
     }
     Path corpus = Files.write(dir.resolve("corpus.txt"), lines);
+    return interrupt(signal, "ablate", List.of("--model", model.toString(), "--corpus", corpus.toString()));
+  }
+
+  /** Starts {@code command} with {@code args}, sends {@code signal} once it reports progress, checks nothing was written. */
+  private Interrupted interrupt(String signal, String name, List<String> args) throws Exception {
     Path outDir = Files.createDirectory(dir.resolve("out"));
-    Path out = outDir.resolve("ablation.csv");
+    Path out = outDir.resolve(name + ".csv");
 
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>(withDefaultSigint());
-    command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", "ablate",
-        "--model", model.toString(), "--corpus", corpus.toString(), "--out", out.toString()));
+    command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", name));
+    command.addAll(args);
+    command.addAll(List.of("--out", out.toString()));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     StringBuilder seen = new StringBuilder();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         seen.append(line).append('\n');
-        if (line.startsWith("headscope: ablate ")) { // the first progress line: the sweep is running
+        if (line.startsWith("headscope: " + name + " ")) { // the first progress line: the work is running
           if (signal.equals("INT")) {
             assertThat(sigintIgnored(p.pid())).as("the child JVM started with SIGINT ignored").isFalse();
           }
@@ -83,7 +103,7 @@ class CtrlCTest {
     } finally {
       p.destroyForcibly();
     }
-    assertThat(seen.toString()).contains("headscope: ablate ");
+    assertThat(seen.toString()).contains("headscope: " + name + " ");
     assertThat(seen.toString()).contains("headscope: cancelled; nothing was written.");
     try (var files = Files.list(outDir)) {
       assertThat(files).as("no output and no temporary file").isEmpty();

@@ -3,17 +3,12 @@ package io.headscope.model.ablation;
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
-import io.headscope.model.engine.Capture;
-import io.headscope.model.engine.HookPoint;
-import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
-import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -120,7 +115,6 @@ public final class AblationSweep {
       BooleanSupplier cancelled, Partial partial) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
-    int variants = heads + (o.layers() ? 1 : 0);
     double[][] lp = new double[layers][heads];
     double[][] acc = new double[layers][heads];
     double[][] kl = new double[layers][heads];
@@ -140,10 +134,9 @@ public final class AblationSweep {
     }
 
     // the intact pass, keeping every layer's input and the distributions at the measured positions
-    RunResult intact = model.run(RunRequest.of(probe.input())
-        .capture(Capture.points(HookPoint.Kind.RESID_PRE))
-        .read(Readouts.none().withLogProbs(probe.positions())));
-    float[][] logp = intact.logProbs()[0]; // [position][vocab]
+    LayerVariants sweep = LayerVariants.start(model, List.of(probe.input()),
+        Readouts.none().withLogProbs(probe.positions()));
+    float[][] logp = sweep.intact().logProbs()[0]; // [position][vocab]
     TargetMetric metric = o.target();
     long[] targets = metric != null ? filled(probe.positions().length, metric.target())
         : probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
@@ -151,29 +144,13 @@ public final class AblationSweep {
     double[] base = intactScores(logp, targets, contrasts, metric);
     Readouts compare = Readouts.none()
         .withComparison(new Readouts.Comparison(probe.positions(), targets, logp, contrasts));
-    List<Encoding> batch = Collections.nCopies(variants, probe.input());
 
     for (int l = 0; l < layers; l++) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("ablation sweep cancelled");
       }
-      float[][][] m = new float[variants][layers][heads];
-      for (float[][] variant : m) {
-        for (float[] row : variant) {
-          Arrays.fill(row, 1f);
-        }
-      }
-      for (int h = 0; h < heads; h++) {
-        m[h][l][h] = 0f; // variant h: head h of layer l off
-      }
-      if (o.layers()) {
-        Arrays.fill(m[heads][l], 0f); // the last variant: the whole layer off
-      }
-      // switching off a head of layer l cannot change the layers below it: start every variant at l
-      RunResult.TargetScores[] r = model.run(RunRequest.of(batch)
-          .startingAt(l, intact.cache().get(HookPoint.residPre(l)).repeatRows(variants))
-          .intervene(new Intervention.HeadMasks(m, o.mode()))
-          .read(compare)).comparison();
+      RunResult.TargetScores[] r = sweep.layer(l, LayerVariants.singleOff(layers, heads, l, o.layers()), o.mode(),
+          compare).comparison();
       for (int h = 0; h < heads; h++) {
         double[] s = means(r[h], targets, metric);
         lp[l][h] = s[0];

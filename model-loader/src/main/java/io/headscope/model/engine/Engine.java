@@ -103,8 +103,8 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * One backward pass of the request's masked-LM loss. Only the mask variables (or the value at the
-   * point) require a gradient: the weights never do, so no gradient buffers are made for them.
+   * One backward pass of the request's loss (masked-LM, or the classifier's cross-entropy). Only the mask
+   * variables (or the value at the point) require a gradient: the weights never do, so no gradient buffers are made for them.
    */
   public GradientResult gradient(GradientRequest g) {
     BertConfig c = config();
@@ -139,9 +139,20 @@ public final class Engine implements AutoCloseable {
       NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
       x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (1, T, d)
       x = hooks.at(HookPoint.fin(), x);
-      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
-      long[] targets = g.targets() != null ? g.targets() : logq.argMax(-1).toLongArray();
-      NDArray loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      long[] targets;
+      NDArray loss;
+      if (g.classifierLoss()) {
+        NDArray logq = encoder.classifierLogits(x).logSoftmax(-1); // (1, labels)
+        if (g.classLabel() >= logq.getShape().get(1)) {
+          throw new IllegalArgumentException("class " + g.classLabel() + " of " + logq.getShape().get(1));
+        }
+        targets = new long[] {g.classLabel()};
+        loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      } else {
+        NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
+        targets = g.targets() != null ? g.targets() : logq.argMax(-1).toLongArray();
+        loss = MlmReadouts.targetLogProbs(logq, targets).mean().neg();
+      }
       collector.backward(loss);
       double[][] dm = null;
       Activation dPoint = null;
@@ -165,6 +176,59 @@ public final class Engine implements AutoCloseable {
         }
       }
       return new GradientResult(loss.getFloat(), targets, dm, dPoint);
+    }
+  }
+
+  /**
+   * The classifier's cross-entropy of each input's label, differentiated with respect to each input's own
+   * head-mask variables in one backward pass ({@link ClassifierGradients}).
+   */
+  public ClassifierGradients.Result classifierGradients(ClassifierGradients g) {
+    BertConfig c = config();
+    int layers = c.numHiddenLayers();
+    int heads = c.numAttentionHeads();
+    int n = g.inputs().size();
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, g.inputs());
+      Hooks hooks = new Hooks();
+      attach(hooks, g.interventions(), batch);
+      NDArray m = scope.ones(new Shape(n, layers, heads));
+      m.setRequiresGradient(true);
+      for (int l = 0; l < layers; l++) {
+        NDArray row = m.get(new ai.djl.ndarray.index.NDIndex(":, {}, :", l)).reshape(n, heads, 1, 1); // (B, H, 1, 1)
+        hooks.intervene(HookPoint.pattern(l), a -> a.mul(row));
+      }
+      NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
+      x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (B, T, d)
+      x = hooks.at(HookPoint.fin(), x);
+      NDArray logq = encoder.classifierLogits(x).logSoftmax(-1); // (B, labels)
+      long[] index = new long[n];
+      for (int b = 0; b < n; b++) {
+        if (g.labels()[b] < 0 || g.labels()[b] >= logq.getShape().get(1)) {
+          throw new IllegalArgumentException("class " + g.labels()[b] + " of " + logq.getShape().get(1));
+        }
+        index[b] = g.labels()[b];
+      }
+      NDArray each = logq.gather(scope.create(index, new Shape(n, 1)), 1).neg(); // (B, 1)
+      // the sum: each input's mask variables reach only its own loss
+      collector.backward(each.sum());
+      float[] flat;
+      try (NDArray grad = m.getGradient()) {
+        flat = grad.toFloatArray();
+      }
+      float[] losses = each.toFloatArray();
+      double[][][] dm = new double[n][layers][heads];
+      double[] out = new double[n];
+      for (int b = 0; b < n; b++) {
+        out[b] = losses[b];
+        for (int l = 0; l < layers; l++) {
+          for (int h = 0; h < heads; h++) {
+            dm[b][l][h] = flat[(b * layers + l) * heads + h];
+          }
+        }
+      }
+      return new ClassifierGradients.Result(out, dm);
     }
   }
 
