@@ -274,6 +274,13 @@ public final class Trainer implements AutoCloseable {
     return out;
   }
 
+  /** The trained arrays' current values by their internal names (tests of the optimizer). */
+  Map<String, float[]> parameterValues() {
+    Map<String, float[]> out = new LinkedHashMap<>();
+    parameters.forEach((name, a) -> out.put(name, a.toFloatArray()));
+    return out;
+  }
+
   /** Native arrays alive now: the weights and anything a step failed to free (tests). */
   public long liveNativeArrays() {
     return Engine.countResources(manager);

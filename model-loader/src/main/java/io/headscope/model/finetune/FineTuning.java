@@ -43,11 +43,11 @@ public final class FineTuning {
    * Trains and writes {@code out} after each epoch; the caller has checked {@code out}
    * ({@link ClassifierFolder#check}).
    *
+   * @param config the source's config (its GELU possibly overridden)
    * @param dev evaluation inputs after each epoch (empty for none)
    */
-  public static Result run(ModelFiles source, List<String> labels, List<TrainingExample> train,
+  public static Result run(ModelFiles source, BertConfig config, List<String> labels, List<TrainingExample> train,
       List<TrainingExample> dev, FineTuneOptions options, Path out, Listener listener, BooleanSupplier cancelled) {
-    BertConfig config = BertConfig.read(source.config());
     List<EpochReport> done = new ArrayList<>();
     try (Safetensors st = Safetensors.open(source.weights());
         Trainer trainer = Trainer.start(config, st, labels, options, train.size())) {
