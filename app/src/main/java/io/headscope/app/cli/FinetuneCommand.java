@@ -49,9 +49,9 @@ final class FinetuneCommand implements Callable<Integer> {
   @Option(names = "--batch", defaultValue = "16", paramLabel = "N", description = "Inputs per step (default 16).")
   int batch;
 
-  @Option(names = "--max-length", defaultValue = "128", paramLabel = "N",
-      description = "Wordpieces per input, [CLS] and [SEP] included; longer inputs are cut (default 128).")
-  int maxLength;
+  @Option(names = "--max-length", paramLabel = "N", description = "Wordpieces per input, [CLS] and [SEP] "
+      + "included; longer inputs are cut (default 128, or the model's positions if fewer).")
+  Integer maxLength;
 
   @Option(names = "--warmup", defaultValue = "0.1", paramLabel = "SHARE",
       description = "Share of the steps over which the learning rate rises from 0 (default 0.1).")
@@ -80,7 +80,7 @@ final class FinetuneCommand implements Callable<Integer> {
     } catch (HeadScopeException e) {
       throw new UsageException(e.getMessage(), e);
     }
-    if (maxLength < BertTextEncoder.MIN_LENGTH) {
+    if (maxLength != null && maxLength < BertTextEncoder.MIN_LENGTH) {
       throw new UsageException("--max-length must be at least " + BertTextEncoder.MIN_LENGTH + ", got " + maxLength
           + ".");
     }
@@ -90,7 +90,9 @@ final class FinetuneCommand implements Callable<Integer> {
     if (model.gelu != null) {
       config = config.withHiddenAct(model.gelu);
     }
-    if (maxLength > config.maxPositionEmbeddings()) {
+    if (maxLength == null) {
+      maxLength = Math.min(128, config.maxPositionEmbeddings());
+    } else if (maxLength > config.maxPositionEmbeddings()) {
       throw new UsageException("--max-length " + maxLength + " is more than the model's "
           + config.maxPositionEmbeddings() + " positions.");
     }
