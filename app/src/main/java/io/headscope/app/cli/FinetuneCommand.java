@@ -157,7 +157,8 @@ final class FinetuneCommand implements Callable<Integer> {
     if (e.hasDev()) {
       s += String.format(Locale.ROOT, ", dev accuracy %.3f, dev macro-F1 %.3f", e.devAccuracy(), e.devMacroF1());
     }
-    return s + String.format(Locale.ROOT, " (%.0f s)", e.seconds());
+    return s + String.format(Locale.ROOT, " (%.0f s: forward %.0f s, backward %.0f s, optimizer %.0f s)",
+        e.seconds(), e.time().forward(), e.time().backward(), e.time().optimizer());
   }
 
   private static List<TrainingExample> encode(BertTextEncoder tokenizer, LabelledCorpus corpus, BertConfig config,

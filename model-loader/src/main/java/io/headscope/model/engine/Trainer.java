@@ -60,7 +60,6 @@ public final class Trainer implements AutoCloseable {
   private final OwnedAdamW withoutDecay;
   private final Random shuffle;
   private final int totalSteps;
-  private int stepsDone;
 
   private Trainer(NDManager manager, BertWeights weights, List<String> labels, FineTuneOptions options,
       int trainInputs) {
@@ -144,6 +143,9 @@ public final class Trainer implements AutoCloseable {
     int steps = options.stepsPerEpoch(order.size());
     double lossSum = 0;
     int right = 0;
+    forwardNanos = 0;
+    backwardNanos = 0;
+    optimizerNanos = 0;
     for (int s = 0; s < steps; s++) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException();
@@ -156,8 +158,13 @@ public final class Trainer implements AutoCloseable {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     return new EpochReport(epoch, options.epochs(), steps, lossSum / order.size(), right / (double) order.size(),
-        Double.NaN, Double.NaN, seconds);
+        Double.NaN, Double.NaN, seconds,
+        new EpochReport.StepTimes(forwardNanos / 1e9, backwardNanos / 1e9, optimizerNanos / 1e9));
   }
+
+  private long forwardNanos;
+  private long backwardNanos;
+  private long optimizerNanos;
 
   record StepResult(double loss, int right) {}
 
@@ -165,7 +172,7 @@ public final class Trainer implements AutoCloseable {
   StepResult step(List<TrainingExample> batch) {
     try (NDManager scope = manager.newSubManager()) {
       Pass pass = forwardBackward(scope, batch, options.dropout());
-      stepsDone++;
+      long t0 = System.nanoTime();
       for (Map.Entry<String, NDArray> p : parameters.entrySet()) {
         NDArray w = p.getValue();
         try (NDArray g = w.getGradient()) {
@@ -173,6 +180,7 @@ public final class Trainer implements AutoCloseable {
           g.subi(g); // torch adds the next backward's gradient to this one
         }
       }
+      optimizerNanos += System.nanoTime() - t0;
       return new StepResult(pass.loss, pass.right);
     }
   }
@@ -200,6 +208,7 @@ public final class Trainer implements AutoCloseable {
     Batch in = Batch.of(scope, inputs);
     NDArray loss;
     NDArray logits;
+    long t0 = System.nanoTime();
     try (GradientCollector collector = scope.getEngine().newGradientCollector()) {
       Hooks hooks = dropoutHooks((float) dropout);
       NDArray x = encoder.embed(in.ids(), in.segments(), hooks);
@@ -208,7 +217,10 @@ public final class Trainer implements AutoCloseable {
       logits = encoder.classify(pooled); // (B, labels)
       NDArray oneHot = scope.create(gold).oneHot(config.id2label().size()); // (B, labels)
       loss = logits.logSoftmax(-1).mul(oneHot).sum(new int[] {1}).mean().neg(); // cross-entropy
+      long t1 = System.nanoTime();
+      forwardNanos += t1 - t0;
       collector.backward(loss);
+      backwardNanos += System.nanoTime() - t1;
     }
     float value = loss.getFloat();
     if (!Float.isFinite(value)) {
