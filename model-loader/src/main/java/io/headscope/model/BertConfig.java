@@ -150,6 +150,11 @@ public record BertConfig(
         labels.put(Integer.toString(i), id2label.get(i));
       }
       root.set("id2label", JSON.valueToTree(labels));
+      Map<String, Integer> ids = new LinkedHashMap<>();
+      for (int i = 0; i < id2label.size(); i++) {
+        ids.put(id2label.get(i), i);
+      }
+      root.set("label2id", JSON.valueToTree(ids)); // Hugging Face writes both directions
     }
     Files.writeString(configJson, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root));
   }

@@ -2,6 +2,7 @@ package io.headscope.app.cli;
 
 import io.headscope.model.BertModel;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.ModelFiles;
 import io.headscope.model.store.ModelRepository;
 import picocli.CommandLine.Option;
 
@@ -30,6 +31,16 @@ final class ModelOptions {
    * the same {@code --offline} and {@code --gelu}.
    */
   BertModel open(String spec) {
+    return BertModel.load(files(spec), gelu);
+  }
+
+  /** The model's files (downloaded or converted once into the cache if need be), not loaded. */
+  ModelFiles files() {
+    return files(model);
+  }
+
+  /** The files of a model named as {@code --model} is, not loaded. */
+  ModelFiles files(String spec) {
     if (gelu != null) {
       try {
         io.headscope.model.BertConfig.Gelu.of(gelu);
@@ -40,13 +51,12 @@ final class ModelOptions {
     // The display starts with the first event, so a cached model (no download, no conversion) prints nothing.
     ProgressDisplay[] display = {null};
     try {
-      var files = ModelRepository.standard().offline(offline).resolve(spec, (stage, f) -> {
+      return ModelRepository.standard().offline(offline).resolve(spec, (stage, f) -> {
         if (display[0] == null) {
           display[0] = ProgressDisplay.start("model");
         }
         display[0].progress(stage, f);
       });
-      return BertModel.load(files, gelu);
     } finally {
       if (display[0] != null) {
         display[0].close();

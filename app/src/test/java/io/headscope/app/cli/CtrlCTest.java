@@ -59,6 +59,50 @@ class CtrlCTest {
     assertThat(run.exit()).as(run.output()).isEqualTo(130);
   }
 
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void ctrlCDuringFineTuningKeepsTheLastFinishedEpochsFolderAndSaysSo() throws Exception {
+    Path model = dir.resolve("tiny");
+    TinyBert.create(2, 2, 3).writeTo(model);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      lines.add("the cat sat on the mat .\tcat");
+      lines.add("the car ran in the city .\tcar");
+    }
+    Path train = Files.write(dir.resolve("train.tsv"), lines);
+    Path outDir = Files.createDirectory(dir.resolve("models"));
+    Path out = outDir.resolve("tuned");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> command = new ArrayList<>(withDefaultSigint());
+    command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", "finetune",
+        "--model", model.toString(), "--train", train.toString(), "--epochs", "1000", "--lr", "1e-3",
+        "--out", out.toString()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    StringBuilder seen = new StringBuilder();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        seen.append(line).append('\n');
+        if (line.startsWith("headscope: epoch 1/1000")) { // the first epoch is written: stop in a later one
+          new ProcessBuilder("kill", "-INT", String.valueOf(p.pid())).start().waitFor();
+          break;
+        }
+      }
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("Ctrl-C was heeded within 60 s:%n%s", seen).isTrue();
+      r.lines().forEach(l -> seen.append(l).append('\n'));
+    } finally {
+      p.destroyForcibly();
+    }
+    assertThat(p.exitValue()).as(seen.toString()).isEqualTo(130);
+    assertThat(seen.toString()).containsPattern("headscope: cancelled; .*tuned keeps epoch \\d+ of 1000\\.");
+    assertThat(out.resolve("config.json")).exists();
+    assertThat(out.resolve("model.safetensors")).exists();
+    try (var files = Files.list(outDir)) {
+      assertThat(files.map(f -> f.getFileName().toString())).as("no temporary folder").containsExactly("tuned");
+    }
+  }
+
   private record Interrupted(int exit, String output) {}
 
   /** Starts an ablation of a long corpus, sends {@code signal} once it reports progress, checks nothing was written. */

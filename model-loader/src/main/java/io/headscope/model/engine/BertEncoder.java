@@ -197,8 +197,17 @@ final class BertEncoder {
       throw new HeadScopeException("This model has no sequence-classification head, so it gives no class "
           + "probabilities.");
     }
+    return classify(pooled(sequenceOutput));
+  }
+
+  /** The pooler, {@code tanh(W_p h_[CLS] + b_p)}: (B, T, d) to (B, d). */
+  NDArray pooled(NDArray sequenceOutput) {
     NDArray cls = sequenceOutput.get(new NDIndex(":, 0, :")); // (B, d)
-    NDArray pooled = Linear.linear(cls, w.poolerWeight, w.poolerBias).singletonOrThrow().tanh();
+    return Linear.linear(cls, w.poolerWeight, w.poolerBias).singletonOrThrow().tanh();
+  }
+
+  /** The classifier on the pooled state, {@code W_c p + b_c}: (B, d) to (B, labels). */
+  NDArray classify(NDArray pooled) {
     return Linear.linear(pooled, w.classifierWeight, w.classifierBias).singletonOrThrow();
   }
 

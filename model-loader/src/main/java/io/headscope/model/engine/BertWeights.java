@@ -133,6 +133,16 @@ final class BertWeights implements AutoCloseable {
    * last layer the config asks for is looked up before anything is allocated.
    */
   static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
+    return load(config, file, parent, arrays -> { });
+  }
+
+  /**
+   * {@link #load}, with {@code amend} seeing the tensors by their checkpoint names before the model is
+   * built from them: fine-tuning adds a new classifier head there ({@link Trainer}). Arrays it puts
+   * must be created in the map's manager (that of any array in it).
+   */
+  static BertWeights load(BertConfig config, Safetensors file, NDManager parent,
+      java.util.function.Consumer<Map<String, NDArray>> amend) {
     Map<String, Safetensors.TensorInfo> infos = file.tensors();
     for (Safetensors.TensorInfo info : infos.values()) {
       boolean isFloat = switch (info.dtype()) {
@@ -177,6 +187,7 @@ final class BertWeights implements AutoCloseable {
               + "so its attention maps would be meaningless.");
         }
       }
+      amend.accept(arrays);
       BertWeights w = new BertWeights(config, manager, arrays);
       java.util.Set<NDArray> kept = w.retained();
       arrays.values().stream().filter(a -> !kept.contains(a)).forEach(NDArray::close);
@@ -217,6 +228,42 @@ final class BertWeights implements AutoCloseable {
 
   BertConfig config() {
     return config;
+  }
+
+  /**
+   * Every array a sequence classifier is made of, under Hugging Face's {@code BertForSequenceClassification}
+   * names, in checkpoint order; a layer's fused query/key/value projection appears once, as
+   * {@code bert.encoder.layer.N.attention.self.qkv.weight} / {@code .bias} (split on saving). The
+   * masked-LM head is not part of it.
+   */
+  Map<String, NDArray> classifierParameters() {
+    Map<String, NDArray> p = new java.util.LinkedHashMap<>();
+    p.put("bert.embeddings.word_embeddings.weight", wordEmbeddings);
+    p.put("bert.embeddings.position_embeddings.weight", positionEmbeddings);
+    p.put("bert.embeddings.token_type_embeddings.weight", tokenTypeEmbeddings);
+    p.put("bert.embeddings.LayerNorm.weight", embLnWeight);
+    p.put("bert.embeddings.LayerNorm.bias", embLnBias);
+    for (int l = 0; l < layers.length; l++) {
+      Layer y = layers[l];
+      String n = "bert.encoder.layer." + l + ".";
+      p.put(n + "attention.self.qkv.weight", y.qkvWeight());
+      p.put(n + "attention.self.qkv.bias", y.qkvBias());
+      p.put(n + "attention.output.dense.weight", y.outWeight());
+      p.put(n + "attention.output.dense.bias", y.outBias());
+      p.put(n + "attention.output.LayerNorm.weight", y.ln1Weight());
+      p.put(n + "attention.output.LayerNorm.bias", y.ln1Bias());
+      p.put(n + "intermediate.dense.weight", y.ffnInWeight());
+      p.put(n + "intermediate.dense.bias", y.ffnInBias());
+      p.put(n + "output.dense.weight", y.ffnOutWeight());
+      p.put(n + "output.dense.bias", y.ffnOutBias());
+      p.put(n + "output.LayerNorm.weight", y.ln2Weight());
+      p.put(n + "output.LayerNorm.bias", y.ln2Bias());
+    }
+    p.put("bert.pooler.dense.weight", poolerWeight);
+    p.put("bert.pooler.dense.bias", poolerBias);
+    p.put("classifier.weight", classifierWeight);
+    p.put("classifier.bias", classifierBias);
+    return p;
   }
 
   Layer layer(int l) {

@@ -348,7 +348,7 @@ public final class Engine implements AutoCloseable {
     return manager;
   }
 
-  private static long countResources(NDManager m) {
+  static long countResources(NDManager m) {
     try {
       java.lang.reflect.Field f = ai.djl.ndarray.BaseNDManager.class.getDeclaredField("resources");
       f.setAccessible(true);
