@@ -115,8 +115,8 @@ public final class Benchmark {
       List<Double> ours = new ArrayList<>();
       List<Double> theirs = new ArrayList<>();
       for (int i = 0; i < reps; i++) {
-        ours.add(millis(() -> model.trace(input)));
-        theirs.add(millis(() -> tf.run(ids, seg)));
+        ours.add(settledMillis(() -> model.trace(input)));
+        theirs.add(settledMillis(() -> tf.run(ids, seg)));
       }
       row("one input, " + length + " tokens, all maps + norms", median(ours), median(theirs), "TensorFlow");
     }
@@ -134,8 +134,8 @@ public final class Benchmark {
     List<Double> ours = new ArrayList<>();
     List<Double> theirs = new ArrayList<>();
     for (int i = 0; i < reps; i++) {
-      ours.add(millis(() -> model.trace(inputs, HeadMask.NONE, 5)));
-      theirs.add(millis(() -> tf.run(ids, seg)));
+      ours.add(settledMillis(() -> model.trace(inputs, HeadMask.NONE, 5)));
+      theirs.add(settledMillis(() -> tf.run(ids, seg)));
     }
     row("batch of 32 x 20 tokens", median(ours), median(theirs), "TensorFlow (at 128)");
     double gflops = matmulPeak();
@@ -215,6 +215,20 @@ public final class Benchmark {
     long t = System.nanoTime();
     work.get();
     return (System.nanoTime() - t) / 1e6;
+  }
+
+  /**
+   * {@link #millis} after a pause: both engines keep their worker threads spinning for a while after a
+   * call (OpenMP's and Eigen's spin-waits), and on two cores whichever runs next would pay for the
+   * other's spinning. The pause lets both sides start on idle cores.
+   */
+  static double settledMillis(Supplier<?> work) {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return millis(work);
   }
 
   static double median(List<Double> xs) {

@@ -164,6 +164,15 @@ public final class BertModel implements AutoCloseable {
         cancelled);
   }
 
+  /**
+   * Whether an input's numbers are bit-identical however it is batched with others (MKL's strict
+   * reproducible mode; {@link io.headscope.model.engine.Engine#batchInvariant}). The corpus sweeps batch
+   * across inputs only when it holds, so that their output never depends on the batching.
+   */
+  public boolean batchInvariant() {
+    return engine.batchInvariant();
+  }
+
   /** Native arrays alive in the engine: the weights, plus anything a call failed to free. */
   public long liveNativeArrays() {
     return engine.liveNativeArrays();

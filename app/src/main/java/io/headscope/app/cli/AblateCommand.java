@@ -58,8 +58,9 @@ final class AblateCommand implements Callable<Integer> {
       + "macro-F1, gold log-likelihood) instead of masked-LM quality.")
   boolean task;
 
-  @Option(names = "--batch", paramLabel = "N", description = "With --task: labelled inputs per batch (default 8; "
-      + "a layer's run holds N x (heads + 1) rows).")
+  @Option(names = "--batch", paramLabel = "N", description = "Inputs swept together (default 8; a layer's run holds "
+      + "N x (heads + 1) rows). The masked-LM sweep puts only inputs of one length together, so every number is the "
+      + "one the input gives alone, whatever N.")
   Integer batch;
 
   @Mixin CsvOutput output;
@@ -75,8 +76,9 @@ final class AblateCommand implements Callable<Integer> {
     if (task) {
       return task(m);
     }
-    if (batch != null) {
-      throw new UsageException("--batch goes with --task (the masked-LM sweep runs one input at a time).");
+    int perBatch = batch == null ? AblationSweep.DEFAULT_BATCH : batch;
+    if (perBatch < 1 || perBatch > 512) {
+      throw new UsageException("--batch must be between 1 and 512, got " + perBatch + ".");
     }
     if (target == null && (contrast != null || metric != null)) {
       throw new UsageException("--contrast and --metric go with --target.");
@@ -105,11 +107,12 @@ final class AblateCommand implements Callable<Integer> {
       AblationResult r;
       try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {
         if (sharding.given()) {
-          List<AblationResult> each = new AblationSweep(bert).runEach(encoded, options, progress, cancel::requested);
+          List<AblationResult> each = new AblationSweep(bert, perBatch).runEach(encoded, options, progress,
+              cancel::requested);
           SweepPartial.writeAblation(output, shard, bert.name(), id, settings(), inputs.lines, each);
           return 0;
         }
-        r = new AblationSweep(bert).run(encoded, options, progress, cancel::requested);
+        r = new AblationSweep(bert, perBatch).run(encoded, options, progress, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }

@@ -9,6 +9,7 @@ import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -45,10 +46,34 @@ public final class AblationSweep {
     }
   }
 
+  /** Inputs swept together by default (across inputs as well as heads; see {@link #AblationSweep(BertModel, int)}). */
+  public static final int DEFAULT_BATCH = 8;
+
+  /**
+   * A group holds at most this many tokens (inputs times the longest), so that a layer's batch of 13
+   * variants stays near 3,300 token rows: eight inputs of 16-32 tokens, two of 128, one of 512 alone.
+   */
+  static final int GROUP_TOKENS = 256;
+
   private final BertModel model;
+  private final int batch;
 
   public AblationSweep(BertModel model) {
+    this(model, DEFAULT_BATCH);
+  }
+
+  /**
+   * @param batch at most this many inputs share each layer's batch of variants, inputs of the same
+   *     length together. Only where the engine is batch-invariant ({@link BertModel#batchInvariant}),
+   *     so an input's numbers, and every CSV byte, are the same whatever the batch and the shard; else
+   *     one input at a time.
+   */
+  public AblationSweep(BertModel model, int batch) {
+    if (batch < 1) {
+      throw new IllegalArgumentException("batch " + batch);
+    }
     this.model = model;
+    this.batch = batch;
   }
 
   /**
@@ -66,7 +91,7 @@ public final class AblationSweep {
   /**
    * The sweep of every input, averaged over inputs.
    *
-   * @param progress hears after every layer of every input
+   * @param progress hears after every layer of every group of inputs
    * @param cancelled polled between layers; when it turns true the sweep stops with a
    *     {@link CancellationException} and nothing is returned
    */
@@ -75,7 +100,10 @@ public final class AblationSweep {
     return run(inputs, options, progress, cancelled, null);
   }
 
-  /** {@link #run(List, Options, ProgressListener, BooleanSupplier)}, telling {@code partial} after each layer. */
+  /**
+   * {@link #run(List, Options, ProgressListener, BooleanSupplier)}, telling {@code partial} after each layer;
+   * with a listener the inputs are swept one at a time.
+   */
   public AblationResult run(List<Encoding> inputs, Options options, ProgressListener progress,
       BooleanSupplier cancelled, Partial partial) {
     return AblationResult.mean(runEach(inputs, options, progress, cancelled, partial));
@@ -104,46 +132,91 @@ public final class AblationSweep {
       }
       probes.add(probe);
     }
-    List<AblationResult> results = new ArrayList<>();
-    for (int i = 0; i < probes.size(); i++) {
-      results.add(one(probes.get(i), options, i, probes.size(), progress, cancelled, partial));
+    int n = probes.size();
+    boolean together = partial == null && batch > 1 && n > 1 && model.batchInvariant();
+    List<List<Integer>> groups = together ? groups(probes) : singles(n);
+    AblationResult[] out = new AblationResult[n];
+    int done = 0;
+    for (List<Integer> g : groups) {
+      List<MlmProbe> members = g.stream().map(probes::get).toList();
+      int first = done;
+      String what = g.size() == 1 ? "Input " + (first + 1) + " of " + n
+          : "Inputs " + (first + 1) + "-" + (first + g.size()) + " of " + n;
+      AblationResult[] r = group(members, options, cancelled, partial, (layersDone, layers) ->
+          progress.progress(what, (first + g.size() * layersDone / (double) layers) / n));
+      for (int k = 0; k < g.size(); k++) {
+        out[g.get(k)] = r[k];
+      }
+      done += g.size();
     }
-    return results;
+    return List.of(out);
   }
 
-  private AblationResult one(MlmProbe probe, Options o, int index, int count, ProgressListener progress,
-      BooleanSupplier cancelled, Partial partial) {
+  /**
+   * Input indices in groups of one length (by length, then position), each within the batch and token
+   * limits. One length, because padding is the one thing that batch invariance does not cover: a
+   * softmax over a padded row sums its (zero) padding too, in another order, and moves the last bit.
+   */
+  private List<List<Integer>> groups(List<MlmProbe> probes) {
+    Integer[] order = new Integer[probes.size()];
+    Arrays.setAll(order, i -> i);
+    Arrays.sort(order, Comparator.comparingInt((Integer i) -> probes.get(i).input().length()).thenComparing(i -> i));
+    List<List<Integer>> groups = new ArrayList<>();
+    List<Integer> current = new ArrayList<>();
+    int length = -1;
+    for (int i : order) {
+      int t = probes.get(i).input().length();
+      if (!current.isEmpty() && (t != length || current.size() == batch || (current.size() + 1) * t > GROUP_TOKENS)) {
+        groups.add(current);
+        current = new ArrayList<>();
+      }
+      current.add(i);
+      length = t;
+    }
+    groups.add(current);
+    return groups;
+  }
+
+  private static List<List<Integer>> singles(int n) {
+    List<List<Integer>> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(List.of(i));
+    }
+    return out;
+  }
+
+  /** Hears a group's progress: layers swept so far of all. */
+  private interface LayerProgress {
+    void layers(int done, int of);
+  }
+
+  /**
+   * The sweep of a group of inputs: one intact pass of the group, then for each layer one batch of
+   * every variant of every input (rows variant-major, {@link LayerVariants}), each row compared with
+   * its own input's intact distributions.
+   */
+  private AblationResult[] group(List<MlmProbe> probes, Options o, BooleanSupplier cancelled, Partial partial,
+      LayerProgress progress) {
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
-    double[][] lp = new double[layers][heads];
-    double[][] acc = new double[layers][heads];
-    double[][] kl = new double[layers][heads];
-    double[] llp = o.layers() ? new double[layers] : null;
-    double[] lacc = o.layers() ? new double[layers] : null;
-    double[] lkl = o.layers() ? new double[layers] : null;
-    // not measured yet: NaN, so a partial result cannot be read as "no effect"
-    for (double[][] a : new double[][][] {lp, acc, kl}) {
-      for (double[] row : a) {
-        Arrays.fill(row, Double.NaN);
-      }
-    }
-    for (double[] a : new double[][] {llp, lacc, lkl}) {
-      if (a != null) {
-        Arrays.fill(a, Double.NaN);
-      }
-    }
-
+    int n = probes.size();
+    List<Encoding> inputs = probes.stream().map(MlmProbe::input).toList();
     // the intact pass, keeping every layer's input and the distributions at the measured positions
-    LayerVariants sweep = LayerVariants.start(model, List.of(probe.input()),
-        Readouts.none().withLogProbs(probe.positions()));
-    float[][] logp = sweep.intact().logProbs()[0]; // [position][vocab]
+    LayerVariants sweep = LayerVariants.start(model, inputs,
+        Readouts.none().withLogProbs(probes.stream().map(MlmProbe::positions).toList()));
     TargetMetric metric = o.target();
-    long[] targets = metric != null ? filled(probe.positions().length, metric.target())
-        : probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
-    long[] contrasts = metric != null && metric.hasContrast() ? filled(targets.length, metric.contrast()) : null;
-    double[] base = intactScores(logp, targets, contrasts, metric);
-    Readouts compare = Readouts.none()
-        .withComparison(new Readouts.Comparison(probe.positions(), targets, logp, contrasts));
+    Scores[] s = new Scores[n];
+    List<Readouts.Comparison> comparisons = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      MlmProbe probe = probes.get(i);
+      float[][] logp = sweep.intact().logProbs()[i]; // [position][vocab]
+      long[] targets = metric != null ? filled(probe.positions().length, metric.target())
+          : probe.kind() == MlmProbe.Kind.MASKS ? argMax(logp) : probe.originals();
+      long[] contrasts = metric != null && metric.hasContrast() ? filled(targets.length, metric.contrast()) : null;
+      s[i] = new Scores(probe, targets, intactScores(logp, targets, contrasts, metric), layers, heads, o.layers());
+      comparisons.add(new Readouts.Comparison(probe.positions(), targets, logp, contrasts));
+    }
+    Readouts compare = Readouts.none().withComparisons(comparisons); // row v * n + i: input i's comparison
 
     for (int l = 0; l < layers; l++) {
       if (cancelled.getAsBoolean()) {
@@ -151,28 +224,78 @@ public final class AblationSweep {
       }
       RunResult.TargetScores[] r = sweep.layer(l, LayerVariants.singleOff(layers, heads, l, o.layers()), o.mode(),
           compare).comparison();
-      for (int h = 0; h < heads; h++) {
-        double[] s = means(r[h], targets, metric);
-        lp[l][h] = s[0];
-        acc[l][h] = s[1];
-        kl[l][h] = s[2];
+      for (int i = 0; i < n; i++) {
+        for (int h = 0; h < heads; h++) {
+          s[i].head(l, h, means(r[h * n + i], s[i].targets, metric));
+        }
+        if (o.layers()) {
+          s[i].layer(l, means(r[heads * n + i], s[i].targets, metric));
+        }
       }
-      if (o.layers()) {
-        double[] s = means(r[heads], targets, metric);
-        llp[l] = s[0];
-        lacc[l] = s[1];
-        lkl[l] = s[2];
+      if (partial != null && n == 1) {
+        partial.layerDone(s[0].result(o, metric, true), l + 1, layers);
       }
-      if (partial != null) {
-        partial.layerDone(new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], copy(lp),
-            copy(acc), copy(kl), copy(llp), copy(lacc), copy(lkl),
-            metric == null ? AblationResult.DEFAULT_METRIC : metric.column()), l + 1, layers);
-      }
-      progress.progress("Input " + (index + 1) + " of " + count,
-          (index * layers + l + 1) / (double) (count * layers));
+      progress.layers(l + 1, layers);
     }
-    return new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl,
-        metric == null ? AblationResult.DEFAULT_METRIC : metric.column());
+    AblationResult[] out = new AblationResult[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = s[i].result(o, metric, false);
+    }
+    return out;
+  }
+
+  /** One input's scores as its sweep fills them; not measured yet is NaN, so a partial result cannot read as "no effect". */
+  private static final class Scores {
+    final MlmProbe probe;
+    final long[] targets;
+    final double[] base;
+    final double[][] lp;
+    final double[][] acc;
+    final double[][] kl;
+    final double[] llp;
+    final double[] lacc;
+    final double[] lkl;
+
+    Scores(MlmProbe probe, long[] targets, double[] base, int layers, int heads, boolean wholeLayers) {
+      this.probe = probe;
+      this.targets = targets;
+      this.base = base;
+      lp = nan(layers, heads);
+      acc = nan(layers, heads);
+      kl = nan(layers, heads);
+      llp = wholeLayers ? nan(1, layers)[0] : null;
+      lacc = wholeLayers ? nan(1, layers)[0] : null;
+      lkl = wholeLayers ? nan(1, layers)[0] : null;
+    }
+
+    void head(int l, int h, double[] m) {
+      lp[l][h] = m[0];
+      acc[l][h] = m[1];
+      kl[l][h] = m[2];
+    }
+
+    void layer(int l, double[] m) {
+      llp[l] = m[0];
+      lacc[l] = m[1];
+      lkl[l] = m[2];
+    }
+
+    AblationResult result(Options o, TargetMetric metric, boolean copied) {
+      String column = metric == null ? AblationResult.DEFAULT_METRIC : metric.column();
+      return copied
+          ? new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], copy(lp), copy(acc), copy(kl),
+              copy(llp), copy(lacc), copy(lkl), column)
+          : new AblationResult(o.mode(), 1, probe.positions().length, base[0], base[1], lp, acc, kl, llp, lacc, lkl,
+              column);
+    }
+
+    private static double[][] nan(int rows, int cols) {
+      double[][] a = new double[rows][cols];
+      for (double[] row : a) {
+        Arrays.fill(row, Double.NaN);
+      }
+      return a;
+    }
   }
 
   private static double[][] copy(double[][] a) {

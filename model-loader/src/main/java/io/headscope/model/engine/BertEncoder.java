@@ -154,29 +154,17 @@ final class BertEncoder {
     return dense(post, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
   }
 
-  /** Up to this many token rows the weight-left order wins (measured: 23% at 16 rows, 8% at 128, 3% at 256). */
-  private static final long WEIGHT_LEFT_MAX_ROWS = 256;
-
   /**
-   * {@code x W^T + b} for x (..., in) and W (out, in), computed as {@code (W x^T)^T + b}: with the
-   * weight as the left operand, libtorch's GEMM streams it instead of packing it on every call,
-   * which measured 10-20% faster per forward pass at 16 to 128 tokens on the 2-core benchmark
-   * machine (the same products summed in another order: results agree to float rounding).
+   * {@code x W^T + b} for x (..., in) and W (out, in): the product, then the bias added on its own.
+   * One formulation at every size, on purpose: in MKL's strict reproducible mode (MKL_CBWR, set by
+   * {@code ./headscope} and the build) every row of this product comes out bit-identical however many
+   * rows share the call, so an input gets the same numbers alone or in a batch of inputs of its length
+   * ({@link Engine#batchInvariant}). Neither a fused {@code addmm} (it rounds the bias into the sum) nor
+   * the weight-left order {@code (W x^T)^T} that this method used below 256 rows (5% faster for the
+   * sweep's 192-row batches) keeps that: BatchInvarianceTest and AblationSweepTest catch both.
    */
   private static NDArray dense(NDArray x, NDArray weight, NDArray bias) {
-    Shape s = x.getShape();
-    long in = s.get(s.dimension() - 1);
-    if (s.size() / in > WEIGHT_LEFT_MAX_ROWS) {
-      return Linear.linear(x, weight, bias).singletonOrThrow(); // batches: packing pays off again
-    }
-    NDArray flat = x.reshape(-1, in); // (N, in)
-    NDArray y = weight.matMul(flat.transpose()); // (out, N)
-    // DJL attaches a result to its first operand's manager, here the weights': move it to the call's
-    y.attach(x.getManager());
-    NDArray out = y.transpose().add(bias); // (N, out), contiguous
-    long[] dims = s.getShape();
-    dims[dims.length - 1] = weight.getShape().get(0);
-    return out.reshape(new Shape(dims));
+    return Linear.linear(x, weight, null).singletonOrThrow().add(bias);
   }
 
   /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
@@ -186,9 +174,9 @@ final class BertEncoder {
       throw new HeadScopeException("This model has no masked-LM head (it is a bare BertModel or a classifier), "
           + "so it cannot predict [MASK] tokens; attention maps still work.");
     }
-    NDArray t = gelu(Linear.linear(hidden, w.mlmDenseWeight, w.mlmDenseBias).singletonOrThrow());
+    NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias));
     t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias);
-    return Linear.linear(t, w.wordEmbeddings, w.mlmBias).singletonOrThrow(); // (M, V)
+    return dense(t, w.wordEmbeddings, w.mlmBias); // (M, V)
   }
 
   /** Sequence-classification logits from the pooled {@code [CLS]} state, (B, T, d) to (B, labels). */
@@ -203,12 +191,12 @@ final class BertEncoder {
   /** The pooler, {@code tanh(W_p h_[CLS] + b_p)}: (B, T, d) to (B, d). */
   NDArray pooled(NDArray sequenceOutput) {
     NDArray cls = sequenceOutput.get(new NDIndex(":, 0, :")); // (B, d)
-    return Linear.linear(cls, w.poolerWeight, w.poolerBias).singletonOrThrow().tanh();
+    return dense(cls, w.poolerWeight, w.poolerBias).tanh();
   }
 
   /** The classifier on the pooled state, {@code W_c p + b_c}: (B, d) to (B, labels). */
   NDArray classify(NDArray pooled) {
-    return Linear.linear(pooled, w.classifierWeight, w.classifierBias).singletonOrThrow();
+    return dense(pooled, w.classifierWeight, w.classifierBias);
   }
 
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {

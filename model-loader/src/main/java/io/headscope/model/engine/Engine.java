@@ -60,6 +60,14 @@ public final class Engine implements AutoCloseable {
     return weights.classifierLabels();
   }
 
+  /**
+   * Whether an input's numbers here are bit-identical however it is batched (alone, padded among longer
+   * inputs, in any shard): see {@link BatchInvariance}. Measured once per process.
+   */
+  public boolean batchInvariant() {
+    return BatchInvariance.holds(manager);
+  }
+
   /** Native arrays alive now: the weights, plus anything a call failed to free (tests, soak). */
   public long liveNativeArrays() {
     return countResources(manager);
@@ -96,8 +104,8 @@ public final class Engine implements AutoCloseable {
       float[][] classes = ro.classifier() && weights.hasClassifier() ? MlmReadouts.classifier(encoder, x) : null;
       float[][][] logProbs = ro.logProbPositions() == null ? null
           : MlmReadouts.logProbArrays(encoder, x, ro.logProbPositions());
-      RunResult.TargetScores[] comparison = ro.comparison() == null ? null
-          : MlmReadouts.compare(encoder, x, ro.comparison());
+      RunResult.TargetScores[] comparison = ro.comparisons() == null ? null
+          : MlmReadouts.compare(encoder, x, ro.comparisons());
       return new RunResult(batch.lengths(), batch.width(), sink.cache(), mlm, classes, logProbs, comparison);
     }
   }

@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** The readouts of {@link Readouts} from the encoder's output, in tensors; out come Java arrays. */
@@ -58,30 +59,40 @@ final class MlmReadouts {
    * (B, T, d): (B * M, V), row {@code b * M + i} for position {@code i} of input row {@code b}.
    */
   static NDArray logProbs(BertEncoder enc, NDArray x, int[] positions) {
+    return logProbs(enc, x, List.of(positions));
+  }
+
+  /**
+   * Log-probabilities over the vocabulary at each row's own positions, row {@code b} taking
+   * {@code cycle.get(b % k)} ({@link Readouts}): (sum of the rows' position counts, V), row after row.
+   */
+  static NDArray logProbs(BertEncoder enc, NDArray x, List<int[]> cycle) {
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
-    long[] rows = new long[(int) b * positions.length];
-    for (int r = 0; r < b; r++) {
-      for (int i = 0; i < positions.length; i++) {
-        rows[r * positions.length + i] = r * t + positions[i];
+    List<Long> rows = new ArrayList<>();
+    for (long r = 0; r < b; r++) {
+      for (int p : cycle.get((int) (r % cycle.size()))) {
+        rows.add(r * t + p);
       }
     }
-    NDArray index = x.getManager().create(rows);
-    return enc.mlmLogits(x.reshape(-1, s.get(2)).get(index)).logSoftmax(-1); // (B*M, V)
+    NDArray index = x.getManager().create(rows.stream().mapToLong(Long::longValue).toArray());
+    return enc.mlmLogits(x.reshape(-1, s.get(2)).get(index)).logSoftmax(-1); // (R, V)
   }
 
-  /** {@link #logProbs} as {@code [row][position][vocab]}. */
-  static float[][][] logProbArrays(BertEncoder enc, NDArray x, int[] positions) {
-    NDArray lp = logProbs(enc, x, positions);
-    int m = positions.length;
-    int rows = (int) lp.getShape().get(0) / Math.max(1, m);
+  /** {@link #logProbs(BertEncoder, NDArray, List)} as {@code [row][position][vocab]}. */
+  static float[][][] logProbArrays(BertEncoder enc, NDArray x, List<int[]> cycle) {
+    NDArray lp = logProbs(enc, x, cycle);
+    int rows = (int) x.getShape().get(0);
     int vocab = (int) lp.getShape().get(1);
     float[] flat = lp.toFloatArray();
-    float[][][] out = new float[rows][m][vocab];
+    float[][][] out = new float[rows][][];
+    int at = 0;
     for (int r = 0; r < rows; r++) {
-      for (int i = 0; i < m; i++) {
-        System.arraycopy(flat, (r * m + i) * vocab, out[r][i], 0, vocab);
+      int m = cycle.get(r % cycle.size()).length;
+      out[r] = new float[m][vocab];
+      for (int i = 0; i < m; i++, at++) {
+        System.arraycopy(flat, at * vocab, out[r][i], 0, vocab);
       }
     }
     return out;
@@ -98,38 +109,68 @@ final class MlmReadouts {
     return logq.gather(m.create(index, new Shape(rows, 1)), 1);
   }
 
-  /** Per row of {@code x}: the target log-probabilities, the top tokens and {@code KL(reference || row)}. */
-  static RunResult.TargetScores[] compare(BertEncoder enc, NDArray x, Readouts.Comparison c) {
-    NDArray logq = logProbs(enc, x, c.positions()); // (B * M, V)
-    int m = c.positions().length;
-    long vocab = logq.getShape().get(1);
-    int b = (int) logq.getShape().get(0) / m;
-    float[] flatRef = new float[m * (int) vocab];
-    for (int i = 0; i < m; i++) {
-      System.arraycopy(c.reference()[i], 0, flatRef, i * (int) vocab, (int) vocab);
+  /**
+   * Per row of {@code x}: the target log-probabilities, the top tokens and {@code KL(reference || row)},
+   * row {@code b} compared by {@code cycle.get(b % k)} ({@link Readouts}).
+   */
+  static RunResult.TargetScores[] compare(BertEncoder enc, NDArray x, List<Readouts.Comparison> cycle) {
+    boolean contrasts = cycle.get(0).contrasts() != null;
+    if (cycle.stream().anyMatch(c -> (c.contrasts() != null) != contrasts)) {
+      throw new IllegalArgumentException("some comparisons have contrasts and some do not");
     }
-    NDArray logp = logq.getManager().create(flatRef, new Shape(m, vocab)); // (M, V)
-    float[] lp = targetLogProbs(logq, c.targets()).toFloatArray();
-    float[] clp = c.contrasts() == null ? null : targetLogProbs(logq, c.contrasts()).toFloatArray();
-    long[] top = logq.argMax(-1).toLongArray();
+    int k = cycle.size();
+    int b = (int) x.getShape().get(0);
+    NDArray logq = logProbs(enc, x, cycle.stream().map(Readouts.Comparison::positions).toList()); // (R, V)
+    int vocab = (int) logq.getShape().get(1);
+    // the references stacked, input after input, and each gathered row's reference row in that stack
+    int[] offset = new int[k];
+    int stacked = 0;
+    for (int i = 0; i < k; i++) {
+      offset[i] = stacked;
+      stacked += cycle.get(i).positions().length;
+    }
+    float[] flatRef = new float[stacked * vocab];
+    for (int i = 0; i < k; i++) {
+      float[][] ref = cycle.get(i).reference();
+      for (int p = 0; p < ref.length; p++) {
+        System.arraycopy(ref[p], 0, flatRef, (offset[i] + p) * vocab, vocab);
+      }
+    }
+    int total = (int) logq.getShape().get(0);
+    long[] refRow = new long[total];
+    long[] targets = new long[total];
+    long[] contrastIds = contrasts ? new long[total] : null;
+    int at = 0;
+    for (int r = 0; r < b; r++) {
+      Readouts.Comparison c = cycle.get(r % k);
+      for (int p = 0; p < c.positions().length; p++, at++) {
+        refRow[at] = offset[r % k] + p;
+        targets[at] = c.targets()[p];
+        if (contrasts) {
+          contrastIds[at] = c.contrasts()[p];
+        }
+      }
+    }
     // every operand first in these products belongs to logq's manager: DJL puts a result on its first
     // operand's manager
-    NDArray p = logp.exp(); // (M, V)
-    float[] kl = logq.reshape(b, m, vocab).neg().add(logp).mul(p).sum(new int[] {-1}).toFloatArray(); // (B, M)
+    NDManager m = logq.getManager();
+    NDArray logp = m.create(flatRef, new Shape(stacked, vocab)).get(m.create(refRow)); // (R, V)
+    float[] lp = logq.gather(m.create(targets, new Shape(total, 1)), 1).toFloatArray();
+    float[] clp = contrasts ? logq.gather(m.create(contrastIds, new Shape(total, 1)), 1).toFloatArray() : null;
+    long[] top = logq.argMax(-1).toLongArray();
+    NDArray p = logp.exp(); // (R, V)
+    float[] kl = logq.neg().add(logp).mul(p).sum(new int[] {-1}).toFloatArray(); // (R)
     RunResult.TargetScores[] out = new RunResult.TargetScores[b];
+    at = 0;
     for (int r = 0; r < b; r++) {
-      float[] rl = new float[m];
-      long[] rt = new long[m];
-      float[] rk = new float[m];
-      System.arraycopy(lp, r * m, rl, 0, m);
-      System.arraycopy(top, r * m, rt, 0, m);
-      System.arraycopy(kl, r * m, rk, 0, m);
+      int mr = cycle.get(r % k).positions().length;
       float[] rc = null;
       if (clp != null) {
-        rc = new float[m];
-        System.arraycopy(clp, r * m, rc, 0, m);
+        rc = Arrays.copyOfRange(clp, at, at + mr);
       }
-      out[r] = new RunResult.TargetScores(rl, rt, rk, rc);
+      out[r] = new RunResult.TargetScores(Arrays.copyOfRange(lp, at, at + mr), Arrays.copyOfRange(top, at, at + mr),
+          Arrays.copyOfRange(kl, at, at + mr), rc);
+      at += mr;
     }
     return out;
   }

@@ -10,8 +10,8 @@ import java.util.List;
  * @param cache the captured points
  * @param maskedLm per input, the distribution at each {@code [MASK]} (empty lists when not asked)
  * @param classProbabilities {@code [input][label]}, or null when not asked
- * @param logProbs {@code [row][position][vocab]} at {@link Readouts#logProbPositions()}, or null
- * @param comparison per row, at {@link Readouts#comparison()}'s positions, or null
+ * @param logProbs {@code [row][position][vocab]} at the row's {@link Readouts#logProbPositions()}, or null
+ * @param comparison per row, at the row's {@link Readouts#comparisons()} positions, or null
  */
 public record RunResult(int[] lengths, int width, ActivationCache cache, List<List<MaskDistribution>> maskedLm,
     float[][] classProbabilities, float[][][] logProbs, TargetScores[] comparison) {

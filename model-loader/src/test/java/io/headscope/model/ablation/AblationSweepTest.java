@@ -121,13 +121,74 @@ class AblationSweepTest {
     assertThat(all.baselineLogprob()).isCloseTo(baseline, within(1e-9));
   }
 
+  @ParameterizedTest
+  @CsvSource({"ZERO, false", "ZERO, true", "UNIFORM, true"})
+  void inputsSweptTogetherGetTheBitsTheyGetAlone(HeadMask.Mode mode, boolean layers) {
+    assertThat(model.batchInvariant()).as("MKL's strict mode (MKL_CBWR=AUTO,STRICT) is set").isTrue();
+    // typed masks and sampled ones, a pair, each with a reversed twin of its length to be swept with
+    Encoding sampled = model.encode("the king was in paris and the queen was in france and the dog ran .", null);
+    Encoding masked = model.encode("the [MASK] sat on the mat .", null);
+    Encoding pair = model.encode("hello world", "the dog ran [MASK] .");
+    List<Encoding> inputs = List.of(sampled, masked, reversed(sampled), pair, reversed(masked), reversed(pair),
+        model.encode("a cat .", null));
+    AblationSweep.Options o = new AblationSweep.Options(mode, layers, 5);
+    List<AblationResult> together = new AblationSweep(model, 8).runEach(inputs, o, (s, f) -> {}, () -> false);
+    List<AblationResult> alone = new AblationSweep(model, 1).runEach(inputs, o, (s, f) -> {}, () -> false);
+    assertThat(together).hasSize(7);
+    for (int i = 0; i < inputs.size(); i++) {
+      AblationResult a = alone.get(i);
+      AblationResult t = together.get(i);
+      assertThat(t.baselineLogprob()).as("input %d", i).isEqualTo(a.baselineLogprob());
+      assertThat(t.headLogprob()).as("input %d", i).isDeepEqualTo(a.headLogprob());
+      assertThat(t.headAccuracy()).as("input %d", i).isDeepEqualTo(a.headAccuracy());
+      assertThat(t.headKl()).as("input %d", i).isDeepEqualTo(a.headKl());
+      if (layers) {
+        assertThat(t.layerLogprob()).as("input %d", i).containsExactly(a.layerLogprob());
+        assertThat(t.layerKl()).as("input %d", i).containsExactly(a.layerKl());
+      }
+    }
+    // and each one alone is the plain sweep of that input, so the grouping cannot hide a wrong row
+    assertThat(together.get(4).headLogprob())
+        .isDeepEqualTo(new AblationSweep(model).run(inputs.get(4), o).headLogprob());
+  }
+
+  /** The input with its wordpieces between [CLS] and the last [SEP] in reverse order: another input of its length. */
+  private static Encoding reversed(Encoding e) {
+    long[] ids = e.ids().clone();
+    for (int i = 1, j = ids.length - 2; i < j; i++, j--) {
+      long t = ids[i];
+      ids[i] = ids[j];
+      ids[j] = t;
+    }
+    return new Encoding(e.tokens(), ids, e.segments(), e.secondStart(), e.droppedWordpieces());
+  }
+
   @Test
   void progressIsReportedAfterEveryLayerOfEveryInputAndReachesTheEnd() {
     List<Encoding> inputs = List.of(model.encode("the cat sat .", null), model.encode("the dog ran .", null));
     List<Double> seen = new ArrayList<>();
-    new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> seen.add(f), () -> false);
+    new AblationSweep(model, 1).run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> seen.add(f), () -> false);
     assertThat(seen).hasSize(6).isSorted();
     assertThat(seen.get(5)).isEqualTo(1.0);
+  }
+
+  @Test
+  void inputsSweptTogetherReportAfterEveryLayerOfTheirGroup() {
+    List<Encoding> inputs = List.of(model.encode("the cat sat .", null), model.encode("the dog ran .", null),
+        model.encode("the cat sat on the mat and the dog ran .", null));
+    List<String> what = new ArrayList<>();
+    assertThat(inputs.get(0).length()).isEqualTo(inputs.get(1).length()).isNotEqualTo(inputs.get(2).length());
+    List<Double> seen = new ArrayList<>();
+    new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT, (s, f) -> {
+      what.add(s);
+      seen.add(f);
+    }, () -> false);
+    // the two inputs of one length together (3 layers), the longer one alone
+    assertThat(seen).hasSize(6).isSorted();
+    assertThat(seen.get(2)).isCloseTo(2.0 / 3, within(1e-12));
+    assertThat(seen.get(5)).isEqualTo(1.0);
+    assertThat(what.get(0)).isEqualTo("Inputs 1-2 of 3");
+    assertThat(what.get(5)).isEqualTo("Input 3 of 3");
   }
 
   @Test
@@ -138,7 +199,7 @@ class AblationSweepTest {
     int[] pollsAfterCancel = {0};
     AblationResult[] returned = {null};
     // cancel from the progress listener, as a person does after seeing the first step done
-    assertThatThrownBy(() -> returned[0] = new AblationSweep(model).run(inputs, AblationSweep.Options.DEFAULT,
+    assertThatThrownBy(() -> returned[0] = new AblationSweep(model, 1).run(inputs, AblationSweep.Options.DEFAULT,
         (s, f) -> {
           seen.add(f);
           cancel[0] = true;
