@@ -89,6 +89,26 @@ class BatchInvarianceTest {
     assertSame(alone, model.trace(batch, mask, 5).get(1));
   }
 
+  @Test
+  void aRunReadingAFewPositionsGetsTheBitsOfTheWholeLastLayer() {
+    // the last layer computes only the rows that are read (ReadRows) unless something else looks on
+    BertModel model = FullModel.uncased();
+    Encoding x = model.encode("the old man walked slowly to the [MASK] every morning .", null);
+    List<Encoding> batch = List.of(x, variant(x, 1), variant(x, 2));
+    io.headscope.model.engine.Readouts ro = io.headscope.model.engine.Readouts.none()
+        .withLogProbs(List.of(new int[] {8}, new int[] {2, 5}, new int[] {1, 8, 11}));
+    io.headscope.model.engine.RunRequest r = io.headscope.model.engine.RunRequest.of(batch)
+        .intervene(io.headscope.model.engine.Intervention.heads(
+            HeadMask.of(java.util.Set.of(new Head(11, 3), new Head(5, 5)), HeadMask.Mode.ZERO), model.config()))
+        .read(ro);
+    float[][][] narrow = model.run(r).logProbs();
+    float[][][] whole = model.run(r.capture(io.headscope.model.engine.Capture.points(
+        io.headscope.model.engine.HookPoint.Kind.EMBED))).logProbs();
+    for (int b = 0; b < 3; b++) {
+      assertThat(narrow[b]).as("row %d", b).isDeepEqualTo(whole[b]);
+    }
+  }
+
   /** Another input of the same length and segments: every wordpiece but the special ones replaced. */
   private static Encoding variant(Encoding x, int k) {
     long[] ids = x.ids().clone();

@@ -153,25 +153,30 @@ public final class AblationSweep {
   }
 
   /**
-   * Input indices in groups of one length (by length, then position), each within the batch and token
-   * limits. One length, because padding is the one thing that batch invariance does not cover: a
-   * softmax over a padded row sums its (zero) padding too, in another order, and moves the last bit.
+   * Input indices in groups of one length and one number of measured positions (by those, then
+   * position), each within the batch and token limits. An input then meets the same shapes of product
+   * alone or in its group, so its numbers are the same bits ({@link BertModel#batchInvariant}).
+   * Padding is the one thing batch invariance does not cover: a softmax over a padded row sums its
+   * (zero) padding too, in another order, and moves the last bit. And the last layer computes only the
+   * measured rows, whose count decides whether torch multiplies tiny attention matrices with MKL or
+   * with its own loop.
    */
   private List<List<Integer>> groups(List<MlmProbe> probes) {
     Integer[] order = new Integer[probes.size()];
     Arrays.setAll(order, i -> i);
-    Arrays.sort(order, Comparator.comparingInt((Integer i) -> probes.get(i).input().length()).thenComparing(i -> i));
+    Comparator<Integer> byShape = Comparator.comparingInt((Integer i) -> probes.get(i).input().length())
+        .thenComparingInt(i -> probes.get(i).positions().length);
+    Arrays.sort(order, byShape.thenComparing(i -> i));
     List<List<Integer>> groups = new ArrayList<>();
     List<Integer> current = new ArrayList<>();
-    int length = -1;
     for (int i : order) {
       int t = probes.get(i).input().length();
-      if (!current.isEmpty() && (t != length || current.size() == batch || (current.size() + 1) * t > GROUP_TOKENS)) {
+      if (!current.isEmpty() && (byShape.compare(current.get(0), i) != 0 || current.size() == batch
+          || (current.size() + 1) * t > GROUP_TOKENS)) {
         groups.add(current);
         current = new ArrayList<>();
       }
       current.add(i);
-      length = t;
     }
     groups.add(current);
     return groups;

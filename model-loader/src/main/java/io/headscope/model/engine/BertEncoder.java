@@ -87,36 +87,40 @@ final class BertEncoder {
   }
 
   /**
-   * The output of layer {@code l} at one token per batch row, {@code (B, T, d)} to {@code (B, 1, d)}:
-   * {@link #layer}'s equations with only the picked row as query, for the Jacobian
-   * ({@link LayerJacobian}). Output token j depends on every input token through the keys and values,
-   * but only on its own query, attention output and feed-forward, so the rest of {@link #layer}'s work is
-   * skipped (about 4 times less at 16 tokens). Head masks act at {@code attn.hook_pattern} as in a run,
-   * on a (B, H, 1, T) pattern; no other point sees the narrowed shapes, so only head masks may be attached.
+   * The output of layer {@code l} at a few tokens per batch row, {@code (B, T, d)} to {@code (B, M, d)}:
+   * {@link #layer}'s equations with only the picked rows as queries. Output token j depends on every
+   * input token through the keys and values, but only on its own query, attention output and
+   * feed-forward, so the rest of {@link #layer}'s work is skipped: the Jacobian's one token per row
+   * ({@link LayerJacobian}), and the last layer of a run that reads a few positions ({@link Engine#run}).
+   * The picked rows are selected by products with one-hot rows, which copy them exactly, and every
+   * later operation treats rows alone, so in the batch-invariant mode the result is bit for bit the
+   * picked rows of {@link #layer}. Head masks act at {@code attn.hook_pattern} as in a run, on a
+   * (B, H, M, T) pattern; no other point sees the narrowed shapes, so only head masks may be attached.
    *
-   * @param pick (B, 1, T): row b is the one-hot indicator of the token kept for batch row b
+   * @param pick (B, M, T): row m of batch row b is the one-hot indicator of the m-th token kept for it
    */
-  NDArray layerAtOneToken(int l, NDArray x, NDArray pick, NDArray scoreMask, Hooks hooks) {
+  NDArray layerAtTokens(int l, NDArray x, NDArray pick, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
+    long m = pick.getShape().get(1);
     int h = c.numAttentionHeads();
     int dh = c.headSize();
     NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
         .reshape(b, t, 3, h, dh)
         .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
-    NDArray q = pick.expandDims(1).matMul(qkv.get(0)); // (B, H, 1, dh): the picked token's queries
+    NDArray q = pick.expandDims(1).matMul(qkv.get(0)); // (B, H, M, dh): the picked tokens' queries
     NDArray k = qkv.get(1); // (B, H, T, dh)
     NDArray v = qkv.get(2); // (B, H, T, dh)
-    NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask); // (B, H, 1, T)
-    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, 1, T)
-    NDArray z = pattern.matMul(v).transpose(0, 2, 1, 3).reshape(b, 1, (long) h * dh); // (B, 1, d)
-    NDArray attnOut = dense(z, p.outWeight(), p.outBias()); // (B, 1, d)
-    NDArray xj = pick.matMul(x); // (B, 1, d): the picked token's input, for the residual
+    NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask); // (B, H, M, T)
+    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, M, T)
+    NDArray z = pattern.matMul(v).transpose(0, 2, 1, 3).reshape(b, m, (long) h * dh); // (B, M, d)
+    NDArray attnOut = dense(z, p.outWeight(), p.outBias()); // (B, M, d)
+    NDArray xj = pick.matMul(x); // (B, M, d): the picked tokens' inputs, for the residual
     NDArray resid = layerNorm(xj.add(attnOut), p.ln1Weight(), p.ln1Bias());
     NDArray mlpOut = ffn(l, p, resid, hooks);
-    return layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()); // (B, 1, d)
+    return layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()); // (B, M, d)
   }
 
   private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {

@@ -92,12 +92,24 @@ public final class Engine implements AutoCloseable {
       NDArray x = r.start() == null
           ? encoder.embed(batch.ids(), batch.segments(), hooks)
           : start(scope, r.start(), batch);
-      x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
-      if (to < layers) {
-        return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+      ReadRows rows = to == layers && r.from() < layers ? ReadRows.of(r, batch.width()) : null;
+      if (rows == null) {
+        x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
+        if (to < layers) {
+          return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+        }
+      } else {
+        // only a few positions are read and nothing else looks: the last layer computes just those rows
+        x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks); // (B, T, d)
+        try (NDManager last = scope.newSubManager()) {
+          x.tempAttach(last);
+          NDArray out = encoder.layerAtTokens(layers - 1, x, rows.pick(scope), scoreMask, hooks); // (B, M, d)
+          out.attach(scope);
+          x = out;
+        }
       }
       x = hooks.at(HookPoint.fin(), x);
-      Readouts ro = r.readouts();
+      Readouts ro = rows == null ? r.readouts() : rows.readouts();
       List<List<RunResult.MaskDistribution>> mlm = ro.maskedLmMaskId() >= 0 && weights.hasMaskedLmHead()
           ? MlmReadouts.maskedLm(encoder, batch, ids(r.inputs()), x, ro.maskedLmMaskId())
           : emptyLists(batch);

@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 /**
  * Squared token-to-token Jacobian norms of one layer, {@code S[j][i] = ||d y_j / d x_i||_F^2} for the
  * layer's input x (T, d) and output y, by reverse-mode autograd (libtorch's) through the layer's equations
- * as {@link BertEncoder#layerAtOneToken} writes them for one output token per replica (head masks
+ * as {@link BertEncoder#layerAtTokens} writes them for one output token per replica (head masks
  * attached to the hooks act as in a run; the finite-difference test compares with the full layer).
  *
  * <p>A vector-Jacobian product with a cotangent u placed at output token j gives, at every input token
@@ -85,7 +85,7 @@ final class LayerJacobian {
         x.tempAttach(scope); // back to its manager when the chunk's scope closes
         NDArray leaf = x.repeat(0, b); // (b, T, d): one replica per cotangent
         leaf.setRequiresGradient(true);
-        NDArray y = encoder.layerAtOneToken(l, leaf, scope.create(pick, new Shape(b, 1, t)), scoreMask, hooks); // (b, 1, d)
+        NDArray y = encoder.layerAtTokens(l, leaf, scope.create(pick, new Shape(b, 1, t)), scoreMask, hooks); // (b, 1, d)
         NDArray u = scope.create(cot, new Shape(b, 1, d));
         collector.backward(y.mul(u).sum()); // the gradient of sum_b <y_b, u_b>
         try (NDArray g = leaf.getGradient()) {
