@@ -32,7 +32,9 @@ import java.util.Map;
 public final class ProfileBenchmark {
   public static void main(String[] args) throws Exception {
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-    int[] lengths = args.length > 1 ? java.util.Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
+    boolean sweep = args.length > 1 && args[1].equals("sweep");
+    int[] lengths = sweep ? new int[0]
+        : args.length > 1 ? java.util.Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
         : new int[] {16, 128, 512};
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     Path dir = Files.createTempDirectory("headscope-profile");
@@ -41,6 +43,27 @@ public final class ProfileBenchmark {
       System.out.printf(Locale.ROOT, "HeadScope profile of one input with all maps and norms, %d cores, load average "
           + "%s, %d repetitions, libtorch threads %d intra-op / %d inter-op%n", Runtime.getRuntime().availableProcessors(),
           AblationBenchmark.loadAverage(), reps, JniUtils.getNumThreads(), JniUtils.getNumInteropThreads());
+      if (sweep) {
+        // the ablation sweep of one 16-token sentence: 12 batches of 12 variants from each layer up
+        io.headscope.model.ablation.AblationSweep s = new io.headscope.model.ablation.AblationSweep(model);
+        Encoding input = model.encode(AblationBenchmark.SENTENCE, null);
+        io.headscope.model.ablation.AblationSweep.Options o = io.headscope.model.ablation.AblationSweep.Options.DEFAULT;
+        s.run(input, o);
+        List<Double> plain = new ArrayList<>();
+        for (int i = 0; i < reps; i++) {
+          plain.add(Benchmark.millis(() -> s.run(input, o)));
+        }
+        Path trace = dir.resolve("trace-sweep.json");
+        JniUtils.startProfile(false, true, false);
+        long start = System.nanoTime();
+        for (int i = 0; i < reps; i++) {
+          s.run(input, o);
+        }
+        double wall = (System.nanoTime() - start) / 1e6 / reps;
+        JniUtils.stopProfile(trace.toString());
+        report("the ablation sweep of one " + input.length() + "-token sentence", Benchmark.median(plain), wall,
+            selfTimes(trace), reps);
+      }
       for (int n : lengths) {
         Encoding input = Benchmark.ofLength(model, n);
         for (int i = 0; i < 3; i++) {
@@ -58,7 +81,7 @@ public final class ProfileBenchmark {
         }
         double wall = (System.nanoTime() - start) / 1e6 / reps;
         JniUtils.stopProfile(trace.toString());
-        report(n, Benchmark.median(plain), wall, selfTimes(trace), reps);
+        report(n + " tokens", Benchmark.median(plain), wall, selfTimes(trace), reps);
       }
     } finally {
       io.headscope.model.store.SafeFiles.deleteTree(dir);
@@ -109,10 +132,10 @@ public final class ProfileBenchmark {
     return out;
   }
 
-  private static void report(int n, double plainMs, double profiledMs, List<OpTime> ops, int reps) {
+  private static void report(String what, double plainMs, double profiledMs, List<OpTime> ops, int reps) {
     double inOps = ops.stream().mapToDouble(OpTime::selfMs).sum() / reps;
-    System.out.printf(Locale.ROOT, "%n%d tokens: %.1f ms per input without the profiler, %.1f ms with it; "
-        + "libtorch operations %.1f ms (%.0f%%), outside libtorch %.1f ms (%.0f%%)%n", n, plainMs, profiledMs, inOps,
+    System.out.printf(Locale.ROOT, "%n%s: %.1f ms per run without the profiler, %.1f ms with it; "
+        + "libtorch operations %.1f ms (%.0f%%), outside libtorch %.1f ms (%.0f%%)%n", what, plainMs, profiledMs, inOps,
         100 * inOps / profiledMs, profiledMs - inOps, 100 * (profiledMs - inOps) / profiledMs);
     System.out.printf(Locale.ROOT, "  %-34s %10s %8s %7s%n", "operation (self time)", "ms/input", "calls", "share");
     int shown = 0;
