@@ -12,7 +12,7 @@ import java.util.List;
  * @param maps which maps {@code attention} holds when heads were off (see {@link Maps})
  * @param attention {@code [layer][head][query][key]}; with {@link Maps#COMPUTED} each row sums to 1
  * @param valueNorms {@code [layer][head][token]}: {@code ||f^h(x_j)|| = ||(x_j W_V^h + b_V^h) W_O^h||}
- * @param hiddenStates {@code [token][d]}: the last layer's output
+ * @param hiddenStates {@code [token][d]}: the last layer's output; null for a trace of maps only ({@link BertModel#maps})
  * @param predictions masked-LM results at the {@code [MASK]} positions (empty when none or no MLM head)
  * @param classProbabilities softmax over the classifier's labels, or null when the model has none
  * @param layerNorms {@code [layer][query][key]}: Kobayashi's layer-level norm map

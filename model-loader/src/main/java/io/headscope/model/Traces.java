@@ -20,7 +20,7 @@ final class Traces {
     int heads = model.config().numAttentionHeads();
     int d = model.config().hiddenSize();
     ActivationCache cache = r.cache();
-    Activation hidden = cache.get(HookPoint.fin());
+    Activation hidden = cache.has(HookPoint.fin()) ? cache.get(HookPoint.fin()) : null; // none for maps only
     List<AttentionTrace> out = new ArrayList<>(inputs.size());
     for (int i = 0; i < inputs.size(); i++) {
       int len = r.lengths()[i];
@@ -46,7 +46,7 @@ final class Traces {
         }
       }
       out.add(new AttentionTrace(model.name(), inputs.get(i), mask, maps, attention, valueNorms,
-          hidden.matrix(len, d, i), predictions,
+          hidden == null ? null : hidden.matrix(len, d, i), predictions,
           r.classProbabilities() == null ? null : r.classProbabilities()[i], layerNorms));
     }
     return out;

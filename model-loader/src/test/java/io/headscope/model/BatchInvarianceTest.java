@@ -109,6 +109,28 @@ class BatchInvarianceTest {
     }
   }
 
+  @Test
+  void mapsOnlyStopTheLastLayerAtItsPatternAndGiveTheTracesBits() {
+    BertModel model = FullModel.uncased();
+    List<Encoding> batch = new ArrayList<>();
+    for (String s : OTHERS) {
+      batch.add(model.encode(s, null));
+    }
+    List<AttentionTrace> full = model.trace(batch, HeadMask.NONE, 1);
+    List<AttentionTrace> maps = model.maps(batch);
+    for (int i = 0; i < batch.size(); i++) {
+      assertThat(maps.get(i).hiddenStates()).isNull();
+      assertThat(maps.get(i).predictions()).isEmpty();
+      for (int l = 0; l < 12; l++) {
+        for (int h = 0; h < 12; h++) {
+          assertThat(Arrays.deepEquals(full.get(i).attention()[l][h], maps.get(i).attention()[l][h]))
+              .as("input %d head %d-%d", i, l + 1, h + 1).isTrue();
+          assertThat(maps.get(i).valueNorms()[l][h]).containsExactly(full.get(i).valueNorms()[l][h]);
+        }
+      }
+    }
+  }
+
   /** Another input of the same length and segments: every wordpiece but the special ones replaced. */
   private static Encoding variant(Encoding x, int k) {
     long[] ids = x.ids().clone();

@@ -2,7 +2,6 @@ package io.headscope.analysis.corpus;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -104,60 +103,66 @@ public final class CorpusBatches {
     int accepted = 0;
     CorpusProblem firstProblem = null;
     progress.update(0, knownTotal);
-    for (boolean more = true; more; ) {
-      // one chunk: tokenize, sort by length (a batch then pads little), run in batches
-      List<Encoding> chunk = new ArrayList<>();
-      long tokens = 0;
-      while (chunk.size() < CHUNK_INPUTS && tokens < CHUNK_TOKENS) {
-        CorpusInput in = source.get();
-        if (in == null) {
-          more = false;
-          break;
-        }
-        CorpusProblem problem;
-        Encoding e = null;
-        try {
-          e = model.encode(in.a(), in.b());
-          problem = e.wasTruncated() && !truncateLong ? new CorpusProblem(in.line(), "longer than the model's "
-              + e.length() + " positions (" + e.droppedWordpieces() + " wordpieces too many); skipped") : null;
-        } catch (HeadScopeException unusable) {
-          // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
-          problem = new CorpusProblem(in.line(), unusable.getMessage() + " Skipped.");
-        }
-        if (problem != null) {
-          if (!shard.takesLine(in.line())) {
-            continue; // another shard reports it
+    try (OneBehind consumer = new OneBehind()) {
+      for (boolean more = true; more; ) {
+        // one chunk: tokenize, sort by length (a batch then pads little), run in batches
+        List<Encoding> chunk = new ArrayList<>();
+        long tokens = 0;
+        while (chunk.size() < CHUNK_INPUTS && tokens < CHUNK_TOKENS) {
+          CorpusInput in = source.get();
+          if (in == null) {
+            more = false;
+            break;
           }
-          problemCount++;
-          firstProblem = firstProblem == null ? problem : firstProblem;
-          if (problems.size() < CorpusLines.KEPT_PROBLEMS) {
-            problems.add(problem);
+          CorpusProblem problem;
+          Encoding e = null;
+          try {
+            e = model.encode(in.a(), in.b());
+            problem = e.wasTruncated() && !truncateLong ? new CorpusProblem(in.line(), "longer than the model's "
+                + e.length() + " positions (" + e.droppedWordpieces() + " wordpieces too many); skipped") : null;
+          } catch (HeadScopeException unusable) {
+            // e.g. only zero-width or control characters: nothing left after BERT's text cleaning
+            problem = new CorpusProblem(in.line(), unusable.getMessage() + " Skipped.");
           }
-          continue;
+          if (problem != null) {
+            if (!shard.takesLine(in.line())) {
+              continue; // another shard reports it
+            }
+            problemCount++;
+            firstProblem = firstProblem == null ? problem : firstProblem;
+            if (problems.size() < CorpusLines.KEPT_PROBLEMS) {
+              problems.add(problem);
+            }
+            continue;
+          }
+          chunk.add(e);
+          accepted++;
+          analysedInput.accept(in);
+          tokens += e.length();
         }
-        chunk.add(e);
-        accepted++;
-        analysedInput.accept(in);
-        tokens += e.length();
-      }
-      chunk.sort(Comparator.comparingInt(Encoding::length));
-      for (int start = 0; start < chunk.size(); ) {
-        if (cancelled.getAsBoolean()) {
-          throw new CancellationException("cancelled after " + analysed + " inputs");
+        chunk.sort(Comparator.comparingInt(Encoding::length));
+        for (int start = 0; start < chunk.size(); ) {
+          if (cancelled.getAsBoolean()) {
+            throw new CancellationException("cancelled after " + analysed + " inputs");
+          }
+          int end = batchEnd(chunk, start);
+          if (!shard.takes(batches++)) {
+            start = end; // another shard's batch
+            continue;
+          }
+          List<AttentionTrace> traces = model.maps(chunk.subList(start, end)); // maps and norms: all that is read
+          // the caller's sums for this batch run on a second thread while the model runs the next batch;
+          // one batch at a time and in order, so the sums are the same bits as in one thread
+          consumer.await();
+          consumer.submit(() -> batch.accept(traces));
+          analysed += end - start;
+          start = end;
+          progress.update(analysed, knownTotal);
+          // the share of the file read times the share of what was read that is done: a small file is
+          // read whole before the first batch, and its progress should not show 100% from then on
+          double read = fractionRead.getAsDouble();
+          progress.read(analysed, read < 0 ? read : read * analysed / accepted);
         }
-        int end = batchEnd(chunk, start);
-        if (!shard.takes(batches++)) {
-          start = end; // another shard's batch
-          continue;
-        }
-        batch.accept(model.trace(chunk.subList(start, end), HeadMask.NONE, 1));
-        analysed += end - start;
-        start = end;
-        progress.update(analysed, knownTotal);
-        // the share of the file read times the share of what was read that is done: a small file is
-        // read whole before the first batch, and its progress should not show 100% from then on
-        double read = fractionRead.getAsDouble();
-        progress.read(analysed, read < 0 ? read : read * analysed / accepted);
       }
     }
     if (analysed == 0 && shard.isAll()) {

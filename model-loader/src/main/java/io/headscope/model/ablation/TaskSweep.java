@@ -72,13 +72,19 @@ public final class TaskSweep {
       }
     }
     int n = inputs.size();
-    // groups of similar length waste little on padding; every input is scored as if alone
+    // groups of one length: no padding, and where the engine is batch-invariant every input gets the
+    // bits it gets alone, so shards merge into exactly one run's file at any --batch
     Integer[] order = new Integer[n];
     Arrays.setAll(order, i -> i);
-    Arrays.sort(order, Comparator.comparingInt(i -> inputs.get(i).ids().length));
+    Arrays.sort(order, Comparator.comparingInt((Integer i) -> inputs.get(i).ids().length).thenComparing(i -> i));
+    int perGroup = model.batchInvariant() ? o.batch() : 1;
     TaskOutcome[] out = new TaskOutcome[n];
-    for (int start = 0; start < n; start += o.batch()) {
-      int end = Math.min(n, start + o.batch());
+    for (int start = 0, end; start < n; start = end) {
+      int length = inputs.get(order[start]).ids().length;
+      end = start + 1;
+      while (end < n && end - start < perGroup && inputs.get(order[end]).ids().length == length) {
+        end++;
+      }
       List<Encoding> group = new ArrayList<>();
       int[] groupGold = new int[end - start];
       for (int k = start; k < end; k++) {
@@ -86,9 +92,10 @@ public final class TaskSweep {
         groupGold[k - start] = gold[order[k]];
       }
       int done = start;
+      int last = end;
       TaskOutcome[] g = group(group, groupGold, o, cancelled,
-          share -> progress.progress("Inputs " + (done + 1) + "-" + end + " of " + n,
-              (done + share * (end - done)) / n));
+          share -> progress.progress("Inputs " + (done + 1) + "-" + last + " of " + n,
+              (done + share * (last - done)) / n));
       for (int k = start; k < end; k++) {
         out[order[k]] = g[k - start];
       }

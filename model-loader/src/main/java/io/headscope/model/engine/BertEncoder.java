@@ -123,7 +123,17 @@ final class BertEncoder {
     return layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()); // (B, M, d)
   }
 
-  private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
+  /**
+   * Layer {@code l} up to its attention pattern and values, and no further: all a run needs of its last
+   * layer when only the maps and what comes from them (value norms, norm maps) are kept ({@link
+   * Engine#run}); the rest of the layer, three quarters of its products, is skipped.
+   */
+  void attentionMaps(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
+    pattern(l, w.layers[l], x, scoreMask, hooks);
+  }
+
+  /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */
+  private NDArray[] pattern(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
@@ -140,7 +150,15 @@ final class BertEncoder {
     NDArray scores = hooks.at(HookPoint.Kind.ATTN_SCORES, l,
         q.matMul(k.transpose(0, 1, 3, 2)).div((float) Math.sqrt(dh)).add(scoreMask)); // (B, H, T, T)
     NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, T, T)
-    NDArray z = hooks.at(HookPoint.Kind.ATTN_Z, l, pattern.matMul(v)); // (B, H, T, dh)
+    return new NDArray[] {pattern, v};
+  }
+
+  private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
+    Shape s = x.getShape();
+    long b = s.get(0);
+    long t = s.get(1);
+    NDArray[] pv = pattern(l, p, x, scoreMask, hooks);
+    NDArray z = hooks.at(HookPoint.Kind.ATTN_Z, l, pv[0].matMul(pv[1])); // (B, H, T, dh)
 
     HookPoint resultPoint = HookPoint.of(HookPoint.Kind.ATTN_RESULT, l);
     if (hooks.isActive(resultPoint)) {
@@ -148,7 +166,7 @@ final class BertEncoder {
       NDArray result = hooks.at(resultPoint, w.transformedValues(l, z).transpose(0, 2, 1, 3)); // (B, T, H, d)
       return result.sum(new int[] {2}).add(p.outBias()); // (B, T, d)
     }
-    NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) h * dh); // (B, T, d)
+    NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) c.hiddenSize()); // (B, T, d)
     return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 

@@ -93,6 +93,12 @@ public final class Engine implements AutoCloseable {
           ? encoder.embed(batch.ids(), batch.segments(), hooks)
           : start(scope, r.start(), batch);
       ReadRows rows = to == layers && r.from() < layers ? ReadRows.of(r, batch.width()) : null;
+      if (to == layers && r.from() < layers && onlyMapsOfTheLastLayer(r)) {
+        // nothing reads the model's output: the last layer stops at its pattern and values
+        x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks);
+        encoder.attentionMaps(layers - 1, x, scoreMask, hooks);
+        return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+      }
       if (rows == null) {
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
         if (to < layers) {
@@ -120,6 +126,27 @@ public final class Engine implements AutoCloseable {
           : MlmReadouts.compare(encoder, x, ro.comparisons());
       return new RunResult(batch.lengths(), batch.width(), sink.cache(), mlm, classes, logProbs, comparison);
     }
+  }
+
+  /** Whether a run reads nothing and keeps nothing of its last layer beyond the maps, the values and what comes of them. */
+  private boolean onlyMapsOfTheLastLayer(RunRequest r) {
+    if (!r.readouts().isEmpty() || !r.interventions().stream().allMatch(i -> i instanceof Intervention.HeadMasks)) {
+      return false;
+    }
+    int last = config().numHiddenLayers() - 1;
+    java.util.Set<HookPoint.Kind> early = java.util.EnumSet.of(HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_Q,
+        HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_V, HookPoint.Kind.ATTN_SCORES, HookPoint.Kind.ATTN_PATTERN);
+    for (Capture c : r.captures()) {
+      if (c.keeps(HookPoint.fin())) {
+        return false;
+      }
+      for (HookPoint.Kind k : HookPoint.Kind.values()) {
+        if (k.perLayer() && !early.contains(k) && c.keeps(HookPoint.of(k, last))) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**
