@@ -180,6 +180,43 @@ public final class Safetensors implements AutoCloseable {
     }
   }
 
+  /**
+   * Unmaps a buffer {@link #bytes} returned, once its contents have been copied: the file's pages then
+   * leave the process's resident memory at once instead of at some later garbage collection (two
+   * loaded models otherwise kept 880 MB of mapped pages resident, as measured with {@code compare}).
+   * The buffer must not be read afterwards. Where the JDK does not offer it, the collector unmaps later.
+   */
+  public static void unmap(ByteBuffer mapped) {
+    if (!(mapped instanceof java.nio.MappedByteBuffer) || UNMAPPER == null) {
+      return;
+    }
+    try {
+      UNMAPPER.invoke(UNSAFE, mapped);
+    } catch (ReflectiveOperationException | IllegalArgumentException e) {
+      // a slice or duplicate, or a JDK without it: the garbage collector unmaps it later
+    }
+  }
+
+  private static final Object UNSAFE;
+  private static final java.lang.reflect.Method UNMAPPER;
+
+  static {
+    Object unsafe = null;
+    java.lang.reflect.Method invokeCleaner = null;
+    try {
+      Class<?> c = Class.forName("sun.misc.Unsafe");
+      java.lang.reflect.Field f = c.getDeclaredField("theUnsafe");
+      f.setAccessible(true);
+      unsafe = f.get(null);
+      invokeCleaner = c.getMethod("invokeCleaner", ByteBuffer.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      unsafe = null;
+      invokeCleaner = null;
+    }
+    UNSAFE = unsafe;
+    UNMAPPER = invokeCleaner;
+  }
+
   /** Reads a float32 tensor into Java memory (for conversion and tests). */
   public FloatTensor readFloat(String name) {
     TensorInfo t = tensors.get(name);
@@ -190,7 +227,9 @@ public final class Safetensors implements AutoCloseable {
       throw new HeadScopeException(file + ": tensor " + name + " is " + t.dtype() + ", expected F32.");
     }
     float[] data = new float[(int) t.elementCount()];
-    bytes(t).asFloatBuffer().get(data);
+    ByteBuffer mapped = bytes(t);
+    mapped.asFloatBuffer().get(data);
+    unmap(mapped);
     return new FloatTensor(name, t.shape(), data);
   }
 

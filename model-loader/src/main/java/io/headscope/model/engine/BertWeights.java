@@ -168,23 +168,26 @@ final class BertWeights implements AutoCloseable {
         if (!dtype.equals("F32") && !dtype.equals("F16") && !dtype.equals("BF16")) {
           continue; // integer buffers such as position_ids: not weights
         }
-        ByteBuffer data = dtype.equals("F32")
-            ? file.bytes(info)
-            : FloatWidening.toFloat32(file.bytes(info), dtype, info.elementCount());
-        // DJL wraps a direct buffer without copying; duplicate() copies into torch's own memory so that
-        // nothing points into the memory-mapped file (a file replaced on disk must not crash the app).
-        NDArray copy;
-        try (NDArray wrapped = manager.create(data, new Shape(info.shape()), DataType.FLOAT32)) {
-          copy = wrapped.duplicate();
-        }
-        arrays.put(info.name(), copy);
-        long bad = allFinite(copy) ? -1 : FloatWidening.firstNonFinite(data);
-        if (bad >= 0) {
-          // only on this path is the element found, in Java: a scan of 110 M floats there cost ~150 ms a load
-          float v = data.duplicate().order(data.order()).asFloatBuffer().get((int) bad);
-          throw new HeadScopeException("tensor " + info.name() + " holds " + v + " at element " + bad + " of "
-              + info.elementCount() + ": the checkpoint is damaged (or was saved after training diverged), "
-              + "so its attention maps would be meaningless.");
+        ByteBuffer mapped = file.bytes(info);
+        try {
+          ByteBuffer data = dtype.equals("F32") ? mapped : FloatWidening.toFloat32(mapped, dtype, info.elementCount());
+          // DJL wraps a direct buffer without copying; duplicate() copies into torch's own memory so that
+          // nothing points into the memory-mapped file (a file replaced on disk must not crash the app).
+          NDArray copy;
+          try (NDArray wrapped = manager.create(data, new Shape(info.shape()), DataType.FLOAT32)) {
+            copy = wrapped.duplicate();
+          }
+          arrays.put(info.name(), copy);
+          long bad = allFinite(copy) ? -1 : FloatWidening.firstNonFinite(data);
+          if (bad >= 0) {
+            // only on this path is the element found, in Java: a scan of 110 M floats there cost ~150 ms a load
+            float v = data.duplicate().order(data.order()).asFloatBuffer().get((int) bad);
+            throw new HeadScopeException("tensor " + info.name() + " holds " + v + " at element " + bad + " of "
+                + info.elementCount() + ": the checkpoint is damaged (or was saved after training diverged), "
+                + "so its attention maps would be meaningless.");
+          }
+        } finally {
+          Safetensors.unmap(mapped); // copied: the file's pages need not stay resident
         }
       }
       amend.accept(arrays);
