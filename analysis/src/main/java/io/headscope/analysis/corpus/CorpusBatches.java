@@ -54,18 +54,31 @@ public final class CorpusBatches {
   private final BertModel model;
   private final int batchSize;
   private final boolean truncateLong;
+  private final int workers;
 
   /**
    * @param truncateLong cut an input longer than the model to its positions instead of skipping it
    *     (for one typed input, where the caller warns)
    */
   public CorpusBatches(BertModel model, int batchSize, boolean truncateLong) {
+    this(model, batchSize, truncateLong, OrderedForwards.DEFAULT_WORKERS);
+  }
+
+  /**
+   * @param workers forward passes run at once, each on one thread of its own ({@link OrderedForwards});
+   *     the output is the same bits for any number
+   */
+  public CorpusBatches(BertModel model, int batchSize, boolean truncateLong, int workers) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size " + batchSize);
+    }
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers " + workers);
     }
     this.model = model;
     this.batchSize = batchSize;
     this.truncateLong = truncateLong;
+    this.workers = workers;
   }
 
   /**
@@ -103,7 +116,7 @@ public final class CorpusBatches {
     int accepted = 0;
     CorpusProblem firstProblem = null;
     progress.update(0, knownTotal);
-    try (OneBehind consumer = new OneBehind()) {
+    try (OrderedForwards forwards = new OrderedForwards(workers)) {
       for (boolean more = true; more; ) {
         // one chunk: tokenize, sort by length (a batch then pads little), run in batches
         List<Encoding> chunk = new ArrayList<>();
@@ -150,19 +163,19 @@ public final class CorpusBatches {
             start = end; // another shard's batch
             continue;
           }
-          List<AttentionTrace> traces = model.maps(chunk.subList(start, end)); // maps and norms: all that is read
-          // the caller's sums for this batch run on a second thread while the model runs the next batch;
-          // one batch at a time and in order, so the sums are the same bits as in one thread
-          consumer.await();
-          consumer.submit(() -> batch.accept(traces));
-          analysed += end - start;
+          List<Encoding> slice = chunk.subList(start, end);
+          forwards.submit(() -> model.maps(slice), slice.size()); // maps and norms: all that is read
           start = end;
-          progress.update(analysed, knownTotal);
-          // the share of the file read times the share of what was read that is done: a small file is
-          // read whole before the first batch, and its progress should not show 100% from then on
-          double read = fractionRead.getAsDouble();
-          progress.read(analysed, read < 0 ? read : read * analysed / accepted);
+          // the caller sees the batches in order on this thread, however many run at once
+          while (forwards.full()) {
+            analysed += forwards.next(batch);
+            reportProgress(progress, fractionRead, analysed, accepted, knownTotal);
+          }
         }
+      }
+      while (!forwards.isEmpty()) {
+        analysed += forwards.next(batch);
+        reportProgress(progress, fractionRead, analysed, accepted, knownTotal);
       }
     }
     if (analysed == 0 && shard.isAll()) {
@@ -171,6 +184,15 @@ public final class CorpusBatches {
               + (problemCount > 1 ? " (and " + (problemCount - 1) + " more lines)." : "")));
     }
     return new Outcome(analysed, problemCount, problems);
+  }
+
+  private static void reportProgress(CorpusAnalysis.Progress progress, DoubleSupplier fractionRead, int analysed,
+      int accepted, int knownTotal) {
+    progress.update(analysed, knownTotal);
+    // the share of the file read times the share of what was read that is done: a small file is
+    // read whole before the first batch, and its progress should not show 100% from then on
+    double read = fractionRead.getAsDouble();
+    progress.read(analysed, read < 0 ? read : read * analysed / accepted);
   }
 
   /** The end (exclusive) of the batch starting at {@code start}; inputs are sorted by length. */
