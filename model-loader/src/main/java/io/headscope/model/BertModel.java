@@ -241,7 +241,7 @@ public final class BertModel implements AutoCloseable {
    * setting per thread, so the threads that call the model otherwise are not affected.
    */
   public static void runOnThisThreadOnly() {
-    ai.djl.pytorch.jni.JniUtils.setNumThreads(1);
+    io.headscope.model.engine.Engine.runOnThisThreadOnly();
   }
 
   /**

@@ -68,6 +68,11 @@ public final class Engine implements AutoCloseable {
     return BatchInvariance.holds(manager);
   }
 
+  /** libtorch's intra-op parallelism off for the calling thread (see {@code BertModel.runOnThisThreadOnly}). */
+  public static void runOnThisThreadOnly() {
+    ai.djl.pytorch.jni.JniUtils.setNumThreads(1);
+  }
+
   /** Native arrays alive now: the weights, plus anything a call failed to free (tests, soak). */
   public long liveNativeArrays() {
     return countResources(manager);
