@@ -116,7 +116,7 @@ public final class CorpusBatches {
     int accepted = 0;
     CorpusProblem firstProblem = null;
     progress.update(0, knownTotal);
-    try (OrderedForwards forwards = new OrderedForwards(workers)) {
+    try (OrderedForwards forwards = new OrderedForwards(workers, CELL_BUDGET)) {
       for (boolean more = true; more; ) {
         // one chunk: tokenize, sort by length (a batch then pads little), run in batches
         List<Encoding> chunk = new ArrayList<>();
@@ -164,7 +164,8 @@ public final class CorpusBatches {
             continue;
           }
           List<Encoding> slice = chunk.subList(start, end);
-          forwards.submit(() -> model.maps(slice), slice.size()); // maps and norms: all that is read
+          long width = slice.get(slice.size() - 1).length(); // the longest: sorted by length
+          forwards.submit(() -> model.maps(slice), slice.size(), slice.size() * width * width); // maps and norms
           start = end;
           // the caller sees the batches in order on this thread, however many run at once
           while (forwards.full()) {

@@ -22,8 +22,8 @@ import java.util.function.Consumer;
  * forward pass at a time with two intra-op threads: small products parallelise poorly inside, and
  * perfectly across batches. The caller's sums see the batches in the order they were submitted, one at
  * a time, so they are the same bits as with one worker. At most {@code workers} batches are in flight,
- * so memory holds as many batches of maps as there are workers. With one worker the passes run on the
- * caller's thread with libtorch's own threads, as before.
+ * within a budget of attention cells; a batch too big for its share (inputs of 128 tokens and more) runs
+ * on the caller's thread with libtorch's own threads, as everything did before.
  */
 final class OrderedForwards implements AutoCloseable {
   /** One per core, at most four: more batches in flight hold more maps in memory. */
@@ -32,11 +32,19 @@ final class OrderedForwards implements AutoCloseable {
   private record InFlight(Future<List<AttentionTrace>> traces, int inputs) {}
 
   private final int workers;
+  private final long cellBudget;
   private final ExecutorService pool;
   private final Deque<InFlight> queue = new ArrayDeque<>();
 
-  OrderedForwards(int workers) {
+  /**
+   * @param cellBudget attention cells (inputs x T^2) that the batches on the workers may hold together: a
+   *     batch with more than its share runs on the caller's thread with libtorch's own threads instead
+   *     (two batches of 480-token inputs at once would hold 270 MB of maps and take a corpus command to
+   *     the edge of 2 GB; such a batch is big enough to keep both threads busy by itself)
+   */
+  OrderedForwards(int workers, long cellBudget) {
     this.workers = workers;
+    this.cellBudget = cellBudget;
     this.pool = workers == 1 ? null : Executors.newFixedThreadPool(workers, r -> {
       Thread t = new Thread(() -> {
         BertModel.runOnThisThreadOnly();
@@ -47,9 +55,12 @@ final class OrderedForwards implements AutoCloseable {
     });
   }
 
-  /** Starts a batch's forward pass ({@code inputs} inputs); with one worker, runs it now. */
-  void submit(Callable<List<AttentionTrace>> forward, int inputs) {
-    if (pool == null) {
+  /**
+   * Starts a batch's forward pass ({@code inputs} inputs, {@code cells} attention cells) on a worker, or
+   * runs it now on this thread: with one worker, or when it is over its share of the cell budget.
+   */
+  void submit(Callable<List<AttentionTrace>> forward, int inputs, long cells) {
+    if (pool == null || cells * workers > cellBudget) {
       java.util.concurrent.FutureTask<List<AttentionTrace>> now = new java.util.concurrent.FutureTask<>(forward);
       now.run();
       queue.add(new InFlight(now, inputs));

@@ -70,24 +70,38 @@ class OrderedForwardsTest {
 
   @Test
   void aFailingBatchComesOutOfTheRunAsThrown() {
-    try (OrderedForwards f = new OrderedForwards(2)) {
+    try (OrderedForwards f = new OrderedForwards(2, 100)) {
       f.submit(() -> {
         throw new HeadScopeException("bad batch");
-      }, 3);
+      }, 3, 10);
       assertThatThrownBy(() -> f.next(t -> {})).isInstanceOf(HeadScopeException.class).hasMessage("bad batch");
     }
   }
 
   @Test
-  void atMostOneBatchPerWorkerIsInFlight() {
-    try (OrderedForwards f = new OrderedForwards(2)) {
-      f.submit(List::of, 1);
+  void atMostOneBatchPerWorkerIsInFlightAndBigOnesRunOnTheCallersThread() {
+    try (OrderedForwards f = new OrderedForwards(2, 100)) {
+      f.submit(List::of, 1, 10);
       assertThat(f.full()).isFalse();
-      f.submit(List::of, 2);
+      f.submit(List::of, 2, 10);
       assertThat(f.full()).isTrue();
       assertThat(f.next(t -> {})).isEqualTo(1);
       assertThat(f.next(t -> {})).isEqualTo(2);
       assertThat(f.isEmpty()).isTrue();
+      // a batch over its share of the budget runs at once, on this thread
+      Thread[] ranOn = new Thread[1];
+      f.submit(() -> {
+        ranOn[0] = Thread.currentThread();
+        return List.of();
+      }, 1, 51);
+      assertThat(ranOn[0]).isSameAs(Thread.currentThread());
+      f.submit(() -> {
+        ranOn[0] = Thread.currentThread();
+        return List.of();
+      }, 1, 50);
+      f.next(t -> {});
+      f.next(t -> {});
+      assertThat(ranOn[0]).isNotSameAs(Thread.currentThread());
     }
   }
 }
