@@ -33,6 +33,8 @@ final class OrderedForwards implements AutoCloseable {
 
   private final int workers;
   private final long cellBudget;
+  /** The last batch ran on the caller's thread: hand it over before running another (its maps are big). */
+  private boolean ranHere;
   private final ExecutorService pool;
   private final Deque<InFlight> queue = new ArrayDeque<>();
 
@@ -60,7 +62,8 @@ final class OrderedForwards implements AutoCloseable {
    * runs it now on this thread: with one worker, or when it is over its share of the cell budget.
    */
   void submit(Callable<List<AttentionTrace>> forward, int inputs, long cells) {
-    if (pool == null || cells * workers > cellBudget) {
+    ranHere = pool == null || cells * workers > cellBudget;
+    if (ranHere) {
       java.util.concurrent.FutureTask<List<AttentionTrace>> now = new java.util.concurrent.FutureTask<>(forward);
       now.run();
       queue.add(new InFlight(now, inputs));
@@ -69,9 +72,12 @@ final class OrderedForwards implements AutoCloseable {
     }
   }
 
-  /** Whether as many batches are in flight as there are workers: take one before submitting more. */
+  /**
+   * Whether as many batches are in flight as there are workers, or the last one ran here: take one
+   * before submitting more.
+   */
   boolean full() {
-    return queue.size() >= workers;
+    return !queue.isEmpty() && (queue.size() >= workers || ranHere);
   }
 
   boolean isEmpty() {
