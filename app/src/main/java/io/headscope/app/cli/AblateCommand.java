@@ -88,9 +88,7 @@ final class AblateCommand implements Callable<Integer> {
       throw new UsageException("--metric logit-diff needs --contrast.");
     }
     Shard shard = sharding.shard();
-    if (sharding.given() && inputs.corpus == null) {
-      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
-    }
+    sharding.requireCorpus(inputs.corpus);
     output.check();
     if (output.out != null && !sharding.given()) {
       Output.checkWritable(sidecar(output.out), output.force);

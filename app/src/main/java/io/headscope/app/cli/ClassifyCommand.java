@@ -50,23 +50,10 @@ final class ClassifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if ((corpus == null) == (text == null)) {
-      throw new UsageException("Give either --corpus FILE or --text \"...\" (one of them, not both).");
-    }
-    if (pair != null && text == null) {
-      throw new UsageException("--pair goes with --text; a corpus file holds its pairs on each line.");
-    }
-    if (text != null) {
-      ModelOptions.requireText(text, "--text");
-      if (pair != null) {
-        ModelOptions.requireText(pair, "--pair");
-      }
-    }
+    ModelOptions.requireCorpusOrText(corpus, text, pair);
     HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
     Shard shard = sharding.shard();
-    if (sharding.given() && corpus == null) {
-      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
-    }
+    sharding.requireCorpus(corpus);
     output.check();
     batching.checkBatch();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;

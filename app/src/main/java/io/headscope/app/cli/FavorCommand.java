@@ -62,9 +62,7 @@ final class FavorCommand implements Callable<Integer> {
       throw new UsageException("--features must be numbers between 1 and 65536.");
     }
     Shard shard = sharding.shard();
-    if (sharding.given() && inputs.corpus == null) {
-      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
-    }
+    sharding.requireCorpus(inputs.corpus);
     output.check();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();

@@ -55,9 +55,7 @@ final class ImportanceCommand implements Callable<Integer> {
       return task();
     }
     Shard shard = sharding.shard();
-    if (sharding.given() && inputs.corpus == null) {
-      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
-    }
+    sharding.requireCorpus(inputs.corpus);
     output.check();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();

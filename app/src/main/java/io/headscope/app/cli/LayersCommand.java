@@ -31,9 +31,7 @@ final class LayersCommand implements Callable<Integer> {
   public Integer call() {
     inputs.check();
     Shard shard = sharding.shard();
-    if (sharding.given() && inputs.corpus == null) {
-      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
-    }
+    sharding.requireCorpus(inputs.corpus);
     output.check();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
     try (BertModel bert = model.open();

@@ -64,6 +64,25 @@ final class ModelOptions {
     }
   }
 
+  /**
+   * The checks of a command that reads either a corpus file or one typed input (--text, with --pair):
+   * exactly one of the two, --pair only with --text, and typed text that is usable.
+   */
+  static void requireCorpusOrText(java.nio.file.Path corpus, String text, String pair) {
+    if ((corpus == null) == (text == null)) {
+      throw new UsageException("Give either --corpus FILE or --text \"...\" (one of them, not both).");
+    }
+    if (pair != null && text == null) {
+      throw new UsageException("--pair goes with --text; a corpus file holds its pairs on each line.");
+    }
+    if (text != null) {
+      requireText(text, "--text");
+      if (pair != null) {
+        requireText(pair, "--pair");
+      }
+    }
+  }
+
   static void requireText(String text, String option) {
     if (text == null || text.isBlank()) {
       throw new HeadScopeException("The text of " + option + " is empty: give a sentence.");

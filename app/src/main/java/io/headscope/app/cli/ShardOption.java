@@ -41,6 +41,13 @@ final class ShardOption {
     return new Shard(k, n);
   }
 
+  /** Refuses --shard without a corpus: one typed input is not split. */
+  void requireCorpus(java.nio.file.Path corpus) {
+    if (given() && corpus == null) {
+      throw new UsageException("--shard goes with --corpus: one typed input is not split.");
+    }
+  }
+
   /** Whether --shard was given (a partial result is written instead of the CSV). */
   boolean given() {
     return text != null;
