@@ -165,8 +165,8 @@ public final class BertModel implements AutoCloseable {
   }
 
   /**
-   * Whether an input's numbers are bit-identical however it is batched with others (MKL's strict
-   * reproducible mode; {@link io.headscope.model.engine.Engine#batchInvariant}). The corpus sweeps batch
+   * Whether an input's numbers are bit-identical however it is batched with inputs of its length (MKL's
+   * strict reproducible mode; {@link io.headscope.model.engine.Engine#batchInvariant}). The corpus sweeps batch
    * across inputs only when it holds, so that their output never depends on the batching.
    */
   public boolean batchInvariant() {

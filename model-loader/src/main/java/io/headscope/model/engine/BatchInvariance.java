@@ -10,14 +10,14 @@ import java.util.Random;
 /**
  * Whether this process's matrix products give each row the same bits whatever else shares the call.
  *
- * <p>Then an input's maps, norms and predictions are bit-identical alone, padded in a batch of longer
- * inputs, or in a shard of a corpus, and the corpus commands may batch freely without changing a byte
- * of their output. libtorch's x86 build multiplies with MKL, whose default mode picks its algorithm
+ * <p>Then an input's maps, norms and predictions are bit-identical alone, in a batch of inputs of its
+ * length, or in a shard of a corpus, and the sweeps may batch such inputs without changing a byte of
+ * their output (padding is not covered: a softmax over a padded row sums its zeros in another order). libtorch's x86 build multiplies with MKL, whose default mode picks its algorithm
  * (how a long sum is split across threads, a matrix-vector kernel for one row) by the shape of the
  * call; its strict reproducible mode ({@code MKL_CBWR=AUTO,STRICT}, set by {@code ./headscope} and the
  * build) does not. Other builds (Apple silicon) may or may not behave this way, so it is measured
  * rather than assumed: a product shaped like the feed-forward output (the one whose sum, over 3072
- * terms, the default mode splits) run on 1, 3 and 300 rows, row 0 compared bit for bit.
+ * terms, the default mode splits) run on 1, 3, 100 and 300 rows, row 0 compared bit for bit.
  */
 final class BatchInvariance {
   private static volatile Boolean measured;

@@ -151,7 +151,7 @@ final class BertEncoder {
    * Engine#run}); the rest of the layer, three quarters of its products, is skipped.
    */
   void attentionMaps(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
-    pattern(l, w.layers[l], x, scoreMask, hooks);
+    pattern(l, w.layers[l], hooks.at(HookPoint.Kind.RESID_PRE, l, x), scoreMask, hooks); // as in layer()
   }
 
   /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */

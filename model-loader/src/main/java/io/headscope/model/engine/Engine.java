@@ -61,8 +61,9 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * Whether an input's numbers here are bit-identical however it is batched (alone, padded among longer
-   * inputs, in any shard): see {@link BatchInvariance}. Measured once per process.
+   * Whether an input's numbers here are bit-identical however it is batched with inputs of its length
+   * (alone, at any place in a batch, in any shard; padding is not covered): see {@link BatchInvariance}.
+   * Measured once per process.
    */
   public boolean batchInvariant() {
     return BatchInvariance.holds(manager);
@@ -97,13 +98,14 @@ public final class Engine implements AutoCloseable {
       NDArray x = r.start() == null
           ? encoder.embed(batch.ids(), batch.segments(), hooks)
           : start(scope, r.start(), batch);
-      ReadRows rows = to == layers && r.from() < layers ? ReadRows.of(r, batch.width()) : null;
-      if (to == layers && r.from() < layers && onlyMapsOfTheLastLayer(r)) {
+      boolean reachesTheTop = to == layers && r.from() < layers;
+      if (reachesTheTop && onlyMapsOfTheLastLayer(r)) {
         // nothing reads the model's output: the last layer stops at its pattern and values
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks);
         encoder.attentionMaps(layers - 1, x, scoreMask, hooks);
         return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
       }
+      ReadRows rows = reachesTheTop ? ReadRows.of(r, batch.width()) : null;
       if (rows == null) {
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
         if (to < layers) {

@@ -120,6 +120,19 @@ class ReadRowsTest {
   }
 
   @Test
+  void aRunKeepingMapsAndStreamsButReadingNothingKeepsEveryLayersInput() {
+    // nothing reads the output, so the last layer stops at its pattern: its input is still seen
+    RunResult maps = model.run(RunRequest.of(inputs)
+        .capture(Capture.points(HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_PATTERN)));
+    RunResult full = whole(RunRequest.of(inputs)
+        .capture(Capture.points(HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_PATTERN, HookPoint.Kind.FINAL)));
+    for (int l = 0; l < 3; l++) {
+      assertThat(maps.cache().get(HookPoint.residPre(l))).as("resid_pre %d", l).isEqualTo(full.cache().get(HookPoint.residPre(l)));
+      assertThat(maps.cache().get(HookPoint.pattern(l))).as("pattern %d", l).isEqualTo(full.cache().get(HookPoint.pattern(l)));
+    }
+  }
+
+  @Test
   void aRunThatLooksAtMoreRunsTheWholeLayer() {
     Readouts ro = Readouts.none().withLogProbs(new int[] {2});
     assertThat(ReadRows.of(RunRequest.of(inputs).read(ro), inputs.get(0).length())).isNotNull();
