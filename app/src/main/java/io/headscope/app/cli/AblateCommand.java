@@ -76,10 +76,7 @@ final class AblateCommand implements Callable<Integer> {
     if (task) {
       return task(m);
     }
-    int perBatch = batch == null ? AblationSweep.DEFAULT_BATCH : batch;
-    if (perBatch < 1 || perBatch > 512) {
-      throw new UsageException("--batch must be between 1 and 512, got " + perBatch + ".");
-    }
+    int perBatch = perBatch();
     if (target == null && (contrast != null || metric != null)) {
       throw new UsageException("--contrast and --metric go with --target.");
     }
@@ -120,6 +117,15 @@ final class AblateCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** --batch, or 8 inputs swept together (both sweeps), checked. */
+  private int perBatch() {
+    int n = batch == null ? AblationSweep.DEFAULT_BATCH : batch;
+    if (n < 1 || n > 512) {
+      throw new UsageException("--batch must be between 1 and 512, got " + n + ".");
+    }
+    return n;
+  }
+
   /** The task sweep: a classifier on a labelled corpus. */
   private int task(HeadMask.Mode m) {
     if (inputs.corpus == null) {
@@ -128,10 +134,7 @@ final class AblateCommand implements Callable<Integer> {
     if (target != null || contrast != null || metric != null) {
       throw new UsageException("--target, --contrast and --metric follow a masked-LM token; leave them out with --task.");
     }
-    int perBatch = batch == null ? 8 : batch;
-    if (perBatch < 1 || perBatch > 512) {
-      throw new UsageException("--batch must be between 1 and 512, got " + perBatch + ".");
-    }
+    int perBatch = perBatch();
     Shard shard = sharding.shard();
     output.check();
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
