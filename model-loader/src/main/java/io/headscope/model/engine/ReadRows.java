@@ -61,10 +61,8 @@ final class ReadRows {
       int[] rowSlots = new int[positions.length];
       for (int j = 0; j < m; j++) {
         int k = j - first;
-        rowPick[j] = k < 0 ? 0 : positions[Math.min(k, positions.length - 1)];
-      }
-      if (positions.length == 0) {
-        java.util.Arrays.fill(rowPick, 0);
+        // [CLS] first for the classifier; a row with fewer positions than the widest repeats its last
+        rowPick[j] = k < 0 || positions.length == 0 ? 0 : positions[Math.min(k, positions.length - 1)];
       }
       for (int j = 0; j < positions.length; j++) {
         rowSlots[j] = first + j;

@@ -110,6 +110,13 @@ class ReadRowsTest {
     close(n.classProbabilities(), full);
     close(n.logProbs()[1], f.logProbs()[1]);
     assertThat(n.logProbs()[1][0]).as("a real distribution").isNotEqualTo(n.logProbs()[0][0]);
+    // a row that reads no position beside one that does: [CLS] alone fills its rows
+    RunRequest uneven = RunRequest.of(inputs)
+        .read(Readouts.none().withClassifier().withLogProbs(List.of(new int[0], new int[] {3})));
+    RunResult u = model.run(uneven);
+    close(u.classProbabilities(), full);
+    assertThat(u.logProbs()[0]).isEmpty();
+    close(u.logProbs()[1], whole(uneven).logProbs()[1]);
   }
 
   private static void close(float[][] actual, float[][] expected) {
