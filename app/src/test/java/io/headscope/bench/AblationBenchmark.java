@@ -45,6 +45,7 @@ public final class AblationBenchmark {
         Runtime.getRuntime().availableProcessors(), loadAverage(), reps);
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     try (BertModel model = BertModel.load(files)) {
+      Machine.print(model);
       Encoding input = model.encode(SENTENCE, null);
       System.out.printf(Locale.ROOT, "sentence: %d tokens%n", input.length());
       AblationSweep sweep = new AblationSweep(model);

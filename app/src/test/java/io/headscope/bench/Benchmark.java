@@ -45,6 +45,7 @@ public final class Benchmark {
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     try (BertModel model = BertModel.load(files, "gelu_new");
         TensorFlowBert tf = TensorFlowBert.openEmbedded("uncased")) {
+      Machine.print(model);
       forwardPasses(model, tf, reps);
       batch(model, tf, Math.max(3, reps / 3));
       memory(model);

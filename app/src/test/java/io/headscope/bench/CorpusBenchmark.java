@@ -36,6 +36,7 @@ public final class CorpusBenchmark {
       int n = corpus.inputs().size();
       System.out.printf(Locale.ROOT, "%s: %d inputs, batch %d, %d cores, median of %d runs; load average %.2f%n",
           name, n, batch, Runtime.getRuntime().availableProcessors(), runs, load());
+      Machine.print(model);
       CorpusAnalysis analysis = new CorpusAnalysis(model, new HeadClassifier(), batch);
       analysis.run(corpus, CorpusAnalysis.Progress.NONE, () -> false); // warm-up
       List<Double> whole = new ArrayList<>();

@@ -40,6 +40,7 @@ public final class FavorBenchmark {
         Runtime.getRuntime().availableProcessors(), AblationBenchmark.loadAverage(), reps);
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     try (BertModel model = BertModel.load(files)) {
+      Machine.print(model);
       List<String> corpus = AblationBenchmark.corpus(null);
       Encoding e32 = prefix(model, corpus, 32);
       Encoding e512 = prefix(model, corpus, 512);

@@ -35,6 +35,7 @@ public final class FlowBenchmark {
         + "(median)%n", Runtime.getRuntime().availableProcessors(), AblationBenchmark.loadAverage(), reps);
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     try (BertModel model = BertModel.load(files)) {
+      Machine.print(model);
       List<String> corpus = AblationBenchmark.corpus(null);
       Encoding e128 = FavorBenchmark.prefix(model, corpus, 128);
       Encoding e20 = FavorBenchmark.prefix(model, corpus, 20);

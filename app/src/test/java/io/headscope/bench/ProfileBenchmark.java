@@ -39,6 +39,7 @@ public final class ProfileBenchmark {
     ModelFiles files = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
     Path dir = Files.createTempDirectory("headscope-profile");
     try (BertModel model = BertModel.load(files)) {
+      Machine.print(model);
       // libtorch is loaded with the model
       System.out.printf(Locale.ROOT, "HeadScope profile of one input with all maps and norms, %d cores, load average "
           + "%s, %d repetitions, libtorch threads %d intra-op / %d inter-op%n", Runtime.getRuntime().availableProcessors(),

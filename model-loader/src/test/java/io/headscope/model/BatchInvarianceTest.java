@@ -1,7 +1,10 @@
 package io.headscope.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.headscope.model.testing.Cpu;
 import io.headscope.model.testing.FullModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -16,8 +19,11 @@ import org.junit.jupiter.api.condition.OS;
 /**
  * An input's numbers do not depend on how it is batched with inputs of its length: alone, at any place
  * in a batch, in a batch big enough for other product kernels (over 256 token rows). Compared bit for
- * bit, because the corpus sweeps batch such inputs together and their shards must merge into exactly
- * the bytes one run writes. Padded among longer inputs, an input agrees to float rounding only.
+ * bit where the engine measures its products as batch-invariant ({@link BertModel#batchInvariant}: an
+ * Intel CPU with MKL in strict mode); elsewhere (an AMD CPU, where MKL has no strict mode, or MKL in its
+ * default mode: {@code -Dheadscope.mklCbwr=OFF} runs this class so on any CPU) to float rounding, and the
+ * sweeps' fallback is tested in AblationSweepTest. Padded among longer inputs, an input agrees to float
+ * rounding only, on every CPU.
  */
 @DisabledIfSystemProperty(named = "headscope.skipFullModel", matches = "true")
 @Tag("full-model")
@@ -31,27 +37,40 @@ class BatchInvarianceTest {
 
   @Test
   @EnabledOnOs(value = OS.LINUX, architectures = "amd64")
-  void theEngineMeasuresItsProductsAsBatchInvariantOnThisPlatform() {
-    // false means libtorch's MKL runs in its default mode: MKL_CBWR=AUTO,STRICT is missing from the environment
-    assertThat(FullModel.uncased().batchInvariant()).as("MKL_CBWR=%s", System.getenv("MKL_CBWR")).isTrue();
+  void onAnIntelCpuWithAvx2MklsStrictModeMakesTheProductsBatchInvariant() {
+    // MKL's documented guarantee, checked where it applies: strict mode exists for its AVX2 and AVX-512
+    // branches on Intel CPUs only; on an AMD CPU the engine measures no invariance and the sweeps fall back
+    assumeTrue(Cpu.isIntelWithAvx2(), "MKL's strict mode applies to Intel CPUs with AVX2 only: " + Cpu.describe());
+    String mode = System.getenv("MKL_CBWR");
+    assumeTrue(mode != null && mode.toUpperCase(java.util.Locale.ROOT).contains("STRICT"),
+        "MKL_CBWR=" + mode + " (the suite sets AUTO,STRICT unless -Dheadscope.mklCbwr says otherwise)");
+    assertThat(FullModel.uncased().batchInvariant()).as("MKL_CBWR=%s on %s", mode, Cpu.describe()).isTrue();
   }
 
   @Test
-  void aTraceIsBitIdenticalInEveryBatchOfInputsOfItsLength() {
+  void theMeasuredPropertyIsWhatABatchOfInputsOfOneLengthGets() {
     BertModel model = FullModel.uncased();
-    assertThat(model.batchInvariant()).as("a platform without batch-invariant products").isTrue();
     Encoding x = model.encode("the old man walked slowly to the [MASK] every morning .", null);
     AttentionTrace alone = model.trace(x);
 
     List<Encoding> few = List.of(variant(x, 1), variant(x, 2), x, variant(x, 3));
-    assertSame(alone, model.trace(few, HeadMask.NONE, 5).get(2));
+    assertBatched(model, alone, model.trace(few, HeadMask.NONE, 5).get(2));
 
     List<Encoding> many = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       many.add(i == 29 ? x : variant(x, i + 4));
     }
     // 40 rows of 13 tokens: 520 token rows in every product, other kernels' sizes
-    assertSame(alone, model.trace(many, HeadMask.NONE, 5).get(29));
+    assertBatched(model, alone, model.trace(many, HeadMask.NONE, 5).get(29));
+  }
+
+  /** Bit for bit where the engine says its products are invariant, within float rounding where not. */
+  private static void assertBatched(BertModel model, AttentionTrace alone, AttentionTrace batched) {
+    if (model.batchInvariant()) {
+      assertSame(alone, batched);
+    } else {
+      assertClose(alone, batched, 1e-5);
+    }
   }
 
   @Test
@@ -80,18 +99,19 @@ class BatchInvarianceTest {
   }
 
   @Test
-  void aTraceWithHeadsOffIsBitIdenticalInABatch() {
+  void aTraceWithHeadsOffIsTheSameInABatch() {
     BertModel model = FullModel.uncased();
     Encoding x = model.encode("the river flows past the old [MASK] .", "it is quiet there .");
     HeadMask mask = HeadMask.of(java.util.Set.of(new Head(3, 5), new Head(9, 0)), HeadMask.Mode.ZERO);
     AttentionTrace alone = model.trace(x, mask, 5);
     List<Encoding> batch = List.of(variant(x, 7), x, variant(x, 8));
-    assertSame(alone, model.trace(batch, mask, 5).get(1));
+    assertBatched(model, alone, model.trace(batch, mask, 5).get(1));
   }
 
   @Test
-  void aRunReadingAFewPositionsGetsTheBitsOfTheWholeLastLayer() {
-    // the last layer computes only the rows that are read (ReadRows) unless something else looks on
+  void aRunReadingAFewPositionsGetsWhatTheWholeLastLayerGives() {
+    // the last layer computes only the rows that are read (ReadRows) unless something else looks on: the
+    // same bits where products are batch-invariant (fewer rows in the call), float rounding elsewhere
     BertModel model = FullModel.uncased();
     Encoding x = model.encode("the old man walked slowly to the [MASK] every morning .", null);
     List<Encoding> batch = List.of(x, variant(x, 1), variant(x, 2));
@@ -105,7 +125,15 @@ class BatchInvarianceTest {
     float[][][] whole = model.run(r.capture(io.headscope.model.engine.Capture.points(
         io.headscope.model.engine.HookPoint.Kind.EMBED))).logProbs();
     for (int b = 0; b < 3; b++) {
-      assertThat(narrow[b]).as("row %d", b).isDeepEqualTo(whole[b]);
+      if (model.batchInvariant()) {
+        assertThat(narrow[b]).as("row %d", b).isDeepEqualTo(whole[b]);
+      } else {
+        for (int p = 0; p < whole[b].length; p++) {
+          for (int v = 0; v < whole[b][p].length; v++) {
+            assertThat(narrow[b][p][v]).as("row %d position %d token %d", b, p, v).isCloseTo(whole[b][p][v], within(1e-4f));
+          }
+        }
+      }
     }
   }
 
@@ -140,6 +168,29 @@ class BatchInvarianceTest {
       }
     }
     return new Encoding(x.tokens(), ids, x.segments(), x.secondStart(), x.droppedWordpieces());
+  }
+
+  private static void assertClose(AttentionTrace expected, AttentionTrace actual, double tolerance) {
+    double worst = 0;
+    for (int l = 0; l < expected.attention().length; l++) {
+      for (int h = 0; h < expected.attention()[l].length; h++) {
+        float[][] e = expected.attention()[l][h];
+        for (int i = 0; i < e.length; i++) {
+          for (int j = 0; j < e[i].length; j++) {
+            worst = Math.max(worst, Math.abs(e[i][j] - actual.attention()[l][h][i][j]));
+          }
+        }
+      }
+    }
+    assertThat(worst).as("largest map difference").isLessThan(tolerance);
+    assertThat(actual.predictions()).hasSameSizeAs(expected.predictions());
+    for (int i = 0; i < expected.predictions().size(); i++) {
+      float[] e = expected.predictions().get(i).probabilities();
+      float[] a = actual.predictions().get(i).probabilities();
+      for (int v = 0; v < e.length; v++) {
+        assertThat(a[v]).as("[MASK] %d token %d", i, v).isCloseTo(e[v], within((float) tolerance));
+      }
+    }
   }
 
   private static void assertSame(AttentionTrace expected, AttentionTrace actual) {

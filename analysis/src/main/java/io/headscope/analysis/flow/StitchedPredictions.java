@@ -44,7 +44,11 @@ public record StitchedPredictions(int from, int to, int[] positions, List<String
         .read(Readouts.none().withLogProbs(probe.positions())));
     Activation h = from == layers ? base.cache().get(HookPoint.fin()) : base.cache().get(HookPoint.residPre(from));
     float[][] intactLogp = base.logProbs()[0];
+    // the stitched run computes the last layer's rows as the intact run does (a capture keeps the whole
+    // layer, ReadRows), so on the diagonal it is the intact model to the bit on every CPU, not only where
+    // the products are batch-invariant (docs/PERFORMANCE.md)
     float[][] stitchedLogp = model.run(RunRequest.of(probe.input()).startingAt(to - 1, h)
+        .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(Readouts.none().withLogProbs(probe.positions()))).logProbs()[0];
     String[] targets = new String[probe.positions().length];
     long[] top = io.headscope.model.ablation.AblationSweep.topTokens(intactLogp);

@@ -91,7 +91,17 @@ class ClassifierEvaluationTest {
         .isGreaterThanOrEqualTo(ThresholdSearch.agreement(all, ThresholdSearch.best(all)) - 1e-9);
   }
 
-  /** The shipped model is what {@link TrainClassifier} makes from the labels (nobody edited it by hand). */
+  /**
+   * The shipped model is what {@link TrainClassifier} makes from the labels (nobody edited it by hand).
+   *
+   * <p>Exactly (1e-9) where this machine computes the labelled maps' features to the bits of the machine
+   * that trained it, seen in the training data's per-feature means and deviations, which the model keeps.
+   * A CPU whose matrix products round otherwise (an AMD CPU, or MKL in its default mode:
+   * {@code -Dheadscope.mklCbwr=OFF}) moves the maps in their last bits; the few features that are
+   * decisions (is a row's maximum in the top columns?) can flip on a map, and the refit moves with them
+   * (measured with MKL's default mode on an Intel Xeon: probabilities by up to 7.6e-4). There the test
+   * holds what does not depend on rounding: the same penalty and the same category on every labelled map.
+   */
   @Test
   void theShippedModelIsTrainedOnEveryLabelledMap() throws Exception {
     LogisticModel shipped;
@@ -100,9 +110,25 @@ class ClassifierEvaluationTest {
     }
     LogisticModel again = TrainClassifier.train(maps);
     assertThat(shipped.l2()).isEqualTo(again.l2());
+    boolean sameData = java.util.Arrays.equals(shipped.mean(), again.mean())
+        && java.util.Arrays.equals(shipped.scale(), again.scale());
+    double worst = 0;
     for (ClassifierEvaluation.Map1 m : maps) {
-      assertThat(shipped.probabilities(m.features().values()))
-          .containsExactly(again.probabilities(m.features().values()), within(1e-9));
+      double[] p = shipped.probabilities(m.features().values());
+      double[] q = again.probabilities(m.features().values());
+      if (sameData) {
+        assertThat(p).containsExactly(q, within(1e-9));
+      } else {
+        assertThat(LogisticModel.argmax(p)).as("category of a labelled map").isEqualTo(LogisticModel.argmax(q));
+        for (int c = 0; c < p.length; c++) {
+          worst = Math.max(worst, Math.abs(p[c] - q[c]));
+        }
+      }
+    }
+    if (!sameData) {
+      System.out.printf(java.util.Locale.ROOT, "the labelled maps' features differ from the training machine's in "
+          + "their last bits here; refit probabilities differ by up to %.2e, no category changed%n", worst);
+      assertThat(worst).as("refit on this machine's rounding").isLessThan(1e-2);
     }
   }
 }

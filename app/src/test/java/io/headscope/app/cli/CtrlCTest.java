@@ -2,6 +2,7 @@ package io.headscope.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.model.testing.ChildProcesses;
 import io.headscope.model.testing.TinyBert;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -74,7 +75,7 @@ class CtrlCTest {
     Path out = outDir.resolve("tuned");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(withDefaultSigint());
+    List<String> command = new ArrayList<>(ChildProcesses.withDefaultSigint(List.of()));
     command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", "finetune",
         "--model", model.toString(), "--train", train.toString(), "--epochs", "1000", "--lr", "1e-3",
         "--out", out.toString()));
@@ -124,7 +125,7 @@ class CtrlCTest {
 
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(withDefaultSigint());
+    List<String> command = new ArrayList<>(ChildProcesses.withDefaultSigint(List.of()));
     command.addAll(List.of(java, "-Xmx512m", "-cp", cp, "io.headscope.app.Launcher", name));
     command.addAll(args);
     command.addAll(List.of("--out", out.toString()));
@@ -136,7 +137,7 @@ class CtrlCTest {
         seen.append(line).append('\n');
         if (line.startsWith("headscope: " + name + " ")) { // the first progress line: the work is running
           if (signal.equals("INT")) {
-            assertThat(sigintIgnored(p.pid())).as("the child JVM started with SIGINT ignored").isFalse();
+            assertThat(ChildProcesses.sigintIgnored(p.pid())).as("the child JVM started with SIGINT ignored").isFalse();
           }
           new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).start().waitFor();
           break;
@@ -153,41 +154,5 @@ class CtrlCTest {
       assertThat(files).as("no output and no temporary file").isEmpty();
     }
     return new Interrupted(p.exitValue(), seen.toString());
-  }
-
-  /** A prefix that starts the command with SIGINT at its default action (see the class comment). */
-  private static List<String> withDefaultSigint() throws Exception {
-    if (succeeds("env", "--default-signal=INT", "true")) {
-      return List.of("env", "--default-signal=INT");
-    }
-    if (succeeds("perl", "-e", "1")) {
-      return List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec { $ARGV[0] } @ARGV or die \"cannot run $ARGV[0]: $!\\n\"");
-    }
-    throw new AssertionError("neither GNU env (--default-signal) nor perl is installed: cannot give the child "
-        + "SIGINT back if this test run ignores it");
-  }
-
-  private static boolean succeeds(String... command) throws InterruptedException {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor() == 0;
-    } catch (IOException notInstalled) {
-      return false;
-    }
-  }
-
-  /** Whether the process ignores SIGINT (Linux: the SigIgn mask of /proc/PID/status); false where unknown. */
-  private static boolean sigintIgnored(long pid) throws IOException {
-    Path status = Path.of("/proc", String.valueOf(pid), "status");
-    if (!Files.isReadable(status)) {
-      return false;
-    }
-    for (String line : Files.readAllLines(status)) {
-      if (line.startsWith("SigIgn:")) {
-        return (Long.parseLong(line.substring(7).trim(), 16) & (1L << 1)) != 0; // bit 1: signal 2, SIGINT
-      }
-    }
-    return false;
   }
 }

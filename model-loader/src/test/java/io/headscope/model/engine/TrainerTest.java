@@ -78,7 +78,12 @@ class TrainerTest {
 
   @Test
   void aSeparableToyTaskIsLearntToFullTrainingAccuracy() {
-    FineTuneOptions o = new FineTuneOptions(40, 1e-2, 4, 0.1, 0.01, 0.1, 7);
+    // lr 3e-3, not 1e-2: at 1e-2 this training sat on the edge of instability (the loss of seed 7 rose from
+    // 0.016 to 0.24 between epochs 30 and 40, seed 9 of 0-24 ended at 15 of 16 right) and libtorch's
+    // thread count changes the bits from the first epochs on (1 and 2 threads part by epoch 10), so the
+    // outcome hung on the machine's state; once it diverged to NaN. At 3e-3 all 25 seeds reach 16 of 16
+    // with 1 thread and with 2 (50 of 50 runs).
+    FineTuneOptions o = new FineTuneOptions(40, 3e-3, 4, 0.1, 0.01, 0.1, 7);
     try (Trainer t = trainer(o, toy.size())) {
       EpochReport first = null;
       EpochReport last = null;

@@ -2,11 +2,13 @@ package io.headscope.model.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.model.testing.ChildProcesses;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -27,13 +29,15 @@ class AtomicOutputSignalTest {
   @ValueSource(strings = {"INT", "TERM", "KILL"})
   void aKilledWriteLeavesNothingOnceTheFolderIsWrittenAgain(String signal) throws Exception {
     Path out = dir.resolve("big.json");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Process p = new ProcessBuilder(java, "-cp", cp, SlowWriter.class.getName(), out.toString())
-        .redirectErrorStream(true).start();
+    // SIGINT at its default action even when this suite runs as a background job (which ignores it)
+    List<String> command = new ArrayList<>(
+        ChildProcesses.withDefaultSigint(ChildProcesses.java(List.of(), SlowWriter.class.getName())));
+    command.add(out.toString());
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       assertThat(r.readLine()).isEqualTo("writing");
       assertThat(temporaries()).as("the write is under way").hasSize(1);
+      assertThat(ChildProcesses.sigintIgnored(p.pid())).as("the child JVM started with SIGINT ignored").isFalse();
       new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).start().waitFor();
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     } finally {
