@@ -15,9 +15,11 @@ import java.util.Random;
  * their output (padding is not covered: a softmax over a padded row sums its zeros in another order). libtorch's x86 build multiplies with MKL, whose default mode picks its algorithm
  * (how a long sum is split across threads, a matrix-vector kernel for one row) by the shape of the
  * call; its strict reproducible mode ({@code MKL_CBWR=AUTO,STRICT}, set by {@code ./headscope} and the
- * build) does not. Other builds (Apple silicon) may or may not behave this way, so it is measured
- * rather than assumed: a product shaped like the feed-forward output (the one whose sum, over 3072
- * terms, the default mode splits) run on 1, 3, 100 and 300 rows, row 0 compared bit for bit.
+ * build) does not. That mode exists only on MKL's AVX2 and AVX-512 branches, which MKL takes on Intel
+ * CPUs only: on an AMD CPU the products are not invariant whatever {@code MKL_CBWR} says, and other builds
+ * (Apple silicon) may or may not be. So it is measured rather than assumed: a product shaped like the
+ * feed-forward output (the one whose sum, over 3072 terms, the default mode splits) run on 1, 3, 100 and
+ * 300 rows, row 0 compared bit for bit. Where it fails the sweeps run one input at a time.
  */
 final class BatchInvariance {
   private static volatile Boolean measured;
