@@ -24,17 +24,32 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>The content goes to a hidden temporary file in the target's folder
- *       ({@code .NAME.headscope-PID-N.part}), renamed into place only when complete.
+ *       ({@code .NAME.headscope-MACHINE-PID-N.part}), renamed into place only when complete.
  *   <li>Without overwrite the final step is a hard link, which fails if a file appeared meanwhile: two
  *       runs with the same output never silently lose one result.
  *   <li>Devices, named pipes, sockets, folders and symbolic links are never replaced; a replaced file
  *       keeps its permissions, a new file gets the process's umask.
  *   <li>On SIGINT or SIGTERM an unfinished write stops and its temporary file is deleted; temporaries
- *       left by a killed process (its PID is gone) are swept at the next write into the folder.
+ *       left by a killed process of this machine (its PID is gone) are swept at the next write into the
+ *       folder. A PID means something only where it was issued: on a shared folder (NFS, a cluster's
+ *       scratch) or from another container, a temporary whose writer's PID is not visible here may be
+ *       live. So temporaries carry their machine ({@link #MACHINE}), and those of other machines, or of
+ *       releases before the machine tag, are swept only after a day without a change.
+ *   <li>The early check creates a probe as long as the real temporary name, so a name that would be too
+ *       long for the file system fails before the work, not after it.
  * </ul>
  */
 public final class AtomicOutput {
-  private static final Pattern OURS = Pattern.compile("\\..+\\.headscope-(\\d+)-\\d+\\.part");
+  private static final Pattern OURS = Pattern.compile("\\..+\\.headscope-([0-9a-f]{8})-(\\d+)-\\d+\\.part");
+  /** Temporaries named by the PID alone, before the machine tag. */
+  private static final Pattern PID_ONLY = Pattern.compile("\\..+\\.headscope-(\\d+)-\\d+\\.part");
+  /** How long a temporary of another machine must have stood unchanged before it is taken for a leftover. */
+  static final long FOREIGN_AGE_MILLIS = 24L * 3600 * 1000;
+  /**
+   * This machine and PID namespace: a hash of the host name, the boot id and the PID namespace, the
+   * three things that make a PID mean one process. Two containers on one host differ, as do two nodes.
+   */
+  static final String MACHINE = MachineTag.current();
   /** Temporaries named by {@code Files.createTempFile} before PID-named ones existed. */
   private static final Pattern OLD_STYLE = Pattern.compile("\\..+\\.\\d{6,}\\.part");
   private static final long PID = ProcessHandle.current().pid();
@@ -57,7 +72,8 @@ public final class AtomicOutput {
     Path abs = absolute(target);
     refuseWhatCannotBeReplaced(target, abs, overwrite);
     Path dir = abs.getParent();
-    Path probe = dir.resolve(".headscope-probe-" + PID + "-" + COUNTER.incrementAndGet());
+    // named as the real temporary will be (same length), so a name too long for the file system fails now
+    Path probe = dir.resolve(temporaryName(abs));
     try {
       Files.createFile(probe);
     } catch (IOException e) {
@@ -77,7 +93,7 @@ public final class AtomicOutput {
     refuseWhatCannotBeReplaced(target, abs, overwrite);
     Path dir = abs.getParent();
     sweepStaleTemporaries(dir);
-    Path temp = dir.resolve("." + abs.getFileName() + ".headscope-" + PID + "-" + COUNTER.incrementAndGet() + ".part");
+    Path temp = dir.resolve(temporaryName(abs));
     LIVE.add(temp);
     try {
       Files.createFile(temp); // default permissions: the umask decides, as for any new file
@@ -108,6 +124,11 @@ public final class AtomicOutput {
         LIVE.remove(temp);
       }
     }
+  }
+
+  /** {@code .NAME.headscope-MACHINE-PID-N.part}: hidden, beside the target, naming its writer. */
+  static String temporaryName(Path abs) {
+    return "." + abs.getFileName() + ".headscope-" + MACHINE + "-" + PID + "-" + COUNTER.incrementAndGet() + ".part";
   }
 
   /** What is at a path, in words, or null when nothing is. Symbolic links are not followed. */
@@ -192,20 +213,25 @@ public final class AtomicOutput {
   }
 
   /**
-   * Deletes temporaries in {@code dir} whose writer is gone: ours name their process, which must no
-   * longer run (or have started after the file was last written, when its PID was reused); older ones
-   * must predate this process.
+   * Deletes temporaries in {@code dir} whose writer is gone. Those of this machine name their process,
+   * which must no longer run (or have started after the file was last written, when its PID was reused);
+   * those of another machine or PID namespace, and those named by a PID alone, cannot be judged by PID
+   * here and must have stood unchanged for {@link #FOREIGN_AGE_MILLIS}; the oldest style must predate
+   * this process.
    */
   static void sweepStaleTemporaries(Path dir) {
     long myStart = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+    long now = System.currentTimeMillis();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*.part")) {
       for (Path p : files) {
         String name = p.getFileName().toString();
         Matcher m = OURS.matcher(name);
         boolean stale;
-        if (m.matches()) {
-          long pid = Long.parseLong(m.group(1));
+        if (m.matches() && m.group(1).equals(MACHINE)) {
+          long pid = Long.parseLong(m.group(2));
           stale = pid != PID && !runningSince(pid, lastModified(p));
+        } else if (m.matches() || PID_ONLY.matcher(name).matches()) {
+          stale = now - lastModified(p) > FOREIGN_AGE_MILLIS;
         } else {
           stale = OLD_STYLE.matcher(name).matches() && lastModified(p) < myStart;
         }
@@ -255,6 +281,10 @@ public final class AtomicOutput {
 
   private static String describeFolderProblem(Path dir, IOException e) {
     String m = String.valueOf(e.getMessage());
+    if (m.contains("File name too long")) {
+      return "the file name is too long for the file system (HeadScope writes a temporary file beside it whose "
+          + "name is about 40 bytes longer): give a shorter name";
+    }
     if (m.contains("Read-only file system")) {
       return "the folder " + dir + " is on a read-only file system";
     }

@@ -86,9 +86,11 @@ class AtomicOutputTest {
 
   @Test
   void staleTemporariesOfDeadProcessesAreSweptAndLiveOnesKept() throws Exception {
+    String machine = AtomicOutput.MACHINE;
     // a PID that cannot be running: above the kernel's pid_max
-    Path dead = Files.writeString(dir.resolve(".x.json.headscope-99999999-1.part"), "left by a killed run");
-    Path mine = Files.writeString(dir.resolve(".y.json.headscope-" + ProcessHandle.current().pid() + "-7.part"), "live");
+    Path dead = Files.writeString(dir.resolve(".x.json.headscope-" + machine + "-99999999-1.part"), "left by a killed run");
+    Path mine = Files.writeString(dir.resolve(".y.json.headscope-" + machine + "-" + ProcessHandle.current().pid()
+        + "-7.part"), "live");
     Path oldStyle = Files.writeString(dir.resolve(".z.json.1234567890.part"), "older HeadScope");
     Files.setLastModifiedTime(oldStyle, java.nio.file.attribute.FileTime.fromMillis(0));
     Path unrelated = Files.writeString(dir.resolve(".notes.part"), "not ours");
@@ -98,5 +100,32 @@ class AtomicOutputTest {
     assertThat(mine).exists();
     assertThat(unrelated).exists();
     assertThat(Files.isRegularFile(dir.resolve("out.csv"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+  }
+
+  @Test
+  void anotherMachinesTemporaryIsKeptWhateverItsPidSaysHereUntilItHasStoodADay() throws Exception {
+    // a writer on another node or in another container: its PID is not visible here, yet it may be live
+    String other = AtomicOutput.MACHINE.equals("0badc0de") ? "0badc0df" : "0badc0de";
+    Path live = Files.writeString(dir.resolve(".a.json.headscope-" + other + "-99999999-1.part"), "being written");
+    Path pidOnly = Files.writeString(dir.resolve(".b.json.headscope-99999999-1.part"), "a release before the tag");
+    Path abandoned = Files.writeString(dir.resolve(".c.json.headscope-" + other + "-99999999-2.part"), "killed");
+    Path oldPidOnly = Files.writeString(dir.resolve(".d.json.headscope-99999999-2.part"), "killed long ago");
+    long twoDaysAgo = System.currentTimeMillis() - 2 * AtomicOutput.FOREIGN_AGE_MILLIS;
+    Files.setLastModifiedTime(abandoned, java.nio.file.attribute.FileTime.fromMillis(twoDaysAgo));
+    Files.setLastModifiedTime(oldPidOnly, java.nio.file.attribute.FileTime.fromMillis(twoDaysAgo));
+    SafeFiles.writeAtomically(dir.resolve("out.csv"), false, text("x"));
+    assertThat(live).exists();
+    assertThat(pidOnly).exists();
+    assertThat(abandoned).doesNotExist();
+    assertThat(oldPidOnly).doesNotExist();
+  }
+
+  @Test
+  void aNameTooLongForItsTemporaryFailsAtTheEarlyCheck() {
+    // 240 bytes pass as a file name, but the temporary beside it is about 40 bytes longer (255 is the limit)
+    Path target = dir.resolve("a".repeat(240) + ".csv");
+    assertThatThrownBy(() -> AtomicOutput.check(target, false)).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("Cannot write").hasMessageContaining("too long");
+    assertThat(dir).isEmptyDirectory();
   }
 }

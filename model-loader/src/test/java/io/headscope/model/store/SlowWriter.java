@@ -1,15 +1,27 @@
 package io.headscope.model.store;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A child process for the signal tests: writes an output slowly, saying when it has begun. */
+/**
+ * A child process for the signal and shared-folder tests. {@code SlowWriter FILE}: writes an output
+ * slowly, forever, saying when it has begun. {@code SlowWriter FILE STOPFILE}: the same until STOPFILE
+ * exists, then finishes the write and says {@code done}. {@code SlowWriter FILE --once}: one small write.
+ */
 public final class SlowWriter {
   private SlowWriter() {}
 
   public static void main(String[] args) {
-    SafeFiles.writeAtomically(Path.of(args[0]), false, out -> {
+    Path target = Path.of(args[0]);
+    if (args.length > 1 && args[1].equals("--once")) {
+      SafeFiles.writeAtomically(target, false, out -> out.write('x'));
+      System.out.println("done");
+      return;
+    }
+    Path stop = args.length > 1 ? Path.of(args[1]) : null;
+    SafeFiles.writeAtomically(target, false, out -> {
       byte[] chunk = new byte[64 * 1024];
-      for (int i = 0; ; i++) {
+      for (int i = 0; stop == null || !Files.exists(stop); i++) {
         out.write(chunk);
         out.flush();
         if (i == 10) {
@@ -23,5 +35,6 @@ public final class SlowWriter {
         }
       }
     });
+    System.out.println("done");
   }
 }
