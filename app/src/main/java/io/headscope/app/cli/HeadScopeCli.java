@@ -20,6 +20,16 @@ public final class HeadScopeCli {
   /** Runs the CLI and returns the exit code: 0 ok, 1 a problem with the input, 2 a bad command line. */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new HeadScopeCli());
+    // a command's input files are never replaced by its outputs (InputFiles)
+    cli.setExecutionStrategy(parsed -> {
+      try {
+        return InputFiles.execute(parsed);
+      } catch (CommandLine.ExecutionException | CommandLine.ParameterException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new CommandLine.ExecutionException(cli, "closing the input files' protection", e);
+      }
+    });
     cli.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       PrintWriter err = commandLine.getErr();
       Throwable cause = ex;

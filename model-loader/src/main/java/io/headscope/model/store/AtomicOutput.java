@@ -13,6 +13,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +56,8 @@ public final class AtomicOutput {
   private static final long PID = ProcessHandle.current().pid();
   private static final AtomicLong COUNTER = new AtomicLong();
   private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
+  /** The files a run reads ({@link #protectInputs}): never replaced by its outputs, --force or not. */
+  private static final Set<Path> INPUTS = ConcurrentHashMap.newKeySet();
   private static volatile boolean shuttingDown;
 
   static {
@@ -126,6 +129,22 @@ public final class AtomicOutput {
     }
   }
 
+  /**
+   * Declares the files a run reads, until the returned handle is closed: an output that is one of them
+   * (the same file, also through a link) is refused at the early check and again at the write, so
+   * {@code ablate --corpus c.txt --out c.txt --force} cannot replace its corpus with its CSV.
+   */
+  public static AutoCloseable protectInputs(java.util.Collection<Path> inputs) {
+    List<Path> added = new java.util.ArrayList<>();
+    for (Path p : inputs) {
+      Path abs = p.toAbsolutePath().normalize();
+      if (INPUTS.add(abs)) {
+        added.add(abs);
+      }
+    }
+    return () -> INPUTS.removeAll(added);
+  }
+
   /** {@code .NAME.headscope-MACHINE-PID-N.part}: hidden, beside the target, naming its writer. */
   static String temporaryName(Path abs) {
     return "." + abs.getFileName() + ".headscope-" + MACHINE + "-" + PID + "-" + COUNTER.incrementAndGet() + ".part";
@@ -171,6 +190,7 @@ public final class AtomicOutput {
   }
 
   private static void refuseWhatCannotBeReplaced(Path target, Path abs, boolean overwrite) {
+    refuseAnInput(target, abs);
     String what = whatIsAt(abs);
     if ("a folder".equals(what)) {
       throw new HeadScopeException(target + " is a folder; give a file name.");
@@ -185,6 +205,22 @@ public final class AtomicOutput {
     Path dir = abs.getParent();
     if (dir == null || !Files.isDirectory(dir)) {
       throw new HeadScopeException("Cannot write " + target + ": the folder " + dir + " does not exist.");
+    }
+  }
+
+  private static void refuseAnInput(Path target, Path abs) {
+    if (!Files.exists(abs)) {
+      return;
+    }
+    for (Path input : INPUTS) {
+      try {
+        if (Files.exists(input) && Files.isSameFile(input, abs)) {
+          throw new HeadScopeException(target + " is one of this run's inputs (" + input + "); give the output "
+              + "another name (--force never replaces an input).");
+        }
+      } catch (IOException e) {
+        // an input that cannot be compared is not the output
+      }
     }
   }
 
