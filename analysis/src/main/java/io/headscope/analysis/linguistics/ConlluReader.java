@@ -141,6 +141,10 @@ public final class ConlluReader {
         problem = fail(number, "HEAD " + head + " / DEPREL \"" + f[7] + "\" is not a dependency");
         return;
       }
+      if (head == n) {
+        problem = fail(number, "word " + n + " has itself as HEAD, which no dependency tree has");
+        return;
+      }
       words.add(new Word(n, f[1], f[3], head, f[7]));
       misc.add(f[9]);
     }

@@ -96,6 +96,21 @@ class ConlluReaderTest {
   }
 
   @Test
+  void aWordWhoseHeadIsItselfSkipsItsSentence() throws IOException {
+    // HEAD -1 and a HEAD past the sentence were refused; a word heading itself was scored as a dependency
+    Treebank t = parse(String.join("\n",
+        "1|A|a|DET|_|_|1|det|_|_",
+        "2|dog|dog|NOUN|_|_|0|root|_|_",
+        "",
+        "1|The|the|DET|_|_|2|det|_|_",
+        "2|cat|cat|NOUN|_|_|0|root|_|_",
+        ""));
+    assertThat(t.sentences()).hasSize(1);
+    assertThat(t.sentences().get(0).words().get(1).form()).isEqualTo("cat");
+    assertThat(t.skipped()).singleElement().asString().startsWith("t.conllu:1: ").contains("itself as HEAD");
+  }
+
+  @Test
   void aFileWithoutAUsableSentenceOrNotUtf8IsOneSentence() throws IOException {
     assertThatThrownBy(() -> parse("# only a comment\n")).isInstanceOf(HeadScopeException.class)
         .hasMessageContaining("no usable sentence");

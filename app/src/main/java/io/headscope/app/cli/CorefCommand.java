@@ -54,6 +54,12 @@ final class CorefCommand implements Callable<Integer> {
       Output.checkWritable(baselines, force);
     }
     Treebank tb = ConlluReader.read(treebank);
+    if (tb.sentences().stream().allMatch(s -> s.mentions().isEmpty())) {
+      // before the model: a treebank without coreference would give a table of empty accuracies, exit 0
+      throw new io.headscope.model.HeadScopeException(treebank + " has no coreference annotation (no Entity= in the "
+          + "MISC column of any usable sentence), so there is nothing to score; headscope syntax scores its "
+          + "dependency relations.");
+    }
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(treebank) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {

@@ -61,6 +61,11 @@ final class FavorCommand implements Callable<Integer> {
     if (features.length == 0 || Arrays.stream(features).anyMatch(m -> m < 1 || m > 1 << 16)) {
       throw new UsageException("--features must be numbers between 1 and 65536.");
     }
+    if (Arrays.stream(features).distinct().count() < features.length) {
+      // each m is a set of rows: a repeated one wrote every row twice
+      throw new UsageException("--features names a number twice (" + Arrays.toString(features).replaceAll("[\\[\\] ]", "")
+          + "); give each once.");
+    }
     Shard shard = sharding.shard();
     sharding.requireCorpus(inputs.corpus);
     output.check();

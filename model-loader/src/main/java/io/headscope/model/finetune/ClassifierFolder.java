@@ -6,6 +6,7 @@ import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.Trainer;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.ModelFiles;
+import io.headscope.model.store.ModelRepository;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -40,6 +41,11 @@ public final class ClassifierFolder {
    */
   public static void check(Path out, boolean force) {
     Path abs = out.toAbsolutePath().normalize();
+    Path cache = ModelRepository.standard().cacheRoot().toAbsolutePath().normalize();
+    if (realPath(abs).startsWith(realPath(cache))) {
+      throw new HeadScopeException(out + " is inside HeadScope's model cache (" + cache + "), which only the cache "
+          + "writes; give a folder outside it.");
+    }
     String what = AtomicOutput.whatIsAt(abs);
     if (what != null) {
       if (!"a folder".equals(what)) {
@@ -114,6 +120,22 @@ public final class ClassifierFolder {
       throw e;
     }
     SafeFiles.deleteTree(old);
+  }
+
+  /** The path with its deepest existing ancestor resolved through links, so a link into the cache is seen. */
+  private static Path realPath(Path abs) {
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return abs;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
+    } catch (IOException e) {
+      return abs;
+    }
   }
 
   private static boolean isEmpty(Path dir) {

@@ -160,11 +160,12 @@ public final class ModelRepository {
     Path dir = cacheRoot.resolve(CACHE_LAYOUT).resolve(model.modelName);
     ModelFiles files = new ModelFiles(model.modelName, dir.resolve("config.json"),
         dir.resolve("model.safetensors"), dir.resolve("tokenizer.json"));
-    Map<String, String> damage = Files.exists(dir) ? CacheManifest.check(dir, EMBEDDED_FILES, List.of()) : null;
+    // only the cache writes here, and it writes the manifest last: a folder without one is not the cache's
+    // (a finetune --out aimed at it, a copy, an older HeadScope), so it is converted again, never adopted
+    Map<String, String> damage = !Files.exists(dir) ? null
+        : CacheManifest.exists(dir) ? CacheManifest.check(dir, EMBEDDED_FILES, List.of())
+        : Map.of(CacheManifest.NAME, "is missing (the folder was not written by the cache)");
     if (damage != null && damage.isEmpty()) {
-      if (!CacheManifest.exists(dir)) {
-        CacheManifest.adopt(dir, EMBEDDED_FILES); // a cache from before manifests, just checked by format
-      }
       return files;
     }
     if (!model.isAvailable()) {

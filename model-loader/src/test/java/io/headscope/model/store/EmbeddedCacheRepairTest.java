@@ -92,19 +92,29 @@ class EmbeddedCacheRepairTest {
   }
 
   @Test
-  void cacheFromBeforeManifestsIsCheckedAndGivenOneWithoutConverting() throws Exception {
+  void aCacheFolderWithoutAManifestIsConvertedAgainNotAdopted() throws Exception {
+    // only the cache writes the cache, and its manifest comes last: a folder without one was written by
+    // something else (an older HeadScope, a copy, a finetune --out aimed at it) and cannot be trusted
     Path dir = copyOfPristine();
     Files.delete(dir.resolve(CacheManifest.NAME));
-    long written = Files.getLastModifiedTime(dir.resolve("model.safetensors")).toMillis();
-
-    assertThat(resolveRecording()).isEmpty(); // no conversion
-    assertThat(Files.getLastModifiedTime(dir.resolve("model.safetensors")).toMillis()).isEqualTo(written);
+    List<String> stages = resolveRecording();
+    assertThat(stages.get(0)).isEqualTo("The cached " + MODEL + " is damaged (" + CacheManifest.NAME
+        + " is missing (the folder was not written by the cache)); converting it again");
+    assertSameAsPristine(dir);
     JsonNode files = new ObjectMapper().readTree(dir.resolve(CacheManifest.NAME).toFile()).get("files");
     assertThat(files.size()).isEqualTo(FILES.size());
-    for (String f : FILES) {
-      assertThat(files.get(f).get("size").asLong()).as(f).isEqualTo(Files.size(dir.resolve(f)));
-      assertThat(files.get(f).get("sha256").asText()).as(f).isEqualTo(sha256(dir.resolve(f)));
-    }
+  }
+
+  @Test
+  void aFineTunedFolderPutInTheCachesPlaceIsReplacedByTheEmbeddedModel() throws Exception {
+    // what `finetune --out ~/.cache/headscope/models-v1/bert-base-uncased --force` left before it was refused:
+    // a sound model folder of another model, without the cache's manifest
+    Path dir = copyOfPristine();
+    io.headscope.model.store.SafeFiles.deleteTree(dir);
+    io.headscope.model.testing.TinyBert.create(2, 2, 3).withClassifier("neg", "pos").writeTo(dir);
+    List<String> stages = resolveRecording();
+    assertThat(stages.get(0)).contains("converting it again");
+    assertSameAsPristine(dir);
   }
 
   @Test
@@ -116,8 +126,9 @@ class EmbeddedCacheRepairTest {
       ch.truncate(Files.size(w) - 4096);
     }
     List<String> stages = resolveRecording();
-    assertThat(stages.get(0)).startsWith("The cached " + MODEL + " is damaged (model.safetensors is not a valid "
-        + "safetensors file").endsWith("; converting it again");
+    // without a manifest the folder is not looked into: converted again whatever its files hold
+    assertThat(stages.get(0)).isEqualTo("The cached " + MODEL + " is damaged (" + CacheManifest.NAME
+        + " is missing (the folder was not written by the cache)); converting it again");
     assertSameAsPristine(dir);
   }
 

@@ -1,0 +1,52 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Inputs and options that cannot answer the question asked say so before the model loads, and write
+ * nothing: a treebank without coreference, a feature count given twice.
+ */
+class UnanswerableRequestsTest {
+  @TempDir static Path dir;
+  static Path model;
+
+  @BeforeAll
+  static void writeModel() {
+    model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
+  }
+
+  @Test
+  void coreferenceOnATreebankWithoutEntitiesIsRefused() throws Exception {
+    Path treebank = Files.write(dir.resolve("plain.conllu"), List.of(
+        "1\tThe\tthe\tDET\t_\t_\t2\tdet\t_\t_",
+        "2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_",
+        "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_",
+        ""));
+    Path out = dir.resolve("coref.csv");
+    CliHarness.Result r = CliHarness.run("coref", "--model", model.toString(), "--out", out.toString(),
+        "--treebank", treebank.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("has no coreference annotation"));
+    assertThat(out).doesNotExist();
+    assertThat(dir.resolve("coref-baselines.csv")).doesNotExist();
+  }
+
+  @Test
+  void favorWithAFeatureCountGivenTwiceIsABadCommandLine() {
+    // it wrote every row of that m twice
+    Path out = dir.resolve("favor.csv");
+    CliHarness.Result r = CliHarness.run("favor", "--model", model.toString(), "--text", "the cat sat .",
+        "--features", "16,16", "--draws", "1", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(2);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("--features names a number twice (16,16)"));
+    assertThat(out).doesNotExist();
+  }
+}
