@@ -125,7 +125,7 @@ final class FinetuneCommand implements Callable<Integer> {
     try (Cancellation cancel = Cancellation.onCtrlC();
         ProgressDisplay progress = ProgressDisplay.start("finetune")) {
       int stepsPerEpoch = options.stepsPerEpoch(trainSet.size());
-      r = FineTuning.run(files, config, labels, trainSet, devSet, options, out, new FineTuning.Listener() {
+      r = FineTuning.run(files, config, labels, trainSet, devSet, options, out, force, new FineTuning.Listener() {
         @Override
         public void step(int epoch, int step, int steps, double meanLoss) {
           progress.progress(String.format(Locale.ROOT, "epoch %d/%d, loss %.4f", epoch, epochs, meanLoss),

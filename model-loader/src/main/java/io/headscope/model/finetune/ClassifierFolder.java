@@ -9,7 +9,7 @@ import io.headscope.model.store.ModelFiles;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -22,10 +22,13 @@ import java.util.Map;
  * {@code id2label}), {@code model.safetensors} (float32, {@code BertForSequenceClassification} names)
  * and the source model's tokenizer files.
  *
- * <p>The folder is built as a hidden temporary folder beside the target and renamed into place only
- * when complete. Replacing an earlier epoch's folder moves it aside first, then renames the new one
- * in, then deletes the old one: a reader never sees a half-written folder (between the two renames the
- * name is briefly absent, since Linux cannot rename over a non-empty folder).
+ * <p>The folder is the user's: a write replaces the model's own files and nothing else (notes, an
+ * {@code eval/} folder, the training file stay). Each epoch's files are built in a hidden staging folder
+ * inside it ({@link AtomicOutput#temporaryName}) and then renamed into place one after the other,
+ * {@code config.json} last, so a reader sees whole files; a staging folder left by a killed run is swept by
+ * the next write (on this machine at once, from another one after a day). Without --force the folder is
+ * claimed at the first write by creating it: if another run created it meanwhile, this one stops there and
+ * says so, as single files do ("appeared meanwhile").
  */
 public final class ClassifierFolder {
   /** Copied from the source model when present; {@code tokenizer.json} always (generated if need be). */
@@ -73,53 +76,109 @@ public final class ClassifierFolder {
     }
   }
 
+  /** The model's own files in a folder, in the order they are published ({@code config.json} last). */
+  private static final List<String> MODEL_FILES = List.of("model.safetensors", "tokenizer.json", "vocab.txt",
+      "tokenizer_config.json", "special_tokens_map.json", "config.json");
+
   /**
-   * Writes the trainer's current weights as a model folder at {@code out}, replacing what is there
-   * (the caller checked it with {@link #check}).
+   * Writes the trainer's current weights as a model folder at {@code out} (the caller checked it with
+   * {@link #check}): the first write of a run, without replacing a folder that appeared meanwhile.
    */
   public static void write(Trainer trainer, ModelFiles source, Path out) {
-    Path abs = out.toAbsolutePath().normalize();
-    Path temp = abs.resolveSibling("." + abs.getFileName() + ".headscope-" + ProcessHandle.current().pid() + "-"
-        + System.nanoTime() + ".part");
-    try {
-      Files.createDirectory(temp);
-      List<FloatTensor> tensors = trainer.tensors();
-      Safetensors.write(temp.resolve("model.safetensors"), tensors, Map.of("format", "pt"));
-      trainer.config().write(temp.resolve("config.json"));
-      Files.copy(source.tokenizer(), temp.resolve("tokenizer.json"));
-      Path from = source.config().getParent();
-      for (String name : TOKENIZER_FILES) {
-        Path f = from.resolve(name);
-        if (Files.isRegularFile(f)) {
-          Files.copy(f, temp.resolve(name));
+    writer(out, false).write(trainer, source);
+  }
+
+  /** A run's writer of {@code out}: claims the folder at its first write, replaces the model's files at each. */
+  public static Writer writer(Path out, boolean force) {
+    return new Writer(out, force);
+  }
+
+  /** Writes one run's epochs into one folder. */
+  public static final class Writer {
+    private final Path out;
+    private final Path abs;
+    private final boolean force;
+    private boolean claimed;
+
+    private Writer(Path out, boolean force) {
+      this.out = out;
+      this.abs = out.toAbsolutePath().normalize();
+      this.force = force;
+    }
+
+    public void write(Trainer trainer, ModelFiles source) {
+      claim();
+      sweepLeftovers(abs);
+      Path staging = abs.resolve(AtomicOutput.temporaryName("model"));
+      try {
+        Files.createDirectory(staging);
+        Safetensors.write(staging.resolve("model.safetensors"), trainer.tensors(), Map.of("format", "pt"));
+        trainer.config().write(staging.resolve("config.json"));
+        Files.copy(source.tokenizer(), staging.resolve("tokenizer.json"));
+        Path from = source.config().getParent();
+        for (String name : TOKENIZER_FILES) {
+          Path f = from.resolve(name);
+          if (Files.isRegularFile(f)) {
+            Files.copy(f, staging.resolve(name));
+          }
+        }
+        for (String name : MODEL_FILES) {
+          Path built = staging.resolve(name);
+          if (Files.isRegularFile(built)) {
+            refuseAnythingButAFile(abs.resolve(name));
+            Files.move(built, abs.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+      } catch (IOException e) {
+        throw new HeadScopeException("Cannot write " + out + ": " + e.getMessage() + ".", e);
+      } finally {
+        SafeFiles.deleteTree(staging); // empty once published
+      }
+    }
+
+    /** The first write creates the folder, unless --force found one to write into. */
+    private void claim() {
+      if (claimed) {
+        return;
+      }
+      if (Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
+        if (!force) {
+          throw new HeadScopeException(out + " already exists (another run wrote it meanwhile); use --force to "
+              + "replace its model. Nothing was written.");
+        }
+      } else {
+        try {
+          Files.createDirectory(abs);
+        } catch (FileAlreadyExistsException e) {
+          throw new HeadScopeException(out + " already exists (another run wrote it meanwhile); use --force to "
+              + "replace its model. Nothing was written.", e);
+        } catch (IOException e) {
+          throw new HeadScopeException("Cannot write " + out + ": " + e.getMessage() + ".", e);
         }
       }
-      publish(temp, abs);
-    } catch (IOException e) {
-      throw new HeadScopeException("Cannot write " + out + ": " + e.getMessage() + ".", e);
-    } finally {
-      SafeFiles.deleteTree(temp); // gone already when published
+      claimed = true;
     }
   }
 
-  private static void publish(Path temp, Path target) throws IOException {
-    Path old = null;
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-      old = target.resolveSibling("." + target.getFileName() + ".headscope-old-" + System.nanoTime());
-      Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
+  /** A model file's place may hold only a regular file: a folder or a link there is the user's, never replaced. */
+  private static void refuseAnythingButAFile(Path p) {
+    String what = AtomicOutput.whatIsAt(p);
+    if (what != null && !what.equals("a regular file")) {
+      throw new HeadScopeException(p + " is " + what + "; HeadScope replaces only its own model files there.");
     }
-    try {
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(temp, target);
-    } catch (IOException e) {
-      if (old != null && !Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-        Files.move(old, target, StandardCopyOption.ATOMIC_MOVE); // put the earlier one back
-        old = null;
+  }
+
+  /** Staging folders of earlier writes whose writer is gone (killed), inside the model folder. */
+  private static void sweepLeftovers(Path dir) {
+    try (var entries = Files.newDirectoryStream(dir, ".model.headscope-*.part")) {
+      for (Path p : entries) {
+        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) && AtomicOutput.isLeftover(p)) {
+          SafeFiles.deleteTree(p);
+        }
       }
-      throw e;
+    } catch (IOException | RuntimeException ignored) {
+      // best effort: a hidden leftover is swept next time
     }
-    SafeFiles.deleteTree(old);
   }
 
   /** The path with its deepest existing ancestor resolved through links, so a link into the cache is seen. */

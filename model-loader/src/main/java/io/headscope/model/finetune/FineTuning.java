@@ -41,14 +41,17 @@ public final class FineTuning {
 
   /**
    * Trains and writes {@code out} after each epoch; the caller has checked {@code out}
-   * ({@link ClassifierFolder#check}).
+   * ({@link ClassifierFolder#check}). Without {@code force} the first write claims the folder: one that
+   * appeared meanwhile stops the run with nothing written.
    *
    * @param config the source's config (its GELU possibly overridden)
    * @param dev evaluation inputs after each epoch (empty for none)
    */
   public static Result run(ModelFiles source, BertConfig config, List<String> labels, List<TrainingExample> train,
-      List<TrainingExample> dev, FineTuneOptions options, Path out, Listener listener, BooleanSupplier cancelled) {
+      List<TrainingExample> dev, FineTuneOptions options, Path out, boolean force, Listener listener,
+      BooleanSupplier cancelled) {
     List<EpochReport> done = new ArrayList<>();
+    ClassifierFolder.Writer folder = ClassifierFolder.writer(out, force);
     try (Safetensors st = Safetensors.open(source.weights());
         Trainer trainer = Trainer.start(config, st, labels, options, train.size())) {
       st.close(); // the weights are in native memory now: the mapped file is not needed
@@ -63,7 +66,7 @@ public final class FineTuning {
           ClassificationScores s = evaluate(trainer, dev, labels.size());
           r = r.withDev(s.accuracy(), s.macroF1());
         }
-        ClassifierFolder.write(trainer, source, out);
+        folder.write(trainer, source);
         done.add(r);
         listener.epochDone(r);
       }

@@ -147,7 +147,34 @@ public final class AtomicOutput {
 
   /** {@code .NAME.headscope-MACHINE-PID-N.part}: hidden, beside the target, naming its writer. */
   static String temporaryName(Path abs) {
-    return "." + abs.getFileName() + ".headscope-" + MACHINE + "-" + PID + "-" + COUNTER.incrementAndGet() + ".part";
+    return temporaryName(abs.getFileName().toString());
+  }
+
+  /**
+   * A hidden temporary's name that names its writer, {@code .NAME.headscope-MACHINE-PID-N.part}, for a file
+   * or folder that another writer (a model folder's) builds and {@link #isLeftover} can judge.
+   */
+  public static String temporaryName(String name) {
+    return "." + name + ".headscope-" + MACHINE + "-" + PID + "-" + COUNTER.incrementAndGet() + ".part";
+  }
+
+  /**
+   * Whether a temporary named by {@link #temporaryName} was left by a writer that is gone: on this machine,
+   * its process no longer runs (or started after the temporary last changed, a reused PID); from another
+   * machine or PID namespace, or named by a PID alone, it has stood unchanged for {@link #FOREIGN_AGE_MILLIS}.
+   * False for names of other kinds.
+   */
+  public static boolean isLeftover(Path p) {
+    String name = p.getFileName().toString();
+    Matcher m = OURS.matcher(name);
+    if (m.matches() && m.group(1).equals(MACHINE)) {
+      long pid = Long.parseLong(m.group(2));
+      return pid != PID && !runningSince(pid, lastModified(p));
+    }
+    if (m.matches() || PID_ONLY.matcher(name).matches()) {
+      return System.currentTimeMillis() - lastModified(p) > FOREIGN_AGE_MILLIS;
+    }
+    return false;
   }
 
   /** What is at a path, in words, or null when nothing is. Symbolic links are not followed. */
@@ -257,20 +284,11 @@ public final class AtomicOutput {
    */
   static void sweepStaleTemporaries(Path dir) {
     long myStart = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
-    long now = System.currentTimeMillis();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*.part")) {
       for (Path p : files) {
         String name = p.getFileName().toString();
-        Matcher m = OURS.matcher(name);
-        boolean stale;
-        if (m.matches() && m.group(1).equals(MACHINE)) {
-          long pid = Long.parseLong(m.group(2));
-          stale = pid != PID && !runningSince(pid, lastModified(p));
-        } else if (m.matches() || PID_ONLY.matcher(name).matches()) {
-          stale = now - lastModified(p) > FOREIGN_AGE_MILLIS;
-        } else {
-          stale = OLD_STYLE.matcher(name).matches() && lastModified(p) < myStart;
-        }
+        boolean stale = OURS.matcher(name).matches() || PID_ONLY.matcher(name).matches() ? isLeftover(p)
+            : OLD_STYLE.matcher(name).matches() && lastModified(p) < myStart;
         if (stale && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.deleteIfExists(p);
         }

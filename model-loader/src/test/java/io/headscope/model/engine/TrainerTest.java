@@ -258,7 +258,7 @@ class TrainerTest {
     int[] steps = {0};
     List<EpochReport> seen = new ArrayList<>();
     FineTuning.Result r = FineTuning.run(tiny, BertConfig.read(tiny.config()), List.of("animal", "thing"), toy,
-        toy.subList(0, 8), o, out, new FineTuning.Listener() {
+        toy.subList(0, 8), o, out, false, new FineTuning.Listener() {
           @Override
           public void step(int epoch, int step, int of, double loss) {
             steps[0]++;
