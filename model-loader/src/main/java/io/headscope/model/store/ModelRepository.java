@@ -193,7 +193,8 @@ public final class ModelRepository {
   private void convert(Embedded model, Path dir, ProgressListener progress) throws IOException {
     Files.createDirectories(dir.getParent());
     removeLeftovers(dir.getParent(), model.modelName);
-    Path work = Files.createTempDirectory(dir.getParent(), "." + model.modelName + "-");
+    // named by its writer (machine and PID), so the next conversion can tell a killed run's folder from a live one
+    Path work = Files.createDirectory(dir.getParent().resolve(AtomicOutput.temporaryName(model.modelName)));
     try {
       progress.progress("Unpacking " + model.modelName, 0.0);
       Path bundle = work.resolve("bundle");
@@ -259,8 +260,11 @@ public final class ModelRepository {
       for (Path p : all) {
         String f = p.getFileName().toString();
         boolean damaged = f.startsWith("." + name + ".damaged-");
-        boolean work = f.startsWith("." + name + "-");
-        if (Files.isDirectory(p) && (damaged || work && Files.getLastModifiedTime(p).toMillis() < staleBefore)) {
+        // a work folder names its writer: gone (killed) means a leftover at once; one from a release before
+        // that (.NAME-digits) only after STALE_WORK
+        boolean work = f.startsWith("." + name + ".headscope-") ? AtomicOutput.isLeftover(p)
+            : f.startsWith("." + name + "-") && Files.getLastModifiedTime(p).toMillis() < staleBefore;
+        if (Files.isDirectory(p) && (damaged || work)) {
           SafeFiles.deleteTree(p);
         }
       }
