@@ -51,10 +51,22 @@ public final class CorpusLines implements AutoCloseable {
     this.maxChars = maxChars;
   }
 
-  /** Opens a corpus file. */
+  /** The most of a pipe ({@code <(...)}, {@code /dev/stdin}) a run keeps to read it again. */
+  static final int PIPE_LIMIT = 256 << 20;
+  private static final java.util.Map<Path, byte[]> PIPES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Opens a corpus file. A pipe can be read only once, yet a run may read its corpus twice (the labels of
+   * a labelled file, then its lines): its content is kept from the first opening for the run's later ones.
+   */
   public static CorpusLines open(Path file, int maxChars) {
     if (Files.isDirectory(file)) {
       throw new HeadScopeException(file + " is a folder; give a corpus file (one input per line).");
+    }
+    if (Files.exists(file) && !Files.isRegularFile(file)) {
+      byte[] content = PIPES.computeIfAbsent(file.toAbsolutePath().normalize(), k -> readPipe(file));
+      CountingStream counter = new CountingStream(new java.io.ByteArrayInputStream(content));
+      return new CorpusLines(file.toString(), decoder(counter), counter, content.length, maxChars);
     }
     try {
       long size = Files.isRegularFile(file) ? Files.size(file) : -1; // -1: a pipe or a device
@@ -62,6 +74,19 @@ public final class CorpusLines implements AutoCloseable {
       return new CorpusLines(file.toString(), decoder(counter), counter, size, maxChars);
     } catch (NoSuchFileException e) {
       throw new HeadScopeException("The corpus file " + file + " does not exist.", e);
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot read the corpus file " + file + ": " + e.getMessage() + ".", e);
+    }
+  }
+
+  private static byte[] readPipe(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] content = in.readNBytes(PIPE_LIMIT + 1);
+      if (content.length > PIPE_LIMIT) {
+        throw new HeadScopeException(file + " is a pipe with more than " + (PIPE_LIMIT >> 20) + " MB; save it to a "
+            + "file and give that (a file is read as it goes, a pipe is kept to be read again).");
+      }
+      return content;
     } catch (IOException e) {
       throw new HeadScopeException("Cannot read the corpus file " + file + ": " + e.getMessage() + ".", e);
     }

@@ -45,7 +45,7 @@ final class InputOptions {
     if (corpus != null && Files.isDirectory(corpus)) {
       throw new HeadScopeException(corpus + " is a folder; give a corpus file (one input per line).");
     }
-    if (corpus != null && !Files.isRegularFile(corpus)) {
+    if (corpus != null && !Files.exists(corpus)) { // a pipe (<(...), /dev/stdin) is no regular file, yet it exists
       throw new HeadScopeException("The corpus file " + corpus + " does not exist.");
     }
   }

@@ -88,7 +88,7 @@ final class PruneCommand implements Callable<Integer> {
     if (Files.isDirectory(corpus)) {
       throw new HeadScopeException(corpus + " is a folder; give a corpus file.");
     }
-    if (!Files.isRegularFile(corpus)) {
+    if (!Files.exists(corpus)) { // a pipe (<(...), /dev/stdin) is no regular file, yet it exists
       throw new HeadScopeException("The corpus file " + corpus + " does not exist.");
     }
     output.check();
