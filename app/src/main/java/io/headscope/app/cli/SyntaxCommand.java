@@ -82,6 +82,10 @@ final class SyntaxCommand implements Callable<Integer> {
     Treebank tb = ConlluReader.read(treebank);
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(treebank) : null;
     Treebank train = probeTrain == null ? null : readTrain(probeTrain);
+    if (train != null) {
+      // before the model and the main analysis, not after them
+      io.headscope.analysis.linguistics.probes.Probes.requireTrainable(train);
+    }
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       ProbeData.Collector test = new ProbeData.Collector(); // FILE's features, kept only for the probes

@@ -49,4 +49,24 @@ class UnanswerableRequestsTest {
     assertThat(r.errLines()).anyMatch(l -> l.contains("--features names a number twice (16,16)"));
     assertThat(out).doesNotExist();
   }
+
+  @Test
+  void aProbeTrainingFileTooSmallIsRefusedBeforeTheMainAnalysis() throws Exception {
+    Path treebank = Files.write(dir.resolve("main.conllu"), List.of(
+        "1\tThe\tthe\tDET\t_\t_\t2\tdet\t_\t_",
+        "2\tdog\tdog\tNOUN\t_\t_\t3\tnsubj\t_\t_",
+        "3\tran\trun\tVERB\t_\t_\t0\troot\t_\t_",
+        ""));
+    Path small = Files.write(dir.resolve("one.conllu"), List.of(
+        "1\tThe\tthe\tDET\t_\t_\t2\tdet\t_\t_",
+        "2\tcat\tcat\tNOUN\t_\t_\t0\troot\t_\t_",
+        ""));
+    Path out = dir.resolve("syntax.csv");
+    CliHarness.Result r = CliHarness.run("syntax", "--model", model.toString(), "--treebank", treebank.toString(),
+        "--probe-train", small.toString(), "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("has 1 sentence(s) of two words or more"));
+    assertThat(r.errLines()).as("no analysis ran").noneMatch(l -> l.startsWith("headscope: syntax"));
+    assertThat(out).doesNotExist();
+  }
 }

@@ -54,6 +54,19 @@ public final class Probes {
     return out;
   }
 
+  /**
+   * What can be known of a training treebank before the model runs: both probes hold sentences out to
+   * choose their penalty, so they need at least two sentences of two words or more (the model may still
+   * find fewer usable, when sentences are longer than it takes).
+   */
+  public static void requireTrainable(io.headscope.analysis.linguistics.Treebank train) {
+    long candidates = train.sentences().stream().filter(s -> s.words().size() >= 2).count();
+    if (candidates < 2) {
+      throw new HeadScopeException("The probe training treebank " + train.name() + " has " + candidates
+          + " sentence(s) of two words or more; the probes need at least 2 (one to hold out for the L2 choice).");
+    }
+  }
+
   private static <D> ProbeResult fit(String name, Probe<D> probe, String trainName, List<D> train, List<D> test,
       int trainAll, int testAll, SplittableRandom split, long seed, ToDoubleFunction<Weights> withoutRoots) {
     if (train.size() < 2) {
