@@ -13,6 +13,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.Head;
 import io.headscope.model.HeadMask;
 import io.headscope.model.HeadScopeException;
+import io.headscope.model.store.AtomicOutput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,24 +106,31 @@ final class RenderCommand implements Callable<Integer> {
         files.add(out.resolve("head-" + head + (norms ? "-norms" : "") + ext));
       }
       for (Path f : files) {
-        if (Files.exists(f) && !force) {
+        if (Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !force) {
           throw new HeadScopeException(f + " exists: add --force to overwrite it.");
         }
       }
       Files.createDirectories(out);
+      for (Path f : files) {
+        AtomicOutput.check(f, force); // a link, a FIFO or a folder in any figure's place: refused before drawing
+      }
       int thumb = Math.max(24, Math.min(96, 1152 / h));
       List<HeadScore> scores = new HeadClassifier().classifyAll(t);
       String input = sentence.pair == null ? sentence.text : sentence.text + " ‖ " + sentence.pair;
       // the grid greys the --disable heads; the maps are the intact model's (the categories describe them)
       Caption gridCaption = new Caption(m.name(), input, mask, "intact");
-      FigureFile.write(GridFigure.of(t, t, MapsShown.INTACT, mask, hd -> scores.get(hd.layer() * h + hd.head()).category(),
-          gridCaption, thumb), files.get(0), fmt, scale);
+      // the figures are one set: all drawn, then all written, or none (AtomicOutput.writeSet)
+      List<AtomicOutput.Member> set = new ArrayList<>();
+      set.add(new AtomicOutput.Member(files.get(0), FigureFile.content(GridFigure.of(t, t, MapsShown.INTACT, mask,
+          hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb), fmt, scale)));
       int k = 1;
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);
-        FigureFile.write(HeadFigure.of(hm, Caption.intact(m.name(), input), drawn), files.get(k++), fmt, scale);
+        set.add(new AtomicOutput.Member(files.get(k++), FigureFile.content(HeadFigure.of(hm,
+            Caption.intact(m.name(), input), drawn), fmt, scale)));
       }
+      AtomicOutput.writeSet(set, force);
       files.forEach(f -> System.err.println("headscope: wrote " + f));
     } catch (java.io.IOException e) {
       throw new HeadScopeException("Cannot create " + out + ": " + e.getMessage(), e);

@@ -177,6 +177,85 @@ public final class AtomicOutput {
     return false;
   }
 
+  /** One file of a set written together ({@link #writeSet}). */
+  public record Member(Path target, SafeFiles.Content content) {}
+
+  /**
+   * Writes a set of files that belong together (a run's figures) as a set: every target is checked, every
+   * content written to its temporary, every target checked again, and only then are they renamed into
+   * place, one after the other. A problem at any of them (a link or a folder in one's place, a full disk)
+   * leaves none of the set written; without overwrite, a file that appears meanwhile at one target undoes
+   * the ones already published.
+   */
+  public static void writeSet(List<Member> members, boolean overwrite) {
+    List<Path> temps = new java.util.ArrayList<>();
+    List<Path> published = new java.util.ArrayList<>();
+    Member current = null;
+    try {
+      for (Member m : members) {
+        current = m;
+        Path abs = absolute(m.target());
+        refuseWhatCannotBeReplaced(m.target(), abs, overwrite);
+      }
+      for (Member m : members) {
+        current = m;
+        Path abs = absolute(m.target());
+        sweepStaleTemporaries(abs.getParent());
+        Path temp = abs.getParent().resolve(temporaryName(abs));
+        LIVE.add(temp);
+        temps.add(temp);
+        Files.createFile(temp);
+        if (overwrite && Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
+          keepPermissions(abs, temp);
+        }
+        try (OutputStream out = new StopsOnShutdown(new java.io.BufferedOutputStream(Files.newOutputStream(temp)))) {
+          m.content().writeTo(out);
+        }
+      }
+      for (Member m : members) {
+        current = m;
+        refuseWhatCannotBeReplaced(m.target(), absolute(m.target()), overwrite);
+      }
+      for (int i = 0; i < members.size(); i++) {
+        current = members.get(i);
+        Path abs = absolute(current.target());
+        if (overwrite) {
+          try {
+            Files.move(temps.get(i), abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temps.get(i), abs, StandardCopyOption.REPLACE_EXISTING);
+          }
+        } else {
+          publishWithoutReplacing(temps.get(i), abs, current.target());
+          published.add(abs);
+        }
+      }
+    } catch (IOException | HeadScopeException e) {
+      for (Path p : published) {
+        try {
+          Files.deleteIfExists(p); // new files of this set only: without overwrite nothing was replaced
+        } catch (IOException ignored) {
+          // best effort
+        }
+      }
+      if (e instanceof HeadScopeException h) {
+        throw h;
+      }
+      throw new HeadScopeException("Cannot write " + current.target() + ": " + describe((IOException) e)
+          + "; none of the " + members.size() + " files was written.", e);
+    } finally {
+      for (Path t : temps) {
+        try {
+          Files.deleteIfExists(t);
+        } catch (IOException ignored) {
+          // swept at the next write into this folder
+        } finally {
+          LIVE.remove(t);
+        }
+      }
+    }
+  }
+
   /** What is at a path, in words, or null when nothing is. Symbolic links are not followed. */
   public static String whatIsAt(Path p) {
     if (Files.isSymbolicLink(p)) {

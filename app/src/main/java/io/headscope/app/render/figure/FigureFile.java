@@ -41,17 +41,22 @@ public final class FigureFile {
 
   /** Replaces {@code file} with the figure (the save dialog or --force has allowed it). */
   public static void write(Figure f, Path file, Format format, double scale) {
+    SafeFiles.writeAtomically(file, true, content(f, format, scale));
+  }
+
+  /**
+   * The figure as the bytes of its file, drawn when written (for a set of figures written together: one
+   * image in memory at a time).
+   */
+  public static SafeFiles.Content content(Figure f, Format format, double scale) {
     if (format == Format.SVG) {
-      String svg = svg(f);
-      SafeFiles.writeAtomically(file, true, out -> out.write(svg.getBytes(StandardCharsets.UTF_8)));
-    } else {
-      BufferedImage img = png(f, scale);
-      SafeFiles.writeAtomically(file, true, out -> {
-        if (!ImageIO.write(img, "png", out)) {
-          throw new IOException("no PNG writer");
-        }
-      });
+      return out -> out.write(svg(f).getBytes(StandardCharsets.UTF_8));
     }
+    return out -> {
+      if (!ImageIO.write(png(f, scale), "png", out)) {
+        throw new IOException("no PNG writer");
+      }
+    };
   }
 
   /** The figure's pixels at a scale (1 = 96 dpi); refused when a side would pass {@link #MAX_SIDE}. */
