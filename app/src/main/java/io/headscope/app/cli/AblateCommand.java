@@ -217,9 +217,17 @@ final class AblateCommand implements Callable<Integer> {
   /** The CSV, its sidecar and the summary of a sweep (or of merged shards). */
   static void finish(AblationResult r, AblationCsv.Sweep about, CsvOutput output) {
     AblationTable table = AblationTable.of(r);
-    output.write(o -> AblationCsv.ablation(table, o));
-    if (output.out != null) {
-      Output.write(sidecar(output.out), output.force, o -> AblationCsv.metadata(r, about, o));
+    if (output.out == null) {
+      output.write(o -> AblationCsv.ablation(table, o));
+    } else {
+      // the CSV and its description are one set: both or neither (a name too long for the sidecar's
+      // temporary once left the CSV alone)
+      io.headscope.model.store.AtomicOutput.writeSet(List.of(
+          new io.headscope.model.store.AtomicOutput.Member(output.out, o -> AblationCsv.ablation(table, o)),
+          new io.headscope.model.store.AtomicOutput.Member(sidecar(output.out),
+              o -> AblationCsv.metadata(r, about, o))), output.force);
+      System.err.println("headscope: wrote " + output.out);
+      System.err.println("headscope: wrote " + sidecar(output.out));
     }
     summary(table);
   }

@@ -69,4 +69,30 @@ class UnanswerableRequestsTest {
     assertThat(r.errLines()).as("no analysis ran").noneMatch(l -> l.startsWith("headscope: syntax"));
     assertThat(out).doesNotExist();
   }
+
+  @Test
+  void anOutputNameTooLongForItsTemporaryOrSidecarIsRefusedBeforeTheWork() throws Exception {
+    // 235 bytes fit the file system, but the sidecar's temporary beside it is about 50 bytes longer
+    Path out = dir.resolve("a".repeat(231) + ".csv");
+    CliHarness.Result r = CliHarness.run("ablate", "--model", model.toString(), "--text", "the cat sat .",
+        "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("too long"));
+    assertThat(r.errLines()).as("before the sweep").noneMatch(l -> l.startsWith("headscope: ablate"));
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("aaaa"));
+    }
+  }
+
+  @Test
+  void aFineTunedModelFolderMayHaveALongName() throws Exception {
+    // its staging folder is inside it, so the name has the whole 255 bytes (a temporary beside it did not)
+    Path train = Files.write(dir.resolve("train.tsv"), List.of("the cat sat .\tcat", "the car ran .\tcar",
+        "a cat sat .\tcat", "a car ran .\tcar"));
+    Path out = dir.resolve("m".repeat(250));
+    CliHarness.Result r = CliHarness.run("finetune", "--model", model.toString(), "--train", train.toString(),
+        "--epochs", "1", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(out.resolve("model.safetensors")).exists();
+  }
 }
