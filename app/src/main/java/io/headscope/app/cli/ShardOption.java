@@ -12,7 +12,9 @@ import picocli.CommandLine.Option;
  * into the file one run writes.
  */
 final class ShardOption {
-  private static final Pattern FORM = Pattern.compile("(\\d{1,9})/(\\d{1,9})");
+  private static final Pattern FORM = Pattern.compile("(\\d{1,18})/(\\d{1,18})");
+  /** The most shards one corpus is split into. */
+  static final int MAX_SHARDS = 1_000_000;
 
   @Option(names = "--shard", paramLabel = "K/N", description = "Run only shard K of N (K counts from 0: "
       + "0 <= K < N) and write a partial result (JSON lines) instead of the CSV; headscope merge adds the N parts up "
@@ -28,17 +30,21 @@ final class ShardOption {
     }
     Matcher m = FORM.matcher(text.strip());
     if (!m.matches()) {
-      throw new UsageException("--shard must be K/N, two whole numbers with 0 <= K < N (K counts from 0), got \""
-          + text + "\".");
+      throw new UsageException("--shard must be K/N, two whole numbers with 0 <= K < N <= " + MAX_SHARDS
+          + " (K counts from 0), got \"" + text + "\".");
     }
-    int k = Integer.parseInt(m.group(1));
-    int n = Integer.parseInt(m.group(2));
+    long k = Long.parseLong(m.group(1));
+    long n = Long.parseLong(m.group(2));
+    if (n > MAX_SHARDS) {
+      // a merge keeps a little per shard: a billion of them would run out of memory before it could say so
+      throw new UsageException("--shard " + text + ": N must be at most " + MAX_SHARDS + " (a million machines).");
+    }
     if (n < 1 || k >= n) {
       throw new UsageException("--shard " + text + ": K must be at least 0 and below N (K counts from 0, so the "
           + "shards of " + Math.max(n, 1) + " are 0/" + Math.max(n, 1) + " to " + (Math.max(n, 1) - 1) + "/"
           + Math.max(n, 1) + ").");
     }
-    return new Shard(k, n);
+    return new Shard((int) k, (int) n);
   }
 
   /** Refuses --shard without a corpus: one typed input is not split. */

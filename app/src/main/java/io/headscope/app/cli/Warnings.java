@@ -18,8 +18,11 @@ final class Warnings {
 
   static void truncation(Encoding e) {
     if (e.wasTruncated()) {
+      // a pair is cut as Google's BERT cuts it: from the end of whichever sentence is longer, so not always B
       System.err.println("headscope: warning: the input was longer than the model's maximum of " + e.length()
-          + " positions; " + e.droppedWordpieces() + " wordpieces were dropped from the end.");
+          + " positions; " + e.droppedWordpieces() + " wordpieces were dropped" + (e.isPair()
+              ? ", one at a time from the end of whichever sentence was longer (BERT's rule), so the first "
+                  + "sentence may be cut too." : " from the end."));
     }
   }
 }

@@ -95,4 +95,22 @@ class UnanswerableRequestsTest {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(out.resolve("model.safetensors")).exists();
   }
+
+  @Test
+  void aShardCountPastAMillionIsRefusedWithAMessageThatSaysSo() {
+    CliHarness.Result r = CliHarness.run("classify", "--model", model.toString(), "--corpus",
+        dir.resolve("any.txt").toString(), "--shard", "0/2147483647");
+    assertThat(r.exit()).as(r.err()).isEqualTo(2);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("N must be at most 1000000"));
+  }
+
+  @Test
+  void aPairCutToFitSaysTheFirstSentenceMayBeCutToo() {
+    // the first sentence is the longer one: BERT cuts its end, not the second's
+    String a = "word ".repeat(600);
+    CliHarness.Result r = CliHarness.run("attention", "--model", model.toString(), "--text", a, "--pair", "a cat .");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.errLines()).anyMatch(l -> l.contains("from the end of whichever sentence was longer"));
+    assertThat(r.errLines()).noneMatch(l -> l.endsWith("dropped from the end."));
+  }
 }
