@@ -28,7 +28,8 @@ final class CorefCommand implements Callable<Integer> {
   Path treebank;
 
   @Option(names = "--window", defaultValue = "128", paramLabel = "N",
-      description = "Wordpieces per window of whole sentences, [CLS] and [SEP] included (default 128, as Clark).")
+      description = "At most this many wordpieces per window of whole sentences, [CLS] and [SEP] included "
+          + "(default 128, as Clark); a single longer sentence is a window of its own.")
   int window;
 
   @Option(names = "--out", required = true, paramLabel = "coref.csv", description = "The per-head CSV; the baselines "
