@@ -138,7 +138,8 @@ final class FinetuneCommand implements Callable<Integer> {
           System.err.flush();
         }
       }, cancel::requested);
-      if (r.cancelled()) {
+      if (r.cancelled() || cancel.requested()) {
+        // also a Ctrl-C during the last epoch's write: the write finished, the JVM still exits 130, so say so
         if (r.epochs().isEmpty()) {
           return Cancellation.cancelled();
         }
