@@ -43,6 +43,10 @@ final class JacobianCommand implements Callable<Integer> {
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform", description = "How --disable switches off.")
   String mode;
 
+  @Option(names = "--max-minutes", defaultValue = "30", paramLabel = "M", description = "Stop, writing nothing, when "
+      + "the first backward passes show that the run would take longer than M minutes (default 30; 0: no limit).")
+  double maxMinutes;
+
   @Mixin JsonOutput output;
 
   @Mixin ModelOptions model;
@@ -57,6 +61,9 @@ final class JacobianCommand implements Callable<Integer> {
       throw new UsageException("--samples must be at least 1, got " + samples + ".");
     }
     HeadMask.Mode m = UsageException.mode(mode);
+    if (!(maxMinutes >= 0)) {
+      throw new UsageException("--max-minutes must be 0 (no limit) or more, got " + maxMinutes + ".");
+    }
     output.check();
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
@@ -70,9 +77,14 @@ final class JacobianCommand implements Callable<Integer> {
           + TokenJacobian.DEFAULT_EXACT_MAX_TOKENS_BERT_BASE + " tokens; this input has " + e.length() + "; --exact forces it)"
           : "")));
       TokenJacobian j;
+      Estimate estimate = new Estimate(maxMinutes, k == 0 ? "--samples K (fewer, faster)"
+          : "a smaller --samples");
       try (ProgressDisplay progress = ProgressDisplay.start("jacobian")) {
-        j = TokenJacobian.of(bert, e, HeadMask.of(off, m), k, seed, f -> progress.progress("Backward passes", f),
-            cancel::requested);
+        j = TokenJacobian.of(bert, e, HeadMask.of(off, m), k, seed,
+            f -> progress.progress("Backward passes, " + estimate.update(f), f), cancel::requested);
+      } catch (Estimate.TooLong ex) {
+        System.err.println("headscope: " + ex.getMessage());
+        return 1;
       } catch (CancellationException ex) {
         return Cancellation.cancelled();
       }
@@ -94,5 +106,62 @@ final class JacobianCommand implements Callable<Integer> {
           c.pearsonAttention(), c.spearmanNorm(), c.pearsonNorm()));
     }
     System.err.print(b);
+  }
+
+  /**
+   * The run's time, estimated from its first backward passes (their share of all of them is known): said
+   * once, shown with the progress as the time left, and refused past --max-minutes before the long wait
+   * (a 500-token input sat at "0%" for minutes of a run of hours).
+   */
+  static final class Estimate {
+    private final double maxMinutes;
+    private final String faster;
+    private final long start = System.nanoTime();
+    private boolean said;
+
+    Estimate(double maxMinutes, String faster) {
+      this.maxMinutes = maxMinutes;
+      this.faster = faster;
+    }
+
+    /** After each chunk: the time left, in words; throws {@link TooLong} at the first when over the limit. */
+    String update(double fraction) {
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      if (!(fraction > 0)) {
+        return "estimating the time";
+      }
+      double total = elapsed / fraction;
+      if (!said) {
+        said = true;
+        if (maxMinutes > 0 && total > maxMinutes * 60) {
+          throw new TooLong("jacobian: this run would take about " + words(total) + " (estimated from its first "
+              + "backward passes), more than --max-minutes " + formatMinutes(maxMinutes) + "; nothing was written. "
+              + "Raise --max-minutes (0: no limit) or use " + faster + ".");
+        }
+        System.err.println("headscope: jacobian: about " + words(total) + " in all");
+      }
+      return "about " + words(Math.max(0, total - elapsed)) + " left";
+    }
+
+    static String words(double seconds) {
+      long s = Math.round(seconds);
+      if (s < 60) {
+        return s + " s";
+      }
+      if (s < 3600) {
+        return (s / 60) + " min " + (s % 60) + " s";
+      }
+      return (s / 3600) + " h " + (s % 3600 / 60) + " min";
+    }
+
+    private static String formatMinutes(double m) {
+      return m == Math.rint(m) ? String.valueOf((long) m) : String.valueOf(m);
+    }
+
+    static final class TooLong extends RuntimeException {
+      TooLong(String message) {
+        super(message);
+      }
+    }
   }
 }

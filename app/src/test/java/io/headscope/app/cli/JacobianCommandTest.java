@@ -102,4 +102,23 @@ class JacobianCommandTest {
     assertThat(r.err()).contains("already exists").doesNotContain("Exception");
     assertThat(Files.readString(out)).isEqualTo("mine");
   }
+
+  @Test
+  void aRunLongerThanMaxMinutesStopsAfterItsFirstBackwardPassesAndWritesNothing() {
+    // the estimate comes from the share of backward passes done; a tiny bound stands for a 500-token input
+    java.nio.file.Path out = dir.resolve("too-long.json");
+    CliHarness.Result r = CliHarness.run("jacobian", "--model", model, "--text", "the cat sat on the mat .",
+        "--exact", "--max-minutes", "0.0000001", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("this run would take about")
+        && l.contains("more than --max-minutes") && l.contains("nothing was written"));
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void aRunWithinItsLimitSaysHowLongItWillTake() {
+    CliHarness.Result r = CliHarness.run("jacobian", "--model", model, "--text", "the cat sat .", "--samples", "2");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.errLines()).anyMatch(l -> l.startsWith("headscope: jacobian: about ") && l.endsWith(" in all"));
+  }
 }
