@@ -2,24 +2,13 @@ package io.headscope.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** `render` writes its figures as one set: a problem at a later figure leaves the earlier ones unwritten too. */
-class FigureSetTest {
-  @TempDir static Path dir;
-  static Path model;
-
-  @BeforeAll
-  static void writeModel() {
-    model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
-  }
-
+class FigureSetTest extends OnTinyModel {
   @Test
   void aLinkInALaterFiguresPlaceLeavesNoFigureWritten() throws Exception {
     Path out = Files.createDirectories(dir.resolve("figs-link"));

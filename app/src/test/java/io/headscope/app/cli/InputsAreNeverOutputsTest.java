@@ -2,24 +2,13 @@ package io.headscope.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** An output that is one of the run's inputs (the same file, also through a link) is refused, --force or not. */
-class InputsAreNeverOutputsTest {
-  @TempDir static Path dir;
-  static Path model;
-
-  @BeforeAll
-  static void writeModel() {
-    model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
-  }
-
+class InputsAreNeverOutputsTest extends OnTinyModel {
   @Test
   void anAblationCannotReplaceItsCorpusWithItsCsv() throws Exception {
     Path corpus = Files.write(dir.resolve("corpus.txt"), List.of("the cat sat on the mat .", "the dog ran ."));

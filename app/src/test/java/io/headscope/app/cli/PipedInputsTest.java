@@ -3,16 +3,13 @@ package io.headscope.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.headscope.model.testing.TinyBert;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Inputs given as pipes ({@code --corpus <(...)}, {@code --train /dev/stdin}): a named pipe here, written once
@@ -20,15 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * input twice (the labels, then the lines) must not find it empty the second time.
  */
 @EnabledOnOs(OS.LINUX)
-class PipedInputsTest {
-  @TempDir static Path dir;
-  static Path model;
-
-  @BeforeAll
-  static void writeModel() {
-    model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
-  }
-
+class PipedInputsTest extends OnTinyModel {
   @Test
   void anAblationReadsItsCorpusFromAPipe() throws Exception {
     Path pipe = fifo("corpus", "the cat sat on the mat .\nthe dog ran .\n");

@@ -2,27 +2,16 @@ package io.headscope.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Inputs and options that cannot answer the question asked say so before the model loads, and write
  * nothing: a treebank without coreference, a feature count given twice.
  */
-class UnanswerableRequestsTest {
-  @TempDir static Path dir;
-  static Path model;
-
-  @BeforeAll
-  static void writeModel() {
-    model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
-  }
-
+class UnanswerableRequestsTest extends OnTinyModel {
   @Test
   void coreferenceOnATreebankWithoutEntitiesIsRefused() throws Exception {
     Path treebank = Files.write(dir.resolve("plain.conllu"), List.of(

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.headscope.model.testing.ChildProcesses;
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +28,7 @@ class SharedFolderTest {
 
   @Test
   void aWriteFromAnotherPidNamespaceLeavesALiveWriteAlone() throws Exception {
-    assumeTrue(succeeds(List.of("unshare", "--pid", "--fork", "--mount-proc", "true")),
+    assumeTrue(ChildProcesses.succeeds("unshare", "--pid", "--fork", "--mount-proc", "true"),
         "unshare --pid needs root or user namespaces");
     Path big = dir.resolve("big.json");
     Path stop = dir.resolve("stop");
@@ -62,18 +61,5 @@ class SharedFolderTest {
     List<String> out = new ArrayList<>(command);
     out.addAll(List.of(args));
     return out;
-  }
-
-  private static boolean succeeds(List<String> command) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

@@ -50,7 +50,8 @@ public final class ChildProcesses {
         + "SIGINT back if this test run ignores it");
   }
 
-  private static boolean succeeds(String... command) {
+  /** Whether a command runs and exits 0 (false when it is not installed). */
+  public static boolean succeeds(String... command) {
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
       p.getInputStream().readAllBytes();
