@@ -1,13 +1,13 @@
 package io.headscope.bench;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.HeadImportance;
-import io.headscope.model.ablation.MlmProbe;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.ablation.AblationSweep;
+import io.headscope.analysis.ablation.HeadImportance;
+import io.headscope.analysis.ablation.MlmProbe;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.BufferedReader;

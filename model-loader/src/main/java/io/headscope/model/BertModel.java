@@ -1,6 +1,9 @@
 package io.headscope.model;
 
 import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.ClassifierGradients;

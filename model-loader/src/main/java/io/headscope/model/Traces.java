@@ -1,7 +1,8 @@
 package io.headscope.model;
 
-import io.headscope.model.engine.ActivationCache;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.RunResult;

@@ -1,9 +1,9 @@
 package io.headscope.analysis.flow;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.engine.JacobianResult;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;

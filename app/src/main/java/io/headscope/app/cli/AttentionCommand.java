@@ -3,7 +3,7 @@ package io.headscope.app.cli;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -10,7 +10,7 @@ import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.LabelledCorpus;
 import io.headscope.analysis.corpus.LabelledInput;
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.EpochReport;
 import io.headscope.model.engine.FineTuneOptions;
 import io.headscope.model.engine.TrainingExample;

@@ -12,7 +12,7 @@ import io.headscope.analysis.linguistics.probes.ProbeData;
 import io.headscope.analysis.linguistics.probes.ProbeResult;
 import io.headscope.analysis.linguistics.probes.Probes;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

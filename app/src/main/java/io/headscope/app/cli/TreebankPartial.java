@@ -6,7 +6,7 @@ import io.headscope.analysis.linguistics.CorefHeads;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
 import io.headscope.analysis.linguistics.Treebank;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.headscope.model.finetune;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.Trainer;

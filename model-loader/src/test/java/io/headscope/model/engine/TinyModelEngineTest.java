@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.testing.TinyBert;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.reference.TensorFlowBert;
 import io.headscope.model.testing.FullModel;

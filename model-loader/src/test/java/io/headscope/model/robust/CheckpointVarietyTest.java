@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.TokenizerJsonWriter;
 import java.io.IOException;
@@ -96,7 +96,7 @@ class CheckpointVarietyTest {
       assertThat(m.config().numHiddenLayers()).isEqualTo(24);
       assertThat(m.config().headSize()).isEqualTo(4);
       AttentionTrace t = m.trace(m.encode("the king and the queen", "paris is a city"),
-          HeadMask.of(java.util.Set.of(new io.headscope.model.Head(23, 15)), HeadMask.Mode.ZERO), 3);
+          HeadMask.of(java.util.Set.of(new io.headscope.model.core.Head(23, 15)), HeadMask.Mode.ZERO), 3);
       assertThat(t.attention()).hasDimensions(24, 16);
       Maps.assertRowsAreDistributions(t, 1e-5);
     }
