@@ -5,6 +5,8 @@ import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.CorefCsv;
 import io.headscope.analysis.linguistics.CorefHeads;
 import io.headscope.analysis.linguistics.Treebank;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.TreebankPartial;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,8 +66,8 @@ final class CorefCommand implements Callable<Integer> {
         return Cancellation.cancelled();
       }
       if (sharding.given()) {
-        TreebankPartial.writeCoref(out, force, shard, bert.name(), id, java.util.Map.of("window",
-            String.valueOf(window)), tb, r);
+        PartialOutput.write(out, force, TreebankPartial.corefPart(shard, bert.name(), id, java.util.Map.of("window",
+            String.valueOf(window)), tb, r));
         return 0;
       }
       finish(r, tb.skipped(), out, force);

@@ -2,8 +2,8 @@ package io.headscope.app.cli;
 
 import io.headscope.model.BertModel;
 import io.headscope.model.core.HeadScopeException;
-import io.headscope.model.store.ModelFiles;
 import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.store.ModelFiles;
 import picocli.CommandLine.Option;
 
 /** The options every command that runs a model shares. */

@@ -1,4 +1,4 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.shard;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.headscope.analysis.corpus.Shard;
@@ -7,7 +7,6 @@ import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
 import io.headscope.analysis.linguistics.Treebank;
 import io.headscope.model.core.HeadScopeException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,28 +16,31 @@ import java.util.Map;
  * one record of integer counts, which add up exactly, with the treebank's unusable sentences (the same
  * in every shard) for the report.
  */
-final class TreebankPartial {
+public final class TreebankPartial {
   private TreebankPartial() {}
 
-  record SyntaxCounts(int sentences, int words, int tooLong, List<String> skipped, DependencyHeads.State heads) {}
+  public record SyntaxCounts(int sentences, int words, int tooLong, List<String> skipped, DependencyHeads.State heads) {}
 
-  record CorefCounts(List<String> skipped, CorefHeads.Result result) {}
+  public record CorefCounts(List<String> skipped, CorefHeads.Result result) {}
 
-  static void writeSyntax(Path out, boolean force, Shard shard, String model, PartialFile.CorpusId treebank,
+  public static PartialFile.Contents syntaxPart(Shard shard, String model, PartialFile.CorpusId treebank,
       Map<String, String> settings, Treebank tb, SyntaxAnalysis.Result r) {
-    PartialFile.write(out, force, new PartialFile.Header("syntax", shard, model, treebank, settings),
-        List.of(new SyntaxCounts(r.sentences(), r.words(), r.tooLong(), tb.skipped(), r.heads().state())));
-    System.err.println("headscope: shard " + shard + ": " + r.sentences() + " sentences, " + r.words() + " words");
+    return new PartialFile.Contents(new PartialFile.Header("syntax", shard, model, treebank, settings),
+        List.of(new SyntaxCounts(r.sentences(), r.words(), r.tooLong(), tb.skipped(), r.heads().state())),
+        r.sentences() + " sentences, " + r.words() + " words");
   }
 
-  static void writeCoref(Path out, boolean force, Shard shard, String model, PartialFile.CorpusId treebank,
+  public static PartialFile.Contents corefPart(Shard shard, String model, PartialFile.CorpusId treebank,
       Map<String, String> settings, Treebank tb, CorefHeads.Result r) {
-    PartialFile.write(out, force, new PartialFile.Header("coref", shard, model, treebank, settings),
-        List.of(new CorefCounts(tb.skipped(), r)));
-    System.err.println("headscope: shard " + shard + ": " + r.windows() + " windows");
+    return new PartialFile.Contents(new PartialFile.Header("coref", shard, model, treebank, settings),
+        List.of(new CorefCounts(tb.skipped(), r)),
+        r.windows() + " windows");
   }
 
-  static void mergeSyntax(List<PartialFile.Part> parts, Path out, boolean force) {
+  /** Merged syntax or coref parts: the summed result and the first part's skipped sentences. */
+  public record Merged<R>(R result, List<String> skipped) {}
+
+  public static Merged<SyntaxAnalysis.Result> mergeSyntax(List<PartialFile.Part> parts) {
     List<SyntaxCounts> counts = read(parts, SyntaxCounts.class);
     DependencyHeads heads = DependencyHeads.of(counts.get(0).heads());
     int sentences = counts.get(0).sentences();
@@ -54,18 +56,17 @@ final class TreebankPartial {
       throw new HeadScopeException("No sentence of " + parts.get(0).header().corpus().file()
           + " was analysed by any shard.");
     }
-    SyntaxCommand.finish(new SyntaxAnalysis.Result(heads, sentences, words, tooLong), counts.get(0).skipped(), out,
-        force);
+    return new Merged<>(new SyntaxAnalysis.Result(heads, sentences, words, tooLong), counts.get(0).skipped());
   }
 
-  static void mergeCoref(List<PartialFile.Part> parts, Path out, boolean force) {
+  public static Merged<CorefHeads.Result> mergeCoref(List<PartialFile.Part> parts) {
     List<CorefCounts> counts = read(parts, CorefCounts.class);
     CorefHeads.Result r = CorefHeads.sum(counts.stream().map(CorefCounts::result).toList());
     if (r.windows() == 0) {
       throw new HeadScopeException("No window of " + parts.get(0).header().corpus().file()
           + " was analysed by any shard.");
     }
-    CorefCommand.finish(r, counts.get(0).skipped(), out, force);
+    return new Merged<>(r, counts.get(0).skipped());
   }
 
   /** The one record of each part, in shard order. */

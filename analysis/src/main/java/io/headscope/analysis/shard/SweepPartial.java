@@ -1,18 +1,18 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.shard;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.HeadImportance;
+import io.headscope.analysis.ablation.ImportanceResult;
+import io.headscope.analysis.ablation.TaskOutcome;
+import io.headscope.analysis.ablation.TaskResult;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.favor.FavorAnalysis;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
-import io.headscope.analysis.ablation.AblationResult;
-import io.headscope.analysis.ablation.HeadImportance;
-import io.headscope.analysis.ablation.ImportanceResult;
-import io.headscope.analysis.ablation.TaskOutcome;
-import io.headscope.analysis.ablation.TaskResult;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,22 +25,34 @@ import java.util.Map;
  * same averaging, so the merged file has the bits of one run. (An input costs seconds here, so a few
  * hundred numbers per input on disk are cheap.)
  */
-final class SweepPartial {
+public final class SweepPartial {
   private SweepPartial() {}
 
-  record AblationInput(int line, AblationResult result) {}
+  public record AblationInput(int line, AblationResult result) {}
 
-  record ImportanceInput(int line, HeadImportance.Gradient gradient, AblationResult sweep) {}
+  public record ImportanceInput(int line, HeadImportance.Gradient gradient, AblationResult sweep) {}
 
-  record LayersInput(int line, LayerCompatibility.PerInput scores) {}
+  public record LayersInput(int line, LayerCompatibility.PerInput scores) {}
 
-  record TaskInput(int line, TaskOutcome outcome) {}
+  public record TaskInput(int line, TaskOutcome outcome) {}
 
-  record TaskImportanceInput(int line, HeadImportance.Gradient gradient, TaskOutcome sweep) {}
+  public record TaskImportanceInput(int line, HeadImportance.Gradient gradient, TaskOutcome sweep) {}
 
-  record FavorInput(int line, FavorAnalysis.PerInput figures) {}
+  public record FavorInput(int line, FavorAnalysis.PerInput figures) {}
 
-  static void writeFavor(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  /** Merged favor parts: the table and the options it was computed with (from the header). */
+  public record FavorMerge(FavorAnalysis.Result result, FavorAnalysis.Options options) {}
+
+  /** Merged ablate parts: the mean sweep and what the CSV's sidecar says about it. */
+  public record AblationMerge(AblationResult result, AblationCsv.Sweep about) {}
+
+  /** Merged importance parts: the mean gradients and, unless --no-sweep, the mean sweep (else null). */
+  public record ImportanceMerge(ImportanceResult importance, AblationResult sweep) {}
+
+  /** Merged importance --task parts: the mean gradients and, unless --no-sweep, the scored sweep (else null). */
+  public record TaskImportanceMerge(ImportanceResult importance, TaskResult sweep) {}
+
+  public static PartialFile.Contents favorPart(Shard shard, String model, PartialFile.CorpusId corpus,
       FavorAnalysis.Options o, List<Integer> lines, List<FavorAnalysis.PerInput> each) {
     Map<String, String> settings = new java.util.LinkedHashMap<>();
     settings.put("features", java.util.Arrays.toString(o.features()));
@@ -52,13 +64,13 @@ final class SweepPartial {
     for (int i = 0; i < each.size(); i++) {
       records.add(new FavorInput(lines.get(i), each.get(i)));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header("favor", shard, model, corpus, settings),
-        records);
-    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+    return new PartialFile.Contents(new PartialFile.Header("favor", shard, model, corpus, settings),
+        records,
+        each.size() + " inputs");
   }
 
   /** Merges favor's parts into the CSV one run over the whole corpus writes (options from the header). */
-  static void mergeFavor(List<PartialFile.Part> parts, CsvOutput output) {
+  public static FavorMerge mergeFavor(List<PartialFile.Part> parts) {
     List<FavorInput> all = inputs(parts, FavorInput.class, FavorInput::line);
     Map<String, String> s = parts.get(0).header().settings();
     String f = s.get("features");
@@ -69,96 +81,94 @@ final class SweepPartial {
     FavorAnalysis.Options o = new FavorAnalysis.Options(features, Integer.parseInt(s.get("draws")),
         Long.parseLong(s.get("seed")), kinds, Boolean.parseBoolean(s.get("effect")));
     double[][][][][] err = all.get(0).figures().err();
-    FavorCommand.finish(FavorAnalysis.result(err.length, err[0].length, o,
-        all.stream().map(FavorInput::figures).toList()), o, output);
+    return new FavorMerge(FavorAnalysis.result(err.length, err[0].length, o,
+        all.stream().map(FavorInput::figures).toList()), o);
   }
 
-  static void writeLayers(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  public static PartialFile.Contents layersPart(Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<LayerCompatibility.PerInput> each) {
     List<Object> records = new ArrayList<>();
     for (int i = 0; i < each.size(); i++) {
       records.add(new LayersInput(lines.get(i), each.get(i)));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header("layers", shard, model, corpus, settings),
-        records);
-    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs");
+    return new PartialFile.Contents(new PartialFile.Header("layers", shard, model, corpus, settings),
+        records,
+        each.size() + " inputs");
   }
 
   /** Merges layers' parts into the CSV one run over the whole corpus writes. */
-  static void mergeLayers(List<PartialFile.Part> parts, CsvOutput output) {
+  public static LayerCompatibility mergeLayers(List<PartialFile.Part> parts) {
     List<LayersInput> all = inputs(parts, LayersInput.class, LayersInput::line);
-    LayersCommand.finish(LayerCompatibility.mean(all.stream().map(LayersInput::scores).toList()), output);
+    return LayerCompatibility.mean(all.stream().map(LayersInput::scores).toList());
   }
 
-  static void writeAblation(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  public static PartialFile.Contents ablationPart(Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<AblationResult> each) {
     List<Object> records = new ArrayList<>();
     for (int i = 0; i < each.size(); i++) {
       records.add(new AblationInput(lines.get(i), each.get(i)));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header("ablate", shard, model, corpus, settings),
-        records);
-    System.err.println("headscope: shard " + shard + ": " + each.size() + " inputs swept");
+    return new PartialFile.Contents(new PartialFile.Header("ablate", shard, model, corpus, settings),
+        records,
+        each.size() + " inputs swept");
   }
 
-  static void writeImportance(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  public static PartialFile.Contents importancePart(Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<HeadImportance.Gradient> gradients,
       List<AblationResult> sweeps) {
     List<Object> records = new ArrayList<>();
     for (int i = 0; i < gradients.size(); i++) {
       records.add(new ImportanceInput(lines.get(i), gradients.get(i), sweeps == null ? null : sweeps.get(i)));
     }
-    PartialFile.write(output.out, output.force,
-        new PartialFile.Header("importance", shard, model, corpus, settings), records);
-    System.err.println("headscope: shard " + shard + ": " + gradients.size() + " inputs");
+    return new PartialFile.Contents(new PartialFile.Header("importance", shard, model, corpus, settings), records,
+        gradients.size() + " inputs");
   }
 
   /** Merges ablate's parts into the CSV (and sidecar) one sweep of the whole corpus writes. */
-  static void mergeAblation(List<PartialFile.Part> parts, CsvOutput output) {
+  public static AblationMerge mergeAblation(List<PartialFile.Part> parts) {
     List<AblationInput> all = inputs(parts, AblationInput.class, AblationInput::line);
     PartialFile.Header h = parts.get(0).header();
     Map<String, String> s = h.settings();
     AblationResult r = AblationResult.mean(all.stream().map(AblationInput::result).toList());
-    AblateCommand.finish(r, new AblationCsv.Sweep(h.model(), null, null, h.corpus().file(), blankToNull(s.get("target")),
-        blankToNull(s.get("contrast")), Long.parseLong(s.get("seed")), false), output);
+    return new AblationMerge(r, new AblationCsv.Sweep(h.model(), null, null, h.corpus().file(), blankToNull(s.get("target")),
+        blankToNull(s.get("contrast")), Long.parseLong(s.get("seed")), false));
   }
 
-  static void writeTaskAblation(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  public static PartialFile.Contents taskAblationPart(Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<TaskOutcome> each) {
     List<Object> records = new ArrayList<>();
     for (int i = 0; i < each.size(); i++) {
       records.add(new TaskInput(lines.get(i), each.get(i)));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header("ablate-task", shard, model, corpus, settings),
-        records);
-    System.err.println("headscope: shard " + shard + ": " + each.size() + " labelled inputs swept");
+    return new PartialFile.Contents(new PartialFile.Header("ablate-task", shard, model, corpus, settings),
+        records,
+        each.size() + " labelled inputs swept");
   }
 
   /**
    * Merges the task sweep's parts: the scores are computed from every input's outcome in corpus order, as
    * one run does (macro-F1 is not a mean over inputs, so outcomes are kept, not scores).
    */
-  static void mergeTaskAblation(List<PartialFile.Part> parts, CsvOutput output) {
+  public static TaskResult mergeTaskAblation(List<PartialFile.Part> parts) {
     List<TaskInput> all = inputs(parts, TaskInput.class, TaskInput::line);
     Map<String, String> s = parts.get(0).header().settings();
-    AblateCommand.finishTask(TaskResult.of(all.stream().map(TaskInput::outcome).toList(),
-        Integer.parseInt(s.get("classes")), HeadMask.Mode.parse(s.get("mode"))), output);
+    return TaskResult.of(all.stream().map(TaskInput::outcome).toList(),
+        Integer.parseInt(s.get("classes")), HeadMask.Mode.parse(s.get("mode")));
   }
 
-  static void writeTaskImportance(CsvOutput output, Shard shard, String model, PartialFile.CorpusId corpus,
+  public static PartialFile.Contents taskImportancePart(Shard shard, String model, PartialFile.CorpusId corpus,
       Map<String, String> settings, List<Integer> lines, List<HeadImportance.Gradient> gradients,
       List<TaskOutcome> sweeps) {
     List<Object> records = new ArrayList<>();
     for (int i = 0; i < gradients.size(); i++) {
       records.add(new TaskImportanceInput(lines.get(i), gradients.get(i), sweeps == null ? null : sweeps.get(i)));
     }
-    PartialFile.write(output.out, output.force,
-        new PartialFile.Header("importance-task", shard, model, corpus, settings), records);
-    System.err.println("headscope: shard " + shard + ": " + gradients.size() + " labelled inputs");
+    return new PartialFile.Contents(new PartialFile.Header("importance-task", shard, model, corpus, settings), records,
+        gradients.size() + " labelled inputs");
   }
 
   /** Merges importance --task's parts: gradients averaged and the sweep scored in corpus order, as one run. */
-  static void mergeTaskImportance(List<PartialFile.Part> parts, CsvOutput output) {
+  public static TaskImportanceMerge mergeTaskImportance(List<PartialFile.Part> parts) {
     List<TaskImportanceInput> all = inputs(parts, TaskImportanceInput.class, TaskImportanceInput::line);
     Map<String, String> s = parts.get(0).header().settings();
     ImportanceResult imp = HeadImportance.mean(all.stream().map(TaskImportanceInput::gradient).toList());
@@ -166,16 +176,16 @@ final class SweepPartial {
         ? TaskResult.of(all.stream().map(TaskImportanceInput::sweep).toList(), Integer.parseInt(s.get("classes")),
             HeadMask.Mode.ZERO)
         : null;
-    ImportanceCommand.finishTask(imp, sweep, output);
+    return new TaskImportanceMerge(imp, sweep);
   }
 
   /** Merges importance's parts into the CSV one run over the whole corpus writes. */
-  static void mergeImportance(List<PartialFile.Part> parts, CsvOutput output) {
+  public static ImportanceMerge mergeImportance(List<PartialFile.Part> parts) {
     List<ImportanceInput> all = inputs(parts, ImportanceInput.class, ImportanceInput::line);
     ImportanceResult imp = HeadImportance.mean(all.stream().map(ImportanceInput::gradient).toList());
     boolean sweep = Boolean.parseBoolean(parts.get(0).header().settings().get("sweep"));
     AblationResult r = sweep ? AblationResult.mean(all.stream().map(ImportanceInput::sweep).toList()) : null;
-    ImportanceCommand.finish(imp, r, output);
+    return new ImportanceMerge(imp, r);
   }
 
   /** Every part's records, back in corpus order; none at all is an error (as a corpus with no input). */

@@ -1,4 +1,4 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.shard;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,14 +22,14 @@ import java.util.Map;
  * as {@link CorpusPartial} does for classify: one {@code run} line, then one {@code head} line per head.
  * The header's model is A; B (its name), the batch and the classifier are settings the parts must share.
  */
-final class ComparePartial {
+public final class ComparePartial {
   private ComparePartial() {}
 
-  record Run(String type, int analysed, int skipped, int layers, int heads, List<CorpusProblem> problems) {}
+  public record Run(String type, int analysed, int skipped, int layers, int heads, List<CorpusProblem> problems) {}
 
-  record HeadSums(String type, int layer, int head, HeadPairSums.State sums) {}
+  public record HeadSums(String type, int layer, int head, HeadPairSums.State sums) {}
 
-  static void write(CsvOutput output, Shard shard, PartialFile.CorpusId corpus, int batch,
+  public static PartialFile.Contents part(Shard shard, PartialFile.CorpusId corpus, int batch,
       HeadClassifier.Method method, ComparisonSums s) {
     List<Object> records = new ArrayList<>();
     records.add(new Run("run", s.analysed(), s.skipped(), s.layers(), s.heads(), s.problems()));
@@ -40,14 +40,14 @@ final class ComparePartial {
     settings.put("with", s.modelB());
     settings.put("batch", String.valueOf(batch));
     settings.put("classifier", method.name().toLowerCase(Locale.ROOT));
-    PartialFile.write(output.out, output.force, new PartialFile.Header("compare", shard, s.modelA(), corpus,
-        settings), records);
-    System.err.println("headscope: shard " + shard + ": " + s.analysed() + " inputs, " + s.skipped()
+    return new PartialFile.Contents(new PartialFile.Header("compare", shard, s.modelA(), corpus,
+        settings), records,
+        s.analysed() + " inputs, " + s.skipped()
         + " lines skipped");
   }
 
   /** The shards' sums added up and summarised as one run. */
-  static ComparisonResult result(List<PartialFile.Part> parts) {
+  public static ComparisonResult result(List<PartialFile.Part> parts) {
     ComparisonSums total = null;
     for (PartialFile.Part p : parts) {
       ComparisonSums s = read(p);

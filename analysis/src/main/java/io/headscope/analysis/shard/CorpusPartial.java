@@ -1,4 +1,4 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.shard;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,35 +19,35 @@ import java.util.Map;
  * that the shards add up to the bits one run gives), and their merge. Records: one {@code run} line
  * (inputs analysed, lines skipped and the first of them), then one {@code head} line per head.
  */
-final class CorpusPartial {
+public final class CorpusPartial {
   private CorpusPartial() {}
 
-  record Run(String type, int analysed, int skipped, int layers, int heads, List<CorpusProblem> problems) {}
+  public record Run(String type, int analysed, int skipped, int layers, int heads, List<CorpusProblem> problems) {}
 
-  record HeadSums(String type, int layer, int head, HeadAccumulator.State sums) {}
+  public record HeadSums(String type, int layer, int head, HeadAccumulator.State sums) {}
 
   /**
    * @param batch the batch size: a shard runs batches of the single run's plan, which depends on it, so
    *     the parts of one merge must share it (and the single run to compare with must use it too)
    */
-  static void write(CsvOutput output, String command, Shard shard, PartialFile.CorpusId corpus, int batch,
+  public static PartialFile.Contents part(String command, Shard shard, PartialFile.CorpusId corpus, int batch,
       CorpusSums s) {
-    write(output, command, shard, corpus, batch, HeadClassifier.Method.DEFAULT, s);
+    return part(command, shard, corpus, batch, HeadClassifier.Method.DEFAULT, s);
   }
 
   /**
    * @param method the classifier that decides the merged categories (a setting the parts must share)
    */
-  static void write(CsvOutput output, String command, Shard shard, PartialFile.CorpusId corpus, int batch,
+  public static PartialFile.Contents part(String command, Shard shard, PartialFile.CorpusId corpus, int batch,
       HeadClassifier.Method method, CorpusSums s) {
     List<Object> records = new ArrayList<>();
     records.add(new Run("run", s.analysed(), s.skipped(), s.layers(), s.heads(), s.problems()));
     for (HeadAccumulator a : s.acc()) {
       records.add(new HeadSums("head", a.head().layer(), a.head().head(), a.state()));
     }
-    PartialFile.write(output.out, output.force, new PartialFile.Header(command, shard, s.model(), corpus,
-        settings(batch, method)), records);
-    System.err.println("headscope: shard " + shard + ": " + s.analysed() + " inputs, " + s.skipped()
+    return new PartialFile.Contents(new PartialFile.Header(command, shard, s.model(), corpus,
+        settings(batch, method)), records,
+        s.analysed() + " inputs, " + s.skipped()
         + " lines skipped");
   }
 
@@ -58,7 +58,7 @@ final class CorpusPartial {
   }
 
   /** The shards' sums added up, in shard order. */
-  static CorpusSums merge(List<PartialFile.Part> parts) {
+  public static CorpusSums merge(List<PartialFile.Part> parts) {
     CorpusSums total = null;
     for (PartialFile.Part p : parts) {
       CorpusSums s = read(p);
@@ -68,7 +68,7 @@ final class CorpusPartial {
   }
 
   /** The merged result, summarised as the command summarises one run. */
-  static io.headscope.analysis.corpus.CorpusResult result(List<PartialFile.Part> parts) {
+  public static io.headscope.analysis.corpus.CorpusResult result(List<PartialFile.Part> parts) {
     String method = parts.get(0).header().settings().get("classifier");
     return CorpusAnalysis.summarise(merge(parts),
         new HeadClassifier(method == null ? HeadClassifier.Method.DEFAULT : HeadClassifier.Method.parse(method)));

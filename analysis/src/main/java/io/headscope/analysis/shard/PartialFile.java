@@ -1,4 +1,4 @@
-package io.headscope.app.cli;
+package io.headscope.analysis.shard;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.store.SafeFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,28 +36,28 @@ import java.util.Map;
  * and last {@code {"end":true,"records":N}}, so a file cut short is refused rather than merged.
  * Everything that changes the result is in the header; merge refuses parts whose headers disagree.
  */
-final class PartialFile {
-  static final String MAGIC = "headscope_partial";
-  static final int VERSION = 1;
+public final class PartialFile {
+  public static final String MAGIC = "headscope_partial";
+  public static final int VERSION = 1;
 
   /** Doubles are written as Java's shortest round-trip text and read back to the same bits. */
-  static final ObjectMapper JSON = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
+  public static final ObjectMapper JSON = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
 
   private PartialFile() {}
 
   /** Which corpus a shard read: its bytes' SHA-256 tells two corpora apart whatever their names. */
-  record CorpusId(String file, String sha256, long bytes) {}
+  public record CorpusId(String file, String sha256, long bytes) {}
 
   /**
    * @param settings every option that changes the numbers (mode, seed, ...), as text
    */
-  record Header(String command, Shard shard, String model, CorpusId corpus, Map<String, String> settings) {}
+  public record Header(String command, Shard shard, String model, CorpusId corpus, Map<String, String> settings) {}
 
   /** A part read back: its header and its records in file order. */
-  record Part(Path path, Header header, List<JsonNode> records) {}
+  public record Part(Path path, Header header, List<JsonNode> records) {}
 
   /** Hashes the corpus file (streamed; about 1 s per GB), before any model work. */
-  static CorpusId fingerprint(Path corpus) {
+  public static CorpusId fingerprint(Path corpus) {
     if (Files.exists(corpus) && !Files.isRegularFile(corpus)) {
       // a pipe would be used up by hashing it, and nothing would tell two shards' streams apart
       throw new HeadScopeException("--shard needs a corpus file, and " + corpus + " is "
@@ -80,9 +81,17 @@ final class PartialFile {
     }
   }
 
-  /** Writes a part atomically (or to stdout): header, one line per record, the end line. */
-  static void write(Path out, boolean force, Header h, List<?> records) {
-    Output.write(out, force, o -> {
+  /**
+   * A shard's result to write: its header, its records, and what it holds in a few words for the
+   * command's progress line (e.g. "12 inputs swept").
+   */
+  public record Contents(Header header, List<?> records, String summary) {}
+
+  /** The bytes of a part (the caller writes them atomically, or to stdout): header, records, end line. */
+  public static SafeFiles.Content content(Contents part) {
+    Header h = part.header();
+    List<?> records = part.records();
+    return o -> {
       Writer w = new OutputStreamWriter(o, StandardCharsets.UTF_8);
       Map<String, Object> head = new LinkedHashMap<>();
       head.put(MAGIC, VERSION);
@@ -103,11 +112,11 @@ final class PartialFile {
       w.write(JSON.writeValueAsString(end));
       w.write('\n');
       w.flush();
-    }, false);
+    };
   }
 
   /** Reads one part, refusing anything that is not a whole partial result of this version. */
-  static Part read(Path file) {
+  public static Part read(Path file) {
     if (Files.isDirectory(file)) {
       throw new HeadScopeException(file + " is a folder; give the partial results written with --shard.");
     }
@@ -177,7 +186,7 @@ final class PartialFile {
    * Reads the parts of one run and checks that they belong together: one command, model, corpus and
    * settings, every shard of N exactly once. Returns them in shard order.
    */
-  static List<Part> readAll(List<Path> files) {
+  public static List<Part> readAll(List<Path> files) {
     List<Part> parts = files.stream().map(PartialFile::read).toList();
     Part first = parts.get(0);
     Header a = first.header();
