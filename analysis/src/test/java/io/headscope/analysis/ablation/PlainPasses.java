@@ -2,6 +2,7 @@ package io.headscope.analysis.ablation;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadMask;
 import io.headscope.model.MaskPrediction;
@@ -17,8 +18,9 @@ final class PlainPasses {
 
   /** {@code {logprob, accuracy, kl}} with {@code off} switched off, on the probe's input. */
   static double[] measure(BertModel model, MlmProbe probe, Set<Head> off, HeadMask.Mode mode) {
-    AttentionTrace intact = model.trace(probe.input(), HeadMask.NONE, 1);
-    AttentionTrace ablated = off.isEmpty() ? intact : model.trace(probe.input(), HeadMask.of(off, mode), 1);
+    AttentionTrace intact = model.trace(TraceRequest.of(probe.input()).top(1)).get(0);
+    AttentionTrace ablated = off.isEmpty() ? intact : model.trace(TraceRequest.of(probe.input())
+        .mask(HeadMask.of(off, mode)).top(1)).get(0);
     List<MaskPrediction> before = intact.predictions();
     List<MaskPrediction> after = ablated.predictions();
     int m = probe.positions().length;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
@@ -40,7 +41,7 @@ class TargetMetricSweepTest {
 
   /** The metric from a plain pass's distributions at every [MASK], mean over them, in double precision. */
   static double plain(Encoding e, Set<Head> off, HeadMask.Mode mode, TargetMetric m) {
-    AttentionTrace t = model.trace(e, HeadMask.of(off, mode), 1);
+    AttentionTrace t = model.trace(TraceRequest.of(e).mask(HeadMask.of(off, mode)).top(1)).get(0);
     double sum = 0;
     for (MaskPrediction p : t.predictions()) {
       double pt = p.probabilities()[(int) m.target()];

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
@@ -67,7 +68,7 @@ class RandomUnicodePropertyTest {
       batch.add(e);
     }
     // the same inputs batched (padded to the longest) give distributions too
-    for (AttentionTrace t : model.trace(batch, io.headscope.model.core.HeadMask.NONE, 1)) {
+    for (AttentionTrace t : model.trace(TraceRequest.of(batch).top(1))) {
       Maps.assertRowsAreDistributions(t, 1e-5);
     }
   }
