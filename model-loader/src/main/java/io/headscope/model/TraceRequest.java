@@ -8,7 +8,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * What {@link BertModel#trace(TraceRequest)} computes, with named options instead of positional
- * arguments (after TransformerLens's {@code run_with_cache(names_filter=...)}):
+ * arguments:
  *
  * <pre>{@code
  * model.trace(TraceRequest.of(inputs).mask(off).top(5).maps(Maps.AS_RUN).layerNorms())
