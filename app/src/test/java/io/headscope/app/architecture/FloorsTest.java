@@ -1,6 +1,7 @@
 package io.headscope.app.architecture;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -126,6 +127,24 @@ class FloorsTest {
   void theAnalysesKnowNoCommandLineAndNoWindow() {
     noClasses().that().resideInAPackage("io.headscope.analysis..")
         .should().dependOnClassesThat().resideInAnyPackage("picocli..", "javafx..", "io.headscope.app..")
+        .check(main);
+  }
+
+  @Test
+  void shardMergingLivesBesideTheAnalysesNotInTheCommandLine() {
+    // top-level classes: a sweep's own partial state (AblationSweep.Partial) is not a shard's file
+    classes().that().areTopLevelClasses().and().haveSimpleNameEndingWith("Partial").or().haveSimpleName("PartialFile")
+        .should().resideInAPackage("io.headscope.analysis.shard..")
+        .because("a shard's partial result and its merge are analysis; a command only handles its arguments")
+        .check(main);
+  }
+
+  @Test
+  void theFiguresKnowNoWindow() {
+    noClasses().that().resideInAPackage("io.headscope.app.render..")
+        .should().dependOnClassesThat()
+        .resideInAnyPackage("javafx..", "io.headscope.app.gui..", "io.headscope.app.cli..")
+        .because("the command line draws figures too, without a display")
         .check(main);
   }
 
