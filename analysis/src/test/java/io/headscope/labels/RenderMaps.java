@@ -2,8 +2,8 @@ package io.headscope.labels;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.core.Head;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.awt.BasicStroke;

@@ -1,13 +1,14 @@
 package io.headscope.bench;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.HeadImportance;
-import io.headscope.model.ablation.MlmProbe;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.ablation.AblationSweep;
+import io.headscope.analysis.ablation.HeadImportance;
+import io.headscope.analysis.ablation.MlmProbe;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.BufferedReader;
@@ -53,7 +54,7 @@ public final class AblationBenchmark {
       List<Head> heads = Head.all(12, 12);
 
       sweep.run(input, AblationSweep.Options.DEFAULT); // warm-up
-      model.trace(probe.input(), HeadMask.NONE, 1);
+      model.trace(TraceRequest.of(probe.input()).top(1)).get(0);
       // interleaved, so that the naive and the optimised runs see the same load on a shared machine
       List<Double> naive = new ArrayList<>();
       List<Double> fast = new ArrayList<>();
@@ -61,9 +62,10 @@ public final class AblationBenchmark {
       for (int r = 0; r < reps; r++) {
         if (r < Math.max(1, (reps + 1) / 2) && !Boolean.getBoolean("bench.skipNaive")) {
           naive.add(Benchmark.millis(() -> {
-            model.trace(probe.input(), HeadMask.NONE, 1);
+            model.trace(TraceRequest.of(probe.input()).top(1)).get(0);
             for (Head h : heads) {
-              model.trace(probe.input(), HeadMask.of(Set.of(h), HeadMask.Mode.ZERO), 1);
+              model.trace(TraceRequest.of(probe.input()).mask(HeadMask.of(Set.of(h), HeadMask.Mode.ZERO)).top(1))
+                  .get(0);
             }
             return null;
           }));

@@ -1,7 +1,7 @@
 package io.headscope.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.SafeFiles;
 import java.nio.file.Path;

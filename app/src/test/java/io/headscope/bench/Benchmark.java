@@ -3,12 +3,11 @@ package io.headscope.bench;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.reference.TensorFlowBert;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import io.headscope.model.tokenizer.Encoding;
@@ -130,12 +129,12 @@ public final class Benchmark {
     }
     int[][] ids = inputs.stream().map(e -> toInts(e.ids())).toArray(int[][]::new);
     int[][] seg = inputs.stream().map(e -> toInts(e.segments())).toArray(int[][]::new);
-    model.trace(inputs, HeadMask.NONE, 5);
+    model.trace(TraceRequest.of(inputs));
     tf.run(ids, seg);
     List<Double> ours = new ArrayList<>();
     List<Double> theirs = new ArrayList<>();
     for (int i = 0; i < reps; i++) {
-      ours.add(settledMillis(() -> model.trace(inputs, HeadMask.NONE, 5)));
+      ours.add(settledMillis(() -> model.trace(TraceRequest.of(inputs))));
       theirs.add(settledMillis(() -> tf.run(ids, seg)));
     }
     row("batch of 32 x 20 tokens", median(ours), median(theirs), "TensorFlow (at 128)");

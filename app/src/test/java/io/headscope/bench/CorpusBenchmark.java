@@ -6,8 +6,8 @@ import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.lang.management.ManagementFactory;
@@ -74,7 +74,8 @@ public final class CorpusBenchmark {
     double cls = 0;
     for (int s = 0; s < enc.size(); s += batch) {
       long t0 = System.nanoTime();
-      List<AttentionTrace> traces = model.trace(enc.subList(s, Math.min(enc.size(), s + batch)), HeadMask.NONE, 1);
+      List<AttentionTrace> traces = model.trace(TraceRequest.of(enc.subList(s, Math.min(enc.size(), s + batch)))
+          .top(1));
       long t1 = System.nanoTime();
       traces.forEach(c::classifyAll);
       long t2 = System.nanoTime();

@@ -10,7 +10,7 @@ import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.BertModel;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.IOException;

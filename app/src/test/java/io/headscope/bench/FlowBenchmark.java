@@ -6,9 +6,10 @@ import io.headscope.analysis.flow.Rollout;
 import io.headscope.analysis.flow.TokenJacobian;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.IOException;
@@ -71,7 +72,7 @@ public final class FlowBenchmark {
         List<Encoding> inputs = corpus.stream().limit(sentences).map(s -> model.encode(s, null)).toList();
         FavorBenchmark.Time plain = FavorBenchmark.median(1, () -> {
           for (Encoding e : inputs) {
-            model.trace(List.of(e), HeadMask.NONE, 1);
+            model.trace(TraceRequest.of(e).top(1));
           }
           return null;
         });
@@ -87,7 +88,7 @@ public final class FlowBenchmark {
   }
 
   private static AttentionTrace trace(BertModel model, Encoding e) {
-    return model.trace(List.of(e), HeadMask.NONE, 1, AttentionTrace.Maps.AS_RUN).get(0);
+    return model.trace(TraceRequest.of(e).top(1).maps(AttentionTrace.Maps.AS_RUN)).get(0);
   }
 
   /** One line (wall, CPU, and the ratio to the peer's wall time) and one JSON figure. */

@@ -6,7 +6,7 @@ import io.headscope.analysis.linguistics.SyntaxAnalysis;
 import io.headscope.analysis.linguistics.Treebank;
 import io.headscope.analysis.linguistics.WordMaps;
 import io.headscope.model.BertModel;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.BertModel;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Files;
@@ -46,9 +46,9 @@ public final class ProfileBenchmark {
           AblationBenchmark.loadAverage(), reps, JniUtils.getNumThreads(), JniUtils.getNumInteropThreads());
       if (sweep) {
         // the ablation sweep of one 16-token sentence: 12 batches of 12 variants from each layer up
-        io.headscope.model.ablation.AblationSweep s = new io.headscope.model.ablation.AblationSweep(model);
+        io.headscope.analysis.ablation.AblationSweep s = new io.headscope.analysis.ablation.AblationSweep(model);
         Encoding input = model.encode(AblationBenchmark.SENTENCE, null);
-        io.headscope.model.ablation.AblationSweep.Options o = io.headscope.model.ablation.AblationSweep.Options.DEFAULT;
+        io.headscope.analysis.ablation.AblationSweep.Options o = io.headscope.analysis.ablation.AblationSweep.Options.DEFAULT;
         s.run(input, o);
         List<Double> plain = new ArrayList<>();
         for (int i = 0; i < reps; i++) {

@@ -2,9 +2,10 @@ package io.headscope.bench;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.testing.ProcessStats;
 import java.io.BufferedReader;
@@ -47,7 +48,8 @@ public final class Soak {
         ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE))) {
       for (int i = 1; i <= calls; i++) {
         String text = inputs.get(i % inputs.size());
-        AttentionTrace t = model.trace(model.encode(text, null), i % 3 == 0 ? someOff : HeadMask.NONE, 5);
+        AttentionTrace t = model.trace(TraceRequest.of(model.encode(text, null))
+            .mask(i % 3 == 0 ? someOff : HeadMask.NONE)).get(0);
         checksum += t.attention().length + t.predictions().size(); // keep the result observably used
         if (i % every == 0) {
           ProcessStats s = ProcessStats.now();

@@ -1,5 +1,7 @@
 package io.headscope.model;
 
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 

@@ -1,6 +1,9 @@
 package io.headscope.model;
 
 import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.ClassifierGradients;
@@ -25,7 +28,7 @@ import java.util.function.UnaryOperator;
  * A loaded BERT: the one service the analyses, the CLI and the GUI share. Its tensors live in the
  * {@link Engine}; everything here and above is plain Java.
  *
- * <p>{@link #run} and {@link #gradient} are the entry point into the forward pass; {@link #trace}
+ * <p>{@link #run} and {@link #gradient} are the entry point into the forward pass; {@link #trace(TraceRequest)}
  * and {@link #layerNormMaps} are the common requests built on it. Instances are safe to call from
  * one thread at a time; the app serialises calls on its worker.
  */
@@ -34,12 +37,14 @@ public final class BertModel implements AutoCloseable {
   private final Engine engine;
   private final BertTextEncoder tokenizer;
   private final java.nio.file.Path configFile;
+  private final Traces traces;
 
   private BertModel(String name, Engine engine, BertTextEncoder tokenizer, java.nio.file.Path configFile) {
     this.name = name;
     this.engine = engine;
     this.tokenizer = tokenizer;
     this.configFile = configFile;
+    this.traces = new Traces(name, engine.config(), tokenizer::vocabToken);
   }
 
   /** Loads a model folder; {@code hiddenActOverride} (nullable) replaces the config's GELU. */
@@ -178,58 +183,66 @@ public final class BertModel implements AutoCloseable {
     return engine.liveNativeArrays();
   }
 
-  /** One input with every head on. */
+  /** One input with every head on: {@code trace(TraceRequest.of(input)).get(0)}. */
   public AttentionTrace trace(Encoding input) {
-    return trace(List.of(input), HeadMask.NONE, 5).get(0);
-  }
-
-  public AttentionTrace trace(Encoding input, HeadMask mask, int topK) {
-    return trace(List.of(input), mask, topK).get(0);
+    return trace(TraceRequest.of(input)).get(0);
   }
 
   /**
-   * Runs a batch in one forward pass. Inputs of different lengths are padded and masked, so each
-   * trace equals what the input gives alone. The maps are captured before the head mask (a head
-   * switched off shows what it computed); the layers above, the hidden states and the predictions
-   * feel the mask.
+   * Runs a batch in one forward pass and returns a trace per input ({@link TraceRequest} names the
+   * options). Inputs of different lengths are padded and masked, so each trace equals what the input
+   * gives alone. With {@link AttentionTrace.Maps#COMPUTED} the maps are captured before the head mask (a
+   * head switched off shows what it computed); the layers above, the hidden states and the predictions
+   * feel the mask either way.
    */
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK) {
-    return trace(inputs, mask, topK, AttentionTrace.Maps.COMPUTED);
-  }
-
-  /** {@link #trace(List, HeadMask, int)} with the maps of switched-off heads as chosen ({@link AttentionTrace.Maps}). */
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps) {
-    return trace(inputs, mask, topK, maps, false);
-  }
-
-  /**
-   * {@link #trace(List, HeadMask, int, AttentionTrace.Maps)}, with Kobayashi's layer-level norm maps
-   * ({@link AttentionTrace#layerNorms()}) computed in the same pass when {@code layerNorms} is set.
-   */
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
-      boolean layerNorms) {
-    return trace(inputs, mask, topK, maps, layerNorms, UnaryOperator.identity());
-  }
-
-  /**
-   * {@link #trace(List, HeadMask, int, AttentionTrace.Maps, boolean)} with further interventions added to
-   * the request after the head mask (e.g. heads whose patterns are replaced); with
-   * {@link AttentionTrace.Maps#AS_RUN} the maps show what the interventions made of them.
-   */
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
-      boolean layerNorms, UnaryOperator<RunRequest> interventions) {
-    if (inputs.isEmpty()) {
+  public List<AttentionTrace> trace(TraceRequest t) {
+    if (t.inputs().isEmpty()) {
       return List.of();
     }
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
-    RunRequest request = interventions.apply(RunRequest.of(inputs)
-        .intervene(Intervention.heads(mask, config())))
-        .capture(maps == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
-        .capture(layerNorms ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
+    RunRequest request = t.adjust().apply(RunRequest.of(t.inputs())
+        .intervene(Intervention.heads(t.mask(), config())))
+        .capture(t.maps() == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
+        .capture(t.layerNormMaps() ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
             : Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return Traces.of(this, inputs, mask, maps, run(request), topK, layerNorms);
+    return traces.of(t, run(request));
+  }
+
+  // kept until the GUI call sites move: one-line delegates to trace(TraceRequest)
+
+  /** @deprecated {@code trace(TraceRequest.of(input).mask(mask).top(topK)).get(0)} */
+  @Deprecated
+  public AttentionTrace trace(Encoding input, HeadMask mask, int topK) {
+    return trace(TraceRequest.of(input).mask(mask).top(topK)).get(0);
+  }
+
+  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK))} */
+  @Deprecated
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK) {
+    return trace(TraceRequest.of(inputs).mask(mask).top(topK));
+  }
+
+  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps))} */
+  @Deprecated
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps) {
+    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps));
+  }
+
+  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms))} */
+  @Deprecated
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
+      boolean layerNorms) {
+    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms));
+  }
+
+  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms)
+   *     .adjust(interventions))} */
+  @Deprecated
+  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
+      boolean layerNorms, UnaryOperator<RunRequest> interventions) {
+    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms).adjust(interventions));
   }
 
   /**
@@ -248,7 +261,7 @@ public final class BertModel implements AutoCloseable {
    * The maps (as computed) and value norms of a batch and nothing else: what the corpus analyses read.
    * Nothing reads the model's output, so the last layer stops at its pattern and values (about 6% of a
    * forward pass saved); the traces have no hidden states (null), predictions or class probabilities.
-   * Each map is the bits {@link #trace(List, HeadMask, int)} gives.
+   * Each map is the bits {@link #trace(TraceRequest)} gives.
    */
   public List<AttentionTrace> maps(List<Encoding> inputs) {
     if (inputs.isEmpty()) {
@@ -257,7 +270,7 @@ public final class BertModel implements AutoCloseable {
     RunRequest request = RunRequest.of(inputs)
         .capture(Capture.points(HookPoint.Kind.ATTN_PATTERN).beforeInterventions())
         .capture(Capture.derived(Capture.Derived.VALUE_NORMS));
-    return Traces.of(this, inputs, HeadMask.NONE, AttentionTrace.Maps.COMPUTED, run(request), 0, false);
+    return traces.of(TraceRequest.of(inputs).top(0), run(request));
   }
 
   private Readouts readouts() {

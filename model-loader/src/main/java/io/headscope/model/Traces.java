@@ -1,7 +1,8 @@
 package io.headscope.model;
 
-import io.headscope.model.engine.ActivationCache;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.RunResult;
@@ -9,16 +10,29 @@ import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.LongFunction;
 
-/** Turns a traced run's padded batch arrays into one {@link AttentionTrace} per input. */
+/**
+ * Turns a traced run's padded batch arrays into one {@link AttentionTrace} per input. It knows the
+ * model only by what a trace names (its name, its shape, its vocabulary), not the facade that runs it.
+ */
 final class Traces {
-  private Traces() {}
+  private final String model;
+  private final BertConfig config;
+  private final LongFunction<String> vocabToken;
 
-  static List<AttentionTrace> of(BertModel model, List<Encoding> inputs, HeadMask mask, AttentionTrace.Maps maps,
-      RunResult r, int topK, boolean withLayerNorms) {
-    int layers = model.config().numHiddenLayers();
-    int heads = model.config().numAttentionHeads();
-    int d = model.config().hiddenSize();
+  Traces(String model, BertConfig config, LongFunction<String> vocabToken) {
+    this.model = model;
+    this.config = config;
+    this.vocabToken = vocabToken;
+  }
+
+  /** The traces of a run made for {@code request}: it captured what the request asks for. */
+  List<AttentionTrace> of(TraceRequest request, RunResult r) {
+    List<Encoding> inputs = request.inputs();
+    int layers = config.numHiddenLayers();
+    int heads = config.numAttentionHeads();
+    int d = config.hiddenSize();
     ActivationCache cache = r.cache();
     Activation hidden = cache.has(HookPoint.fin()) ? cache.get(HookPoint.fin()) : null; // none for maps only
     List<AttentionTrace> out = new ArrayList<>(inputs.size());
@@ -36,16 +50,16 @@ final class Traces {
       }
       List<MaskPrediction> predictions = new ArrayList<>();
       for (RunResult.MaskDistribution m : r.maskedLm().get(i)) {
-        predictions.add(new MaskPrediction(m.position(), top(model, m.probabilities(), topK), m.probabilities()));
+        predictions.add(new MaskPrediction(m.position(), top(m.probabilities(), request.top()), m.probabilities()));
       }
       float[][][] layerNorms = null;
-      if (withLayerNorms) {
+      if (request.layerNormMaps()) {
         layerNorms = new float[layers][][];
         for (int l = 0; l < layers; l++) {
           layerNorms[l] = cache.derived(Capture.Derived.LAYER_NORM_MAP, l).matrix(len, len, i);
         }
       }
-      out.add(new AttentionTrace(model.name(), inputs.get(i), mask, maps, attention, valueNorms,
+      out.add(new AttentionTrace(model, inputs.get(i), request.mask(), request.maps(), attention, valueNorms,
           hidden == null ? null : hidden.matrix(len, d, i), predictions,
           r.classProbabilities() == null ? null : r.classProbabilities()[i], layerNorms));
     }
@@ -53,7 +67,7 @@ final class Traces {
   }
 
   /** The k most probable tokens, most probable first. */
-  static List<MaskPrediction.TokenProbability> top(BertModel model, float[] dist, int k) {
+  private List<MaskPrediction.TokenProbability> top(float[] dist, int k) {
     PriorityQueue<Integer> heap = new PriorityQueue<>((a, b) -> Float.compare(dist[a], dist[b]));
     for (int i = 0; i < dist.length; i++) {
       if (heap.size() < k) {
@@ -66,7 +80,7 @@ final class Traces {
     List<MaskPrediction.TokenProbability> top = new ArrayList<>();
     while (!heap.isEmpty()) {
       int id = heap.poll();
-      top.add(0, new MaskPrediction.TokenProbability(model.tokenizer().vocabToken(id), id, dist[id]));
+      top.add(0, new MaskPrediction.TokenProbability(vocabToken.apply(id), id, dist[id]));
     }
     return top;
   }

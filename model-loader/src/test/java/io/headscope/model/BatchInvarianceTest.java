@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.testing.Cpu;
 import io.headscope.model.testing.FullModel;
 import io.headscope.model.tokenizer.Encoding;
@@ -54,14 +56,14 @@ class BatchInvarianceTest {
     AttentionTrace alone = model.trace(x);
 
     List<Encoding> few = List.of(variant(x, 1), variant(x, 2), x, variant(x, 3));
-    assertBatched(model, alone, model.trace(few, HeadMask.NONE, 5).get(2));
+    assertBatched(model, alone, model.trace(TraceRequest.of(few)).get(2));
 
     List<Encoding> many = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       many.add(i == 29 ? x : variant(x, i + 4));
     }
     // 40 rows of 13 tokens: 520 token rows in every product, other kernels' sizes
-    assertBatched(model, alone, model.trace(many, HeadMask.NONE, 5).get(29));
+    assertBatched(model, alone, model.trace(TraceRequest.of(many)).get(29));
   }
 
   /** Bit for bit where the engine says its products are invariant, within float rounding where not. */
@@ -84,7 +86,7 @@ class BatchInvarianceTest {
       mixed.add(model.encode(s, null));
     }
     mixed.add(2, x);
-    AttentionTrace padded = model.trace(mixed, HeadMask.NONE, 5).get(2);
+    AttentionTrace padded = model.trace(TraceRequest.of(mixed)).get(2);
     double worst = 0;
     for (int l = 0; l < 12; l++) {
       for (int h = 0; h < 12; h++) {
@@ -103,9 +105,9 @@ class BatchInvarianceTest {
     BertModel model = FullModel.uncased();
     Encoding x = model.encode("the river flows past the old [MASK] .", "it is quiet there .");
     HeadMask mask = HeadMask.of(java.util.Set.of(new Head(3, 5), new Head(9, 0)), HeadMask.Mode.ZERO);
-    AttentionTrace alone = model.trace(x, mask, 5);
+    AttentionTrace alone = model.trace(TraceRequest.of(x).mask(mask)).get(0);
     List<Encoding> batch = List.of(variant(x, 7), x, variant(x, 8));
-    assertBatched(model, alone, model.trace(batch, mask, 5).get(1));
+    assertBatched(model, alone, model.trace(TraceRequest.of(batch).mask(mask)).get(1));
   }
 
   @Test
@@ -144,7 +146,7 @@ class BatchInvarianceTest {
     for (String s : OTHERS) {
       batch.add(model.encode(s, null));
     }
-    List<AttentionTrace> full = model.trace(batch, HeadMask.NONE, 1);
+    List<AttentionTrace> full = model.trace(TraceRequest.of(batch).top(1));
     List<AttentionTrace> maps = model.maps(batch);
     for (int i = 0; i < batch.size(); i++) {
       assertThat(maps.get(i).hiddenStates()).isNull();

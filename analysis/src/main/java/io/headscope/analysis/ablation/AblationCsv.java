@@ -1,6 +1,6 @@
 package io.headscope.analysis.ablation;
 
-import io.headscope.model.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationResult;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;

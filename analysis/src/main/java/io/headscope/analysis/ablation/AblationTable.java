@@ -1,7 +1,7 @@
 package io.headscope.analysis.ablation;
 
-import io.headscope.model.Head;
-import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.core.Head;
+import io.headscope.analysis.ablation.AblationResult;
 import java.util.ArrayList;
 import java.util.List;
 

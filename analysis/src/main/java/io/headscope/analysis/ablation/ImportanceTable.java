@@ -1,7 +1,7 @@
 package io.headscope.analysis.ablation;
 
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.ImportanceResult;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

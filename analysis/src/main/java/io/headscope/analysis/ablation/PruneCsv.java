@@ -1,7 +1,7 @@
 package io.headscope.analysis.ablation;
 
-import io.headscope.model.Head;
-import io.headscope.model.ablation.Pruning;
+import io.headscope.model.core.Head;
+import io.headscope.analysis.ablation.Pruning;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;

@@ -1,7 +1,7 @@
 package io.headscope.analysis.ablation;
 
-import io.headscope.model.ablation.TaskResult;
-import io.headscope.model.ablation.TaskScores;
+import io.headscope.analysis.ablation.TaskResult;
+import io.headscope.analysis.ablation.TaskScores;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;

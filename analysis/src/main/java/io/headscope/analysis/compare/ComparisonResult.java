@@ -1,7 +1,7 @@
 package io.headscope.analysis.compare;
 
 import io.headscope.analysis.corpus.CorpusProblem;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.Comparator;
 import java.util.List;
 

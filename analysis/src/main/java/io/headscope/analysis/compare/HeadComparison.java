@@ -1,7 +1,7 @@
 package io.headscope.analysis.compare;
 
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 
 /**
  * One head of model A against the same head of model B, over a corpus.

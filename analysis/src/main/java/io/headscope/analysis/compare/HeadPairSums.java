@@ -3,8 +3,8 @@ package io.headscope.analysis.compare;
 import io.headscope.analysis.heads.HeadAccumulator;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.analysis.shard.ExactSum;
-import io.headscope.model.Head;
+import io.headscope.analysis.numeric.ExactSum;
+import io.headscope.model.core.Head;
 
 /**
  * Running sums for one head over a corpus in both models: cosine, divergence, and each model's

@@ -11,9 +11,9 @@ import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.BertTextEncoder;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -158,7 +158,7 @@ public final class ModelComparison {
           }
           // the same ids in the same batch (padded alike) through B
           List<Encoding> batch = tracesA.stream().map(AttentionTrace::encoding).toList();
-          List<AttentionTrace> tracesB = b.trace(batch, HeadMask.NONE, 1);
+          List<AttentionTrace> tracesB = b.trace(TraceRequest.of(batch).top(1));
           for (int t = 0; t < tracesA.size(); t++) {
             add(sums, tracesA.get(t), tracesB.get(t));
           }

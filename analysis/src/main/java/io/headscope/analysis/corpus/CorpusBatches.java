@@ -2,7 +2,7 @@ package io.headscope.analysis.corpus;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package io.headscope.analysis.corpus;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;

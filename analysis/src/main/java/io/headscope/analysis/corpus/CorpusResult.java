@@ -41,7 +41,7 @@ public record CorpusResult(
     return analysed;
   }
 
-  public HeadSummary head(io.headscope.model.Head h) {
+  public HeadSummary head(io.headscope.model.core.Head h) {
     return perHead.get(h.layer() * heads + h.head());
   }
 }

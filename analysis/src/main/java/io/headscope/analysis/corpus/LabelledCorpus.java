@@ -1,6 +1,6 @@
 package io.headscope.analysis.corpus;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

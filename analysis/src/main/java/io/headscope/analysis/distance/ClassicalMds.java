@@ -1,6 +1,6 @@
 package io.headscope.analysis.distance;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.util.Arrays;
 import java.util.Comparator;
 import org.ejml.data.DMatrixRMaj;

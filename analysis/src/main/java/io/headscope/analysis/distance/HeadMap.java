@@ -1,6 +1,6 @@
 package io.headscope.analysis.distance;
 
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 
 /**
  * Every head as a point in the plane: classical MDS ({@link ClassicalMds}) of the Jensen-Shannon

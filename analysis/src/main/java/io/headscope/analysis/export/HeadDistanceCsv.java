@@ -1,7 +1,7 @@
 package io.headscope.analysis.export;
 
 import io.headscope.analysis.distance.HeadDistances;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import io.headscope.model.store.SafeFiles;
 import java.io.BufferedWriter;
 import java.io.IOException;

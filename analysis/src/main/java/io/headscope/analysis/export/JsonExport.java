@@ -7,7 +7,7 @@ import io.headscope.analysis.linguistics.WordTrace;
 import io.headscope.analysis.predict.PredictionChange;
 import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import java.io.IOException;

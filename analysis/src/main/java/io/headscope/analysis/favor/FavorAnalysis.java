@@ -1,11 +1,11 @@
 package io.headscope.analysis.favor;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.MlmProbe;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationSweep;
+import io.headscope.analysis.ablation.MlmProbe;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;

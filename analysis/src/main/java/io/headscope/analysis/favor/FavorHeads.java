@@ -1,7 +1,7 @@
 package io.headscope.analysis.favor;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import io.headscope.model.engine.RunRequest;
 import java.util.Locale;
 import java.util.Set;

@@ -3,7 +3,7 @@ package io.headscope.analysis.flow;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.io.IOException;
 import java.io.OutputStream;
 

@@ -1,7 +1,7 @@
 package io.headscope.analysis.flow;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.ablation.MlmProbe;
+import io.headscope.analysis.ablation.MlmProbe;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
@@ -60,7 +60,7 @@ public record LayerCompatibility(double[][] logprob, double[][] top1, double int
           .capture(Capture.points(HookPoint.Kind.RESID_PRE, HookPoint.Kind.FINAL))
           .read(Readouts.none().withLogProbs(probe.positions())));
       float[][] logp = base.logProbs()[0];
-      long[] top = io.headscope.model.ablation.AblationSweep.topTokens(logp);
+      long[] top = io.headscope.analysis.ablation.AblationSweep.topTokens(logp);
       long[] targets = probe.kind() == MlmProbe.Kind.MASKS ? top : probe.originals();
       double mine = 0;
       for (int p = 0; p < m; p++) {

@@ -1,7 +1,7 @@
 package io.headscope.analysis.flow;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.ablation.MlmProbe;
+import io.headscope.analysis.ablation.MlmProbe;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
@@ -51,7 +51,7 @@ public record StitchedPredictions(int from, int to, int[] positions, List<String
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(Readouts.none().withLogProbs(probe.positions()))).logProbs()[0];
     String[] targets = new String[probe.positions().length];
-    long[] top = io.headscope.model.ablation.AblationSweep.topTokens(intactLogp);
+    long[] top = io.headscope.analysis.ablation.AblationSweep.topTokens(intactLogp);
     for (int p = 0; p < targets.length; p++) {
       targets[p] = model.tokenizer().vocabToken(probe.kind() == MlmProbe.Kind.MASKS ? top[p] : probe.originals()[p]);
     }

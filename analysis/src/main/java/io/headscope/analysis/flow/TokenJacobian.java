@@ -1,9 +1,10 @@
 package io.headscope.analysis.flow;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.engine.JacobianResult;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -78,7 +79,8 @@ public record TokenJacobian(Encoding input, HeadMask mask, double[][][] norms, M
   public static TokenJacobian of(BertModel model, Encoding input, HeadMask mask, int samples, long seed,
       DoubleConsumer progress, BooleanSupplier cancelled) {
     JacobianResult r = model.jacobian(input, mask, samples, seed, progress, cancelled);
-    AttentionTrace t = model.trace(List.of(input), mask, 1, AttentionTrace.Maps.AS_RUN, true).get(0);
+    AttentionTrace t = model.trace(TraceRequest.of(input).mask(mask).top(1).maps(AttentionTrace.Maps.AS_RUN)
+        .layerNorms()).get(0);
     double[][][] norms = r.norms();
     List<MapCorrelation> c = new ArrayList<>();
     for (int l = 0; l < norms.length; l++) {

@@ -1,7 +1,7 @@
 package io.headscope.analysis.heads;
 
-import io.headscope.analysis.shard.ExactSum;
-import io.headscope.model.Head;
+import io.headscope.analysis.numeric.ExactSum;
+import io.headscope.model.core.Head;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;

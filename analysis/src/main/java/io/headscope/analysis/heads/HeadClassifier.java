@@ -1,7 +1,7 @@
 package io.headscope.analysis.heads;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,7 +33,7 @@ public final class HeadClassifier {
           return m;
         }
       }
-      throw new io.headscope.model.HeadScopeException("\"" + s + "\" is not a classifier: use learned or rule.");
+      throw new io.headscope.model.core.HeadScopeException("\"" + s + "\" is not a classifier: use learned or rule.");
     }
   }
 

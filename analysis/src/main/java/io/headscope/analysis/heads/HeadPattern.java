@@ -40,7 +40,7 @@ public enum HeadPattern {
         return p;
       }
     }
-    throw new io.headscope.model.HeadScopeException(
+    throw new io.headscope.model.core.HeadScopeException(
         "\"" + s + "\" is not a pattern: use vertical, diagonal, vertical+diagonal, block or heterogeneous.");
   }
 }

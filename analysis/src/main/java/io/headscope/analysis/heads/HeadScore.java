@@ -1,6 +1,6 @@
 package io.headscope.analysis.heads;
 
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 
 /**

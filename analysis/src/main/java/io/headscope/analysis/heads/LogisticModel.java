@@ -2,7 +2,7 @@ package io.headscope.analysis.heads;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.headscope.analysis.linguistics;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,8 +1,8 @@
 package io.headscope.analysis.linguistics;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.headscope.analysis.linguistics;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
 

@@ -2,7 +2,7 @@ package io.headscope.analysis.linguistics;
 
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.WordEncoding;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.HeadImportance;
-import io.headscope.model.ablation.ImportanceResult;
+import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationSweep;
+import io.headscope.analysis.ablation.HeadImportance;
+import io.headscope.analysis.ablation.ImportanceResult;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.io.ByteArrayOutputStream;

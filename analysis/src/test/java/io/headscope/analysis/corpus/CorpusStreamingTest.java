@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.testing.TinyBert;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,7 +2,7 @@ package io.headscope.analysis.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.Collections;
 import java.util.List;

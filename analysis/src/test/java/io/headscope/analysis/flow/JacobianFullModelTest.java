@@ -3,7 +3,7 @@ package io.headscope.analysis.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.testing.FullModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.Locale;

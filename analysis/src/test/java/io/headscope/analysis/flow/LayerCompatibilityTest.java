@@ -3,9 +3,9 @@ package io.headscope.analysis.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
-import io.headscope.model.ablation.AblationSweep;
+import io.headscope.analysis.ablation.AblationSweep;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.store.ProgressListener;

@@ -4,7 +4,7 @@ import io.headscope.analysis.evaluation.Calibration;
 import io.headscope.analysis.evaluation.Confusion;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

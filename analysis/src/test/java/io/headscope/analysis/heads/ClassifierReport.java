@@ -3,7 +3,7 @@ package io.headscope.analysis.heads;
 import io.headscope.analysis.evaluation.Calibration;
 import io.headscope.analysis.evaluation.Confusion;
 import io.headscope.model.BertModel;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import java.util.Arrays;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.headscope.analysis.heads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

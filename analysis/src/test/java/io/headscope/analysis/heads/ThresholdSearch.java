@@ -1,7 +1,7 @@
 package io.headscope.analysis.heads;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,7 +1,7 @@
 package io.headscope.analysis.heads;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 import java.nio.file.Files;
 import java.nio.file.Path;

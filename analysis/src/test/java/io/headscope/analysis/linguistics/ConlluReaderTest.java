@@ -3,7 +3,7 @@ package io.headscope.analysis.linguistics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;

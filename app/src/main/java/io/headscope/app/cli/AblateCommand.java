@@ -1,19 +1,21 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationSweep;
 import io.headscope.analysis.ablation.AblationTable;
 import io.headscope.analysis.ablation.SignTest;
+import io.headscope.analysis.ablation.TargetMetric;
 import io.headscope.analysis.ablation.TaskAblationCsv;
+import io.headscope.analysis.ablation.TaskResult;
+import io.headscope.analysis.ablation.TaskScores;
+import io.headscope.analysis.ablation.TaskSweep;
 import io.headscope.analysis.corpus.Shard;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.SweepPartial;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.TargetMetric;
-import io.headscope.model.ablation.TaskResult;
-import io.headscope.model.ablation.TaskScores;
-import io.headscope.model.ablation.TaskSweep;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
@@ -104,7 +106,7 @@ final class AblateCommand implements Callable<Integer> {
         if (sharding.given()) {
           List<AblationResult> each = new AblationSweep(bert, perBatch).runEach(encoded, options, progress,
               cancel::requested);
-          SweepPartial.writeAblation(output, shard, bert.name(), id, settings(), inputs.lines, each);
+          PartialOutput.write(output, SweepPartial.ablationPart(shard, bert.name(), id, settings(), inputs.lines, each));
           return 0;
         }
         r = new AblationSweep(bert, perBatch).run(encoded, options, progress, cancel::requested);
@@ -150,8 +152,8 @@ final class AblateCommand implements Callable<Integer> {
           settings.put("mode", mode.toLowerCase(java.util.Locale.ROOT));
           settings.put("layers", String.valueOf(layers));
           settings.put("classes", String.valueOf(labelled.labels().size()));
-          SweepPartial.writeTaskAblation(output, shard, bert.name(), id, settings, labelled.lines(),
-              sweep.runEach(labelled.inputs(), labelled.gold(), options, progress, cancel::requested));
+          PartialOutput.write(output, SweepPartial.taskAblationPart(shard, bert.name(), id, settings, labelled.lines(),
+              sweep.runEach(labelled.inputs(), labelled.gold(), options, progress, cancel::requested)));
           return 0;
         }
         r = sweep.run(labelled.inputs(), labelled.gold(), options, progress, cancel::requested);

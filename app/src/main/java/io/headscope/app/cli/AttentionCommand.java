@@ -3,9 +3,8 @@ package io.headscope.app.cli;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.tokenizer.Encoding;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,7 +36,7 @@ final class AttentionCommand implements Callable<Integer> {
     output.check();
     try (BertModel m = model.open()) {
       Encoding input = m.encode(sentence.text, sentence.pair);
-      AttentionTrace t = m.trace(List.of(input), HeadMask.NONE, 5, AttentionTrace.Maps.COMPUTED, layerNorms).get(0);
+      AttentionTrace t = m.trace(TraceRequest.of(input).layerNorms(layerNorms)).get(0);
       Warnings.truncation(t.encoding());
       output.write(o -> JsonExport.attention(t, t.layerNorms(), words, o));
     }

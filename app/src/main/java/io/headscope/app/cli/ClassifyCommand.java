@@ -9,8 +9,9 @@ import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadClassifier;
 import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.analysis.shard.CorpusPartial;
+import io.headscope.analysis.shard.PartialFile;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,8 +69,8 @@ final class ClassifyCommand implements Callable<Integer> {
         Warnings.truncation(bert.encode(text, pair));
         r = analysis.truncatingLongInputs().run(Corpus.of(text, pair), progress, () -> false);
       } else if (sharding.given()) {
-        CorpusPartial.write(output, "classify", shard, id, batching.batch, method,
-            analysis.sums(lines, shard, progress, () -> false));
+        PartialOutput.write(output, CorpusPartial.part("classify", shard, id, batching.batch, method,
+            analysis.sums(lines, shard, progress, () -> false)));
         return 0;
       } else {
         r = analysis.run(lines, progress, () -> false);

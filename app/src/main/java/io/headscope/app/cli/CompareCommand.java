@@ -10,6 +10,8 @@ import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.shard.ComparePartial;
+import io.headscope.analysis.shard.PartialFile;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,8 +80,8 @@ final class CompareCommand implements Callable<Integer> {
           Warnings.truncation(a.encode(text, pair));
           r = comparison.truncatingLongInputs().run(Corpus.of(text, pair), progress, cancel::requested);
         } else if (sharding.given()) {
-          ComparePartial.write(output, shard, id, batching.batch, method,
-              comparison.sums(lines, shard, progress, cancel::requested));
+          PartialOutput.write(output, ComparePartial.part(shard, id, batching.batch, method,
+              comparison.sums(lines, shard, progress, cancel::requested)));
           return 0;
         } else {
           r = comparison.run(lines, progress, cancel::requested);

@@ -5,6 +5,8 @@ import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.CorefCsv;
 import io.headscope.analysis.linguistics.CorefHeads;
 import io.headscope.analysis.linguistics.Treebank;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.TreebankPartial;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,7 +59,7 @@ final class CorefCommand implements Callable<Integer> {
     Treebank tb = ConlluReader.read(treebank);
     if (tb.sentences().stream().allMatch(s -> s.mentions().isEmpty())) {
       // before the model: a treebank without coreference would give a table of empty accuracies, exit 0
-      throw new io.headscope.model.HeadScopeException(treebank + " has no coreference annotation (no Entity= in the "
+      throw new io.headscope.model.core.HeadScopeException(treebank + " has no coreference annotation (no Entity= in the "
           + "MISC column of any usable sentence), so there is nothing to score; headscope syntax scores its "
           + "dependency relations.");
     }
@@ -71,8 +73,8 @@ final class CorefCommand implements Callable<Integer> {
         return Cancellation.cancelled();
       }
       if (sharding.given()) {
-        TreebankPartial.writeCoref(out, force, shard, bert.name(), id, java.util.Map.of("window",
-            String.valueOf(window)), tb, r);
+        PartialOutput.write(out, force, TreebankPartial.corefPart(shard, bert.name(), id, java.util.Map.of("window",
+            String.valueOf(window)), tb, r));
         return 0;
       }
       finish(r, tb.skipped(), out, force);

@@ -5,7 +5,6 @@ import io.headscope.analysis.corpus.CorpusInput;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.Shard;
-import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,8 @@ import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.favor.FavorAnalysis;
 import io.headscope.analysis.favor.FavorCsv;
 import io.headscope.analysis.favor.RandomFeatures;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.SweepPartial;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -77,8 +79,8 @@ final class FavorCommand implements Callable<Integer> {
       FavorAnalysis.Result r;
       try (ProgressDisplay progress = ProgressDisplay.start("favor")) {
         if (sharding.given()) {
-          SweepPartial.writeFavor(output, shard, bert.name(), id, options, inputs.lines,
-              FavorAnalysis.each(bert, encoded, options, progress, cancel::requested));
+          PartialOutput.write(output, SweepPartial.favorPart(shard, bert.name(), id, options, inputs.lines,
+              FavorAnalysis.each(bert, encoded, options, progress, cancel::requested)));
           return 0;
         }
         r = FavorAnalysis.run(bert, encoded, options, progress, cancel::requested);

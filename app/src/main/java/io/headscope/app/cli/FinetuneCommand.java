@@ -2,13 +2,14 @@ package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.LabelledCorpus;
 import io.headscope.analysis.corpus.LabelledInput;
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.EpochReport;
 import io.headscope.model.engine.FineTuneOptions;
 import io.headscope.model.engine.TrainingExample;
 import io.headscope.model.finetune.ClassifierFolder;
 import io.headscope.model.finetune.FineTuning;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.tokenizer.BertTextEncoder;
 import io.headscope.model.tokenizer.Encoding;
@@ -84,6 +85,7 @@ final class FinetuneCommand implements Callable<Integer> {
       throw new UsageException("--max-length must be at least " + BertTextEncoder.MIN_LENGTH + ", got " + maxLength
           + ".");
     }
+    ModelRepository.standard().refuseInside(out);
     ClassifierFolder.check(out, force);
     ModelFiles files = model.files();
     BertConfig config = BertConfig.read(files.config());

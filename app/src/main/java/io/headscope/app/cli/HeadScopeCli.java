@@ -1,9 +1,9 @@
 package io.headscope.app.cli;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The command line: one sub-command per service, one-line errors, no stack traces for user mistakes. */
 @Command(

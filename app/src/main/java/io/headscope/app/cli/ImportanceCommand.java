@@ -1,18 +1,20 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.ablation.AblationCsv;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationSweep;
+import io.headscope.analysis.ablation.ClassifierTarget;
+import io.headscope.analysis.ablation.HeadImportance;
+import io.headscope.analysis.ablation.ImportanceResult;
 import io.headscope.analysis.ablation.ImportanceTable;
+import io.headscope.analysis.ablation.TaskOutcome;
+import io.headscope.analysis.ablation.TaskResult;
+import io.headscope.analysis.ablation.TaskSweep;
 import io.headscope.analysis.corpus.Shard;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.SweepPartial;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.AblationSweep;
-import io.headscope.model.ablation.ClassifierTarget;
-import io.headscope.model.ablation.HeadImportance;
-import io.headscope.model.ablation.ImportanceResult;
-import io.headscope.model.ablation.TaskOutcome;
-import io.headscope.model.ablation.TaskResult;
-import io.headscope.model.ablation.TaskSweep;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
@@ -74,7 +76,7 @@ final class ImportanceCommand implements Callable<Integer> {
           java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
           settings.put("seed", String.valueOf(inputs.seed));
           settings.put("sweep", String.valueOf(!noSweep));
-          SweepPartial.writeImportance(output, shard, bert.name(), id, settings, inputs.lines, g, each);
+          PartialOutput.write(output, SweepPartial.importancePart(shard, bert.name(), id, settings, inputs.lines, g, each));
           return 0;
         }
         imp = new HeadImportance(bert).run(encoded, inputs.seed, progress.part(0, noSweep ? 1 : 0.15),
@@ -123,8 +125,8 @@ final class ImportanceCommand implements Callable<Integer> {
         java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
         settings.put("sweep", String.valueOf(!noSweep));
         settings.put("classes", String.valueOf(labelled.labels().size()));
-        SweepPartial.writeTaskImportance(output, shard, bert.name(), id, settings, labelled.lines(), gradients,
-            outcomes);
+        PartialOutput.write(output, SweepPartial.taskImportancePart(shard, bert.name(), id, settings, labelled.lines(), gradients,
+            outcomes));
         return 0;
       }
       finishTask(HeadImportance.mean(gradients), outcomes == null ? null

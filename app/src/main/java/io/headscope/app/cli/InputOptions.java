@@ -3,7 +3,7 @@ package io.headscope.app.cli;
 import io.headscope.analysis.corpus.CorpusInput;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Files;
 import java.nio.file.Path;

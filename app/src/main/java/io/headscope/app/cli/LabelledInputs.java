@@ -4,7 +4,7 @@ import io.headscope.analysis.corpus.LabelledCorpus;
 import io.headscope.analysis.corpus.LabelledInput;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,6 +3,8 @@ package io.headscope.app.cli;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.analysis.flow.LayerCompatibilityCsv;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.SweepPartial;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
@@ -40,8 +42,8 @@ final class LayersCommand implements Callable<Integer> {
       LayerCompatibility c;
       try (ProgressDisplay progress = ProgressDisplay.start("layers")) {
         if (sharding.given()) {
-          SweepPartial.writeLayers(output, shard, bert.name(), id, java.util.Map.of("seed", String.valueOf(inputs.seed)),
-              inputs.lines, LayerCompatibility.each(bert, encoded, inputs.seed, progress, cancel::requested));
+          PartialOutput.write(output, SweepPartial.layersPart(shard, bert.name(), id, java.util.Map.of("seed", String.valueOf(inputs.seed)),
+              inputs.lines, LayerCompatibility.each(bert, encoded, inputs.seed, progress, cancel::requested)));
           return 0;
         }
         c = LayerCompatibility.run(bert, encoded, inputs.seed, progress, cancel::requested);

@@ -1,5 +1,12 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.linguistics.CorefHeads;
+import io.headscope.analysis.linguistics.SyntaxAnalysis;
+import io.headscope.analysis.shard.ComparePartial;
+import io.headscope.analysis.shard.CorpusPartial;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.SweepPartial;
+import io.headscope.analysis.shard.TreebankPartial;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -31,16 +38,34 @@ final class MergeCommand implements Callable<Integer> {
         if (output.out != null) {
           Output.checkWritable(AblateCommand.sidecar(output.out), output.force);
         }
-        SweepPartial.mergeAblation(all, output);
+        SweepPartial.AblationMerge m = SweepPartial.mergeAblation(all);
+        AblateCommand.finish(m.result(), m.about(), output);
       }
-      case "ablate-task" -> SweepPartial.mergeTaskAblation(all, output);
-      case "importance" -> SweepPartial.mergeImportance(all, output);
-      case "importance-task" -> SweepPartial.mergeTaskImportance(all, output);
-      case "layers" -> SweepPartial.mergeLayers(all, output);
-      case "favor" -> SweepPartial.mergeFavor(all, output);
+      case "ablate-task" -> AblateCommand.finishTask(SweepPartial.mergeTaskAblation(all), output);
+      case "importance" -> {
+        SweepPartial.ImportanceMerge m = SweepPartial.mergeImportance(all);
+        ImportanceCommand.finish(m.importance(), m.sweep(), output);
+      }
+      case "importance-task" -> {
+        SweepPartial.TaskImportanceMerge m = SweepPartial.mergeTaskImportance(all);
+        ImportanceCommand.finishTask(m.importance(), m.sweep(), output);
+      }
+      case "layers" -> LayersCommand.finish(SweepPartial.mergeLayers(all), output);
+      case "favor" -> {
+        SweepPartial.FavorMerge m = SweepPartial.mergeFavor(all);
+        FavorCommand.finish(m.result(), m.options(), output);
+      }
       case "compare" -> CompareCommand.finish(ComparePartial.result(all), output, -1);
-      case "syntax" -> TreebankPartial.mergeSyntax(all, twoFiles(command, "-best"), output.force);
-      case "coref" -> TreebankPartial.mergeCoref(all, twoFiles(command, "-baselines"), output.force);
+      case "syntax" -> {
+        Path out = twoFiles(command, "-best");
+        TreebankPartial.Merged<SyntaxAnalysis.Result> m = TreebankPartial.mergeSyntax(all);
+        SyntaxCommand.finish(m.result(), m.skipped(), out, output.force);
+      }
+      case "coref" -> {
+        Path out = twoFiles(command, "-baselines");
+        TreebankPartial.Merged<CorefHeads.Result> m = TreebankPartial.mergeCoref(all);
+        CorefCommand.finish(m.result(), m.skipped(), out, output.force);
+      }
       default -> throw new UsageException(all.get(0).path() + " is a partial result of \"" + command
           + "\", which this HeadScope cannot merge.");
     }

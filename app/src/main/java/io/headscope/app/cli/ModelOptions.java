@@ -1,9 +1,9 @@
 package io.headscope.app.cli;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
 import picocli.CommandLine.Option;
 
 /** The options every command that runs a model shares. */
@@ -43,7 +43,7 @@ final class ModelOptions {
   ModelFiles files(String spec) {
     if (gelu != null) {
       try {
-        io.headscope.model.BertConfig.Gelu.of(gelu);
+        io.headscope.model.core.BertConfig.Gelu.of(gelu);
       } catch (HeadScopeException e) {
         throw new UsageException("--gelu \"" + gelu + "\" is unknown: use gelu (erf) or gelu_new (tanh).", e);
       }

@@ -1,6 +1,6 @@
 package io.headscope.app.cli;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;

@@ -5,11 +5,11 @@ import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -88,10 +88,10 @@ final class PredictCommand implements Callable<Integer> {
       }
       FavorHeads onFavor = new FavorHeads(UsageException.heads("--favor", favor, bert.config()), favorFeatures,
           kind, seed, 0);
-      AttentionTrace intact = bert.trace(input, HeadMask.NONE, top);
+      AttentionTrace intact = bert.trace(TraceRequest.of(input).top(top)).get(0);
       AttentionTrace ablated = off.isEmpty() && onFavor.isEmpty() ? intact
-          : bert.trace(List.of(input), HeadMask.of(off, m), top, AttentionTrace.Maps.AS_RUN, false,
-              r -> onFavor.applyTo(bert, r)).get(0);
+          : bert.trace(TraceRequest.of(input).mask(HeadMask.of(off, m)).top(top).maps(AttentionTrace.Maps.AS_RUN)
+              .adjust(r -> onFavor.applyTo(bert, r))).get(0);
       output.write(o -> JsonExport.predictions(intact, ablated, onFavor, bert.classLabels(), o));
     }
     return 0;

@@ -1,14 +1,14 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.ablation.ClassifierTarget;
+import io.headscope.analysis.ablation.MaskedLmTarget;
 import io.headscope.analysis.ablation.PruneCsv;
+import io.headscope.analysis.ablation.PruneTarget;
+import io.headscope.analysis.ablation.Pruning;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
-import io.headscope.model.ablation.ClassifierTarget;
-import io.headscope.model.ablation.MaskedLmTarget;
-import io.headscope.model.ablation.PruneTarget;
-import io.headscope.model.ablation.Pruning;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Files;
 import java.nio.file.Path;

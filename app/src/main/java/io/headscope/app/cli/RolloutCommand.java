@@ -5,9 +5,9 @@ import io.headscope.analysis.flow.Rollout;
 import io.headscope.analysis.flow.RolloutJson;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import java.util.List;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,8 +42,8 @@ final class RolloutCommand implements Callable<Integer> {
     output.check();
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
-      AttentionTrace t = bert.trace(List.of(bert.encode(sentence.text, sentence.pair)), HeadMask.of(off, m), 1,
-          AttentionTrace.Maps.AS_RUN).get(0);
+      AttentionTrace t = bert.trace(TraceRequest.of(bert.encode(sentence.text, sentence.pair))
+          .mask(HeadMask.of(off, m)).top(1).maps(AttentionTrace.Maps.AS_RUN)).get(0);
       Warnings.truncation(t.encoding());
       double[][][] rollout = Rollout.of(t.attention());
       AttentionFlow f = flow ? AttentionFlow.of(t.attention()) : null;

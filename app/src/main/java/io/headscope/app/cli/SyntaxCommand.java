@@ -1,7 +1,6 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.corpus.Shard;
-
 import io.headscope.analysis.linguistics.ConlluReader;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.SyntaxAnalysis;
@@ -11,8 +10,10 @@ import io.headscope.analysis.linguistics.probes.ProbeCsv;
 import io.headscope.analysis.linguistics.probes.ProbeData;
 import io.headscope.analysis.linguistics.probes.ProbeResult;
 import io.headscope.analysis.linguistics.probes.Probes;
+import io.headscope.analysis.shard.PartialFile;
+import io.headscope.analysis.shard.TreebankPartial;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -113,7 +114,7 @@ final class SyntaxCommand implements Callable<Integer> {
         java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
         settings.put("max-sentences", String.valueOf(maxSentences));
         settings.put("universal", String.valueOf(universal));
-        TreebankPartial.writeSyntax(out, force, shard, bert.name(), id, settings, tb, r);
+        PartialOutput.write(out, force, TreebankPartial.syntaxPart(shard, bert.name(), id, settings, tb, r));
         return 0;
       }
       List<ProbeResult> probed = results;

@@ -1,6 +1,5 @@
 package io.headscope.app.cli;
 
-import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
@@ -8,6 +7,8 @@ import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.export.TokenTypeCsv;
 import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.shard.CorpusPartial;
+import io.headscope.analysis.shard.PartialFile;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -42,8 +43,8 @@ final class TokenTypesCommand implements Callable<Integer> {
         CorpusProgress progress = new CorpusProgress("token-types")) {
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
       if (sharding.given()) {
-        CorpusPartial.write(output, "token-types", shard, id, batching.batch,
-            analysis.sums(lines, shard, progress, () -> false));
+        PartialOutput.write(output, CorpusPartial.part("token-types", shard, id, batching.batch,
+            analysis.sums(lines, shard, progress, () -> false)));
         return 0;
       }
       finish(analysis.run(lines, progress, () -> false), output);

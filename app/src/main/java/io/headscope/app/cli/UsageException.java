@@ -1,6 +1,6 @@
 package io.headscope.app.cli;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 
 /** A bad command line (an option's value out of range, options that do not go together): exit 2. */
 final class UsageException extends HeadScopeException {
@@ -15,27 +15,27 @@ final class UsageException extends HeadScopeException {
   }
 
   /** A list of heads given to an option, as a usage error when malformed or not in the model. */
-  static java.util.Set<io.headscope.model.Head> heads(String option, String spec, io.headscope.model.BertConfig c) {
+  static java.util.Set<io.headscope.model.core.Head> heads(String option, String spec, io.headscope.model.core.BertConfig c) {
     try {
-      return io.headscope.model.Head.parseList(spec, c.numHiddenLayers(), c.numAttentionHeads());
+      return io.headscope.model.core.Head.parseList(spec, c.numHiddenLayers(), c.numAttentionHeads());
     } catch (HeadScopeException e) {
       throw new UsageException(option + ": " + e.getMessage(), e);
     }
   }
 
   /** The --metric of a target sweep, as a usage error when unknown. */
-  static io.headscope.model.ablation.TargetMetric.Kind metric(String metric) {
+  static io.headscope.analysis.ablation.TargetMetric.Kind metric(String metric) {
     try {
-      return io.headscope.model.ablation.TargetMetric.Kind.parse(metric);
+      return io.headscope.analysis.ablation.TargetMetric.Kind.parse(metric);
     } catch (HeadScopeException e) {
       throw new UsageException("--metric: " + e.getMessage(), e);
     }
   }
 
   /** The off mode of --mode, as a usage error when unknown. */
-  static io.headscope.model.HeadMask.Mode mode(String mode) {
+  static io.headscope.model.core.HeadMask.Mode mode(String mode) {
     try {
-      return io.headscope.model.HeadMask.Mode.parse(mode);
+      return io.headscope.model.core.HeadMask.Mode.parse(mode);
     } catch (HeadScopeException e) {
       throw new UsageException("--mode: " + e.getMessage(), e);
     }

@@ -43,7 +43,7 @@ final class AppServices {
   static io.headscope.app.render.figure.Figure tokenTypeFigure(MainView view) {
     var layers = List.copyOf(view.headPanel().facts().viewModel().layersProperty());
     if (layers.isEmpty()) {
-      throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence first.");
+      throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
     }
     double[][] v = new double[layers.size()][8];
     List<String> rows = new java.util.ArrayList<>();

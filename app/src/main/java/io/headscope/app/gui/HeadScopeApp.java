@@ -4,7 +4,7 @@ import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.Theme;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import javafx.application.Application;
 import javafx.scene.Scene;
 import javafx.stage.Stage;

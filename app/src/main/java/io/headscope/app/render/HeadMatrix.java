@@ -3,7 +3,7 @@ package io.headscope.app.render;
 import io.headscope.analysis.linguistics.WordAttention;
 import io.headscope.analysis.linguistics.WordTrace;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 
 /**

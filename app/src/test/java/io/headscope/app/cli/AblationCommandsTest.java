@@ -12,10 +12,11 @@ import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.ablation.AblationResult;
-import io.headscope.model.ablation.AblationSweep;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationSweep;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
@@ -31,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import io.headscope.analysis.ablation.AblationCsv;
 import java.util.List;
-import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -181,7 +181,8 @@ class AblationCommandsTest {
     try (BertModel m = BertModel.load(TinyBert.create(2, 3, 23).withClassifier("neg", "pos").writeTo(dir.resolve("m")))) {
       Encoding e = m.encode("the [MASK] was good .", null);
       float[] before = m.trace(e).classProbabilities();
-      float[] after = m.trace(e, HeadMask.of(Head.parseList("1", 2, 3), HeadMask.Mode.ZERO), 5).classProbabilities();
+      float[] after = m.trace(TraceRequest.of(e).mask(HeadMask.of(Head.parseList("1", 2, 3), HeadMask.Mode.ZERO)))
+          .get(0).classProbabilities();
       for (int k = 0; k < 2; k++) {
         assertThat(classes.get(k).get("before").asDouble()).isCloseTo(before[k], within(1e-6));
         assertThat(classes.get(k).get("probability").asDouble()).isCloseTo(after[k], within(1e-6));

@@ -13,8 +13,8 @@ import io.headscope.app.render.figure.HeadFigure;
 import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.core.Head;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
@@ -101,7 +101,7 @@ class RenderCommandTest {
 
   @Test
   void aPictureTooLargeToDrawIsScaledDownBeforeDrawingWithAWarning() throws Exception {
-    io.headscope.model.BertConfig c = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 8, 1, 2, 16, "gelu",
+    io.headscope.model.core.BertConfig c = new io.headscope.model.core.BertConfig(TinyBert.VOCAB.size(), 8, 1, 2, 16, "gelu",
         512, 2, 1e-12, java.util.List.of());
     Path long512 = TinyBert.create(c, 4).writeTo(dir.resolve("long")).config().getParent();
     Path out = dir.resolve("big");

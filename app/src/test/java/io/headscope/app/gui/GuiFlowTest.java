@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.head.FlowView;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

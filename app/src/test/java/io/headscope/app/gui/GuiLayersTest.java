@@ -6,7 +6,7 @@ import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.layers.LayersView;
 import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,8 +10,8 @@ import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.core.Head;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
@@ -90,7 +90,7 @@ class HeadViewModelTest {
     vm.displayProperty().set(Display.LAYER_NORMS);
     try {
       AttentionTrace t = main.traceProperty().get();
-      float[][] expected = main.session().model().layerNormMaps(java.util.List.of(t.encoding()), io.headscope.model.HeadMask.NONE)
+      float[][] expected = main.session().model().layerNormMaps(java.util.List.of(t.encoding()), io.headscope.model.core.HeadMask.NONE)
           .get(0)[1];
       float[][] shown = vm.matrixProperty().get().values();
       for (int i = 0; i < expected.length; i++) {

@@ -6,7 +6,7 @@ import io.headscope.app.cli.HeadScopeCli;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.prune.PruneViewModel;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -16,10 +16,11 @@ import io.headscope.app.render.figure.LinesFigure;
 import io.headscope.app.render.figure.MatrixFigure;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -52,8 +53,8 @@ class FiguresTest {
     Path tiny = TinyBert.create(2, 3, 9).writeTo(dir.resolve("tiny")).config().getParent();
     model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny));
     intact = model.trace(model.encode(TEXT, null));
-    asRun = model.trace(List.of(intact.encoding()), HeadMask.of(Set.of(new Head(0, 1)), HeadMask.Mode.ZERO), 5,
-        AttentionTrace.Maps.AS_RUN).get(0);
+    asRun = model.trace(TraceRequest.of(intact.encoding())
+        .mask(HeadMask.of(Set.of(new Head(0, 1)), HeadMask.Mode.ZERO)).maps(AttentionTrace.Maps.AS_RUN)).get(0);
   }
 
   @AfterAll

@@ -2,7 +2,7 @@ package io.headscope.app.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.headscope.model.checkpoint;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.headscope.model.engine;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;

@@ -6,8 +6,8 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 
 /**
  * BERT's forward pass, written as the equations with DJL NDArray operations.

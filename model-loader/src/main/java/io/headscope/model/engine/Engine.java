@@ -5,8 +5,8 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
@@ -103,13 +103,13 @@ public final class Engine implements AutoCloseable {
         // nothing reads the model's output: the last layer stops at its pattern and values
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks);
         encoder.attentionMaps(layers - 1, x, scoreMask, hooks);
-        return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+        return RunResult.unread(batch.lengths(), batch.width(), sink.cache());
       }
       ReadRows rows = reachesTheTop ? ReadRows.of(r, batch.width()) : null;
       if (rows == null) {
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), to, hooks); // (B, T, d)
         if (to < layers) {
-          return new RunResult(batch.lengths(), batch.width(), sink.cache(), emptyLists(batch), null, null, null);
+          return RunResult.unread(batch.lengths(), batch.width(), sink.cache());
         }
       } else {
         // only a few positions are read and nothing else looks: the last layer computes just those rows

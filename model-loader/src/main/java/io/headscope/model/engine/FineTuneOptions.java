@@ -1,6 +1,6 @@
 package io.headscope.model.engine;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 
 /**
  * How a sequence classifier is fine-tuned ({@link Trainer}); the defaults are Hugging Face's

@@ -3,7 +3,7 @@ package io.headscope.model.engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import java.util.function.UnaryOperator;
 
 /**

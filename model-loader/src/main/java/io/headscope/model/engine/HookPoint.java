@@ -1,7 +1,7 @@
 package io.headscope.model.engine;
 
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.headscope.model.engine;
 
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadMask;
 import java.util.function.UnaryOperator;
 
 /**

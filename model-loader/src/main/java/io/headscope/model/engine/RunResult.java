@@ -1,5 +1,6 @@
 package io.headscope.model.engine;
 
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -15,6 +16,14 @@ import java.util.List;
  */
 public record RunResult(int[] lengths, int width, ActivationCache cache, List<List<MaskDistribution>> maskedLm,
     float[][] classProbabilities, float[][][] logProbs, TargetScores[] comparison) {
+
+  /**
+   * A run that read nothing at the top of the model (it stopped before the last layer, or only maps
+   * were asked for): its captures, and no readouts.
+   */
+  public static RunResult unread(int[] lengths, int width, ActivationCache cache) {
+    return new RunResult(lengths, width, cache, Collections.nCopies(lengths.length, List.of()), null, null, null);
+  }
 
   /** The masked-LM distribution over the vocabulary at one position. */
   public record MaskDistribution(int position, float[] probabilities) {}

@@ -1,12 +1,11 @@
 package io.headscope.model.finetune;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.Trainer;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -44,11 +43,6 @@ public final class ClassifierFolder {
    */
   public static void check(Path out, boolean force) {
     Path abs = out.toAbsolutePath().normalize();
-    Path cache = ModelRepository.standard().cacheRoot().toAbsolutePath().normalize();
-    if (realPath(abs).startsWith(realPath(cache))) {
-      throw new HeadScopeException(out + " is inside HeadScope's model cache (" + cache + "), which only the cache "
-          + "writes; give a folder outside it.");
-    }
     String what = AtomicOutput.whatIsAt(abs);
     if (what != null) {
       if (!"a folder".equals(what)) {
@@ -178,22 +172,6 @@ public final class ClassifierFolder {
       }
     } catch (IOException | RuntimeException ignored) {
       // best effort: a hidden leftover is swept next time
-    }
-  }
-
-  /** The path with its deepest existing ancestor resolved through links, so a link into the cache is seen. */
-  private static Path realPath(Path abs) {
-    Path existing = abs;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    if (existing == null) {
-      return abs;
-    }
-    try {
-      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
-    } catch (IOException e) {
-      return abs;
     }
   }
 

@@ -1,6 +1,6 @@
 package io.headscope.model.finetune;
 
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.EpochReport;
 import io.headscope.model.engine.FineTuneOptions;

@@ -1,6 +1,6 @@
 package io.headscope.model.hub;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.CacheManifest;
 import io.headscope.model.store.ProgressListener;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.headscope.model.hub;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.util.regex.Pattern;
 
 /**

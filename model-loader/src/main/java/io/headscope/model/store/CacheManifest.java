@@ -3,7 +3,7 @@ package io.headscope.model.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.Safetensors;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package io.headscope.model.store;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AtomicMoveNotSupportedException;

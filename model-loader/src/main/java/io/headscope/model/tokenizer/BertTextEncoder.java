@@ -4,7 +4,7 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -206,11 +206,11 @@ public final class BertTextEncoder implements AutoCloseable {
           return id;
         }
       }
-      throw new io.headscope.model.HeadScopeException("\"" + word + "\" is not in this model's vocabulary.");
+      throw new io.headscope.model.core.HeadScopeException("\"" + word + "\" is not in this model's vocabulary.");
     }
     Pieces p = wordpieces(word == null ? "" : word);
     if (p.ids.length != 1) {
-      throw new io.headscope.model.HeadScopeException("\"" + word + "\" is " + (p.ids.length == 0 ? "no wordpiece"
+      throw new io.headscope.model.core.HeadScopeException("\"" + word + "\" is " + (p.ids.length == 0 ? "no wordpiece"
           : p.ids.length + " wordpieces (" + String.join(" ", p.tokens) + ")") + " in this model's vocabulary; "
           + "give a word that is a single wordpiece.");
     }

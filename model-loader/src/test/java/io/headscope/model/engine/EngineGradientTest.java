@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.djl.ndarray.BaseNDManager;
 import ai.djl.ndarray.NDArray;
 import ai.djl.training.GradientCollector;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.testing.TinyBert;

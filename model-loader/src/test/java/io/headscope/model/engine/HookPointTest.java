@@ -3,8 +3,8 @@ package io.headscope.model.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.testing.TinyBert;
 import java.util.List;
 import org.junit.jupiter.api.Test;

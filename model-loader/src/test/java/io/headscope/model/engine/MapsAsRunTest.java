@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,8 +26,9 @@ class MapsAsRunTest {
       int n = e.length();
       for (HeadMask.Mode mode : HeadMask.Mode.values()) {
         HeadMask mask = HeadMask.of(Set.of(new Head(1, 2)), mode);
-        AttentionTrace computed = model.trace(List.of(e), mask, 3, AttentionTrace.Maps.COMPUTED).get(0);
-        AttentionTrace asRun = model.trace(List.of(e), mask, 3, AttentionTrace.Maps.AS_RUN).get(0);
+        AttentionTrace computed = model.trace(TraceRequest.of(e).mask(mask).top(3)).get(0);
+        AttentionTrace asRun = model.trace(TraceRequest.of(e).mask(mask).top(3).maps(AttentionTrace.Maps.AS_RUN))
+            .get(0);
         assertThat(asRun.mapsLabel()).isEqualTo("as-run");
         assertThat(computed.mapsLabel()).isEqualTo("computed");
         for (int i = 0; i < n; i++) {

@@ -3,8 +3,9 @@ package io.headscope.model.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
@@ -29,8 +30,9 @@ class NativeMemoryOwnershipTest {
       long before = model.liveNativeArrays();
       for (int i = 0; i < 200; i++) {
         model.trace(one);
-        model.trace(List.of(one, two), HeadMask.of(Set.of(new Head(0, i % 4)), HeadMask.Mode.UNIFORM), 3);
-        model.trace(two, HeadMask.of(Set.of(new Head(1, 1)), HeadMask.Mode.ZERO), 3);
+        model.trace(TraceRequest.of(List.of(one, two))
+            .mask(HeadMask.of(Set.of(new Head(0, i % 4)), HeadMask.Mode.UNIFORM)).top(3));
+        model.trace(TraceRequest.of(two).mask(HeadMask.of(Set.of(new Head(1, 1)), HeadMask.Mode.ZERO)).top(3)).get(0);
       }
       assertThat(model.liveNativeArrays()).isEqualTo(before);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;

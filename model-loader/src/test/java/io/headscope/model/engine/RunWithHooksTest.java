@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.MaskPrediction;
-import io.headscope.model.store.ModelFiles;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
@@ -66,7 +66,7 @@ class TinyModelEngineTest {
         model.encode("the cat sat on the mat and the dog ran to the house.", null),
         model.encode("hello world", null),
         model.encode("the king was in paris.", "the queen was in france."));
-    List<AttentionTrace> batch = model.trace(inputs, HeadMask.NONE, 3);
+    List<AttentionTrace> batch = model.trace(TraceRequest.of(inputs).top(3));
     for (int i = 0; i < inputs.size(); i++) {
       AttentionTrace alone = model.trace(inputs.get(i));
       // equal up to float32 rounding: GEMMs of different shapes block their sums differently
@@ -80,7 +80,8 @@ class TinyModelEngineTest {
   void zeroModeEqualsRemovingTheHeadsSliceFromTheOutputProjection() {
     Head off = new Head(1, 2);
     Encoding input = model.encode("the [MASK] sat on the mat.", null);
-    AttentionTrace masked = model.trace(input, HeadMask.of(Set.of(off), HeadMask.Mode.ZERO), 5);
+    AttentionTrace masked = model.trace(TraceRequest.of(input).mask(HeadMask.of(Set.of(off), HeadMask.Mode.ZERO)))
+        .get(0);
 
     int d = tiny.config().hiddenSize();
     int dh = tiny.config().headSize();
@@ -109,7 +110,8 @@ class TinyModelEngineTest {
   void mapsAreCapturedBeforeTheMaskButLaterLayersFeelIt() {
     Encoding input = model.encode("the cat sat on the mat.", null);
     AttentionTrace plain = model.trace(input);
-    AttentionTrace masked = model.trace(input, HeadMask.of(Set.of(new Head(1, 0)), HeadMask.Mode.UNIFORM), 5);
+    AttentionTrace masked = model.trace(TraceRequest.of(input)
+        .mask(HeadMask.of(Set.of(new Head(1, 0)), HeadMask.Mode.UNIFORM))).get(0);
     assertClose(masked.attention()[0], plain.attention()[0], 0); // below: untouched
     assertClose(masked.attention()[1], plain.attention()[1], 0); // the masked layer: shown as it would be
     assertThat(maxDiff(masked.attention()[2][0], plain.attention()[2][0])).isGreaterThan(1e-4);
@@ -142,7 +144,8 @@ class TinyModelEngineTest {
   void maskingNoHeadChangesNothing() {
     Encoding input = model.encode("the [MASK] was red.", null);
     AttentionTrace plain = model.trace(input);
-    AttentionTrace empty = model.trace(input, HeadMask.of(Set.of(), HeadMask.Mode.UNIFORM), 5);
+    AttentionTrace empty = model.trace(TraceRequest.of(input).mask(HeadMask.of(Set.of(), HeadMask.Mode.UNIFORM)))
+        .get(0);
     assertClose(empty.attention(), plain.attention(), 0);
     assertClose(empty.hiddenStates(), plain.hiddenStates(), 0);
   }
@@ -152,8 +155,9 @@ class TinyModelEngineTest {
     Encoding input = model.encode("the [MASK] was red.", null);
     var layer = Head.parseList("2", 3, 4);
     assertThat(layer).hasSize(4);
-    AttentionTrace viaLayer = model.trace(input, HeadMask.of(layer, HeadMask.Mode.ZERO), 5);
-    AttentionTrace viaHeads = model.trace(input, HeadMask.of(Head.parseList("2-1,2-2,2-3,2-4", 3, 4), HeadMask.Mode.ZERO), 5);
+    AttentionTrace viaLayer = model.trace(TraceRequest.of(input).mask(HeadMask.of(layer, HeadMask.Mode.ZERO))).get(0);
+    AttentionTrace viaHeads = model.trace(TraceRequest.of(input)
+        .mask(HeadMask.of(Head.parseList("2-1,2-2,2-3,2-4", 3, 4), HeadMask.Mode.ZERO))).get(0);
     assertClose(viaLayer.hiddenStates(), viaHeads.hiddenStates(), 0);
   }
 

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.finetune.ClassifierFolder;
 import io.headscope.model.finetune.FineTuning;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.BertTextEncoder;
 import io.headscope.model.tokenizer.Encoding;

@@ -3,14 +3,14 @@ package io.headscope.model.finetune;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.headscope.model.BertConfig;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.engine.FineTuneOptions;
 import io.headscope.model.engine.Trainer;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -99,7 +99,7 @@ class ClassifierFolderTest {
   @Test
   void theCachedEmbeddedModelsFolderIsRefusedEvenWithForce() {
     Path cached = ModelRepository.standard().cacheRoot().resolve("models-v1").resolve("bert-base-uncased");
-    assertThatThrownBy(() -> ClassifierFolder.check(cached, true)).isInstanceOf(HeadScopeException.class)
+    assertThatThrownBy(() -> ModelRepository.standard().refuseInside(cached)).isInstanceOf(HeadScopeException.class)
         .hasMessageContaining("inside HeadScope's model cache");
   }
 
@@ -108,7 +108,7 @@ class ClassifierFolderTest {
     Path cache = ModelRepository.standard().cacheRoot();
     Files.createDirectories(cache);
     Path link = Files.createSymbolicLink(dir.resolve("cache-link"), cache);
-    assertThatThrownBy(() -> ClassifierFolder.check(link.resolve("tuned"), true))
+    assertThatThrownBy(() -> ModelRepository.standard().refuseInside(link.resolve("tuned")))
         .isInstanceOf(HeadScopeException.class).hasMessageContaining("inside HeadScope's model cache");
   }
 }

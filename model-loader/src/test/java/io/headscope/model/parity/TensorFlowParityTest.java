@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.MaskPrediction;
 import io.headscope.model.reference.TensorFlowBert;
 import io.headscope.model.testing.FullModel;
@@ -42,7 +42,7 @@ class TensorFlowParityTest {
         model.encode("The quick brown fox jumps over the lazy dog, and the dog does not mind.", null),
         model.encode("Where is the train station?", "It is two streets away, next to the old bank."));
     TensorFlowBert.Result reference = tf.run(ints(inputs, true), ints(inputs, false));
-    List<AttentionTrace> ours = model.trace(inputs, HeadMask.NONE, 5);
+    List<AttentionTrace> ours = model.trace(TraceRequest.of(inputs));
     for (int i = 0; i < inputs.size(); i++) {
       AttentionTrace t = ours.get(i);
       double mapDiff = 0;

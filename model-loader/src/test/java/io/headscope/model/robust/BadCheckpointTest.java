@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.RawSafetensors;
 import io.headscope.model.testing.TinyBert;
 import java.io.IOException;
@@ -336,7 +336,7 @@ class BadCheckpointTest {
 
   @Test
   void positionsFewerThanTheInputAreCutToTheModelsMaximum() {
-    io.headscope.model.BertConfig small = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
+    io.headscope.model.core.BertConfig small = new io.headscope.model.core.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
         "gelu", 8, 2, 1e-12, List.of());
     TinyBert.create(small, 21).writeTo(dir);
     try (BertModel m = BertModel.load(repo.folder(dir))) {
@@ -355,7 +355,7 @@ class BadCheckpointTest {
 
   @Test
   void aPairOnAModelWithOneSegmentTypeIsRefusedClearly() {
-    io.headscope.model.BertConfig one = new io.headscope.model.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
+    io.headscope.model.core.BertConfig one = new io.headscope.model.core.BertConfig(TinyBert.VOCAB.size(), 16, 2, 4, 32,
         "gelu", 64, 1, 1e-12, List.of());
     TinyBert.create(one, 21).writeTo(dir);
     try (BertModel m = BertModel.load(repo.folder(dir))) {

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadMask;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
-import io.headscope.model.tokenizer.TokenizerJsonWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,8 +95,9 @@ class CheckpointVarietyTest {
     try (BertModel m = BertModel.load(TinyBert.create(24, 16, 10).writeTo(tmp.resolve("24x16")))) {
       assertThat(m.config().numHiddenLayers()).isEqualTo(24);
       assertThat(m.config().headSize()).isEqualTo(4);
-      AttentionTrace t = m.trace(m.encode("the king and the queen", "paris is a city"),
-          HeadMask.of(java.util.Set.of(new io.headscope.model.Head(23, 15)), HeadMask.Mode.ZERO), 3);
+      AttentionTrace t = m.trace(TraceRequest.of(m.encode("the king and the queen", "paris is a city"))
+          .mask(HeadMask.of(java.util.Set.of(new io.headscope.model.core.Head(23, 15)), HeadMask.Mode.ZERO))
+          .top(3)).get(0);
       assertThat(t.attention()).hasDimensions(24, 16);
       Maps.assertRowsAreDistributions(t, 1e-5);
     }

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.testing.TinyBert;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ class RandomUnicodePropertyTest {
       batch.add(e);
     }
     // the same inputs batched (padded to the longest) give distributions too
-    for (AttentionTrace t : model.trace(batch, io.headscope.model.HeadMask.NONE, 1)) {
+    for (AttentionTrace t : model.trace(TraceRequest.of(batch).top(1))) {
       Maps.assertRowsAreDistributions(t, 1e-5);
     }
   }

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.headscope.model.BertModel;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.testing.ProcessStats;
 import io.headscope.model.testing.TinyBert;
@@ -96,9 +97,9 @@ class SoakTest {
   private static void run(BertModel model, List<Encoding> inputs, int i, HeadMask someOff) {
     Encoding e = inputs.get(i % inputs.size());
     if (i % 7 == 0) {
-      model.trace(inputs, someOff, 3); // the batched path too
+      model.trace(TraceRequest.of(inputs).mask(someOff).top(3)); // the batched path too
     } else {
-      model.trace(e, i % 3 == 0 ? someOff : HeadMask.NONE, 3);
+      model.trace(TraceRequest.of(e).mask(i % 3 == 0 ? someOff : HeadMask.NONE).top(3)).get(0);
     }
   }
 }

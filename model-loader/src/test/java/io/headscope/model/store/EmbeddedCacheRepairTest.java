@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.BertModel;
+import io.headscope.model.repository.ModelRepository;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

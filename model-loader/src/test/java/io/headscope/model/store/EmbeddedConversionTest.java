@@ -2,8 +2,9 @@ package io.headscope.model.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.model.BertConfig;
 import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.core.BertConfig;
+import io.headscope.model.repository.ModelRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;

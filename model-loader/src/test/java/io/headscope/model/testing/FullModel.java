@@ -2,7 +2,7 @@ package io.headscope.model.testing;
 
 import io.headscope.model.BertModel;
 import io.headscope.model.store.ModelFiles;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.store.ProgressListener;
 
 /**

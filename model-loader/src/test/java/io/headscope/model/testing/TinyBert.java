@@ -1,6 +1,6 @@
 package io.headscope.model.testing;
 
-import io.headscope.model.BertConfig;
+import io.headscope.model.core.BertConfig;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.store.ModelFiles;

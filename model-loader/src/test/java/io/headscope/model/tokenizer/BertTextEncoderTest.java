@@ -3,7 +3,7 @@ package io.headscope.model.tokenizer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Vocabularies.Kind;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.facts.TokenTypeChart;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.style.CategorySwatch;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.nio.file.Path;
 import javafx.fxml.FXML;
 import javafx.scene.Node;
@@ -89,7 +89,7 @@ public final class CorpusView extends VBox {
     main.exportFigure("corpus", () -> {
       CorpusResult r = vm.resultProperty().get();
       if (r == null) {
-        throw new io.headscope.model.HeadScopeException("Run the corpus first.");
+        throw new io.headscope.model.core.HeadScopeException("Run the corpus first.");
       }
       CorpusSource s = vm.sourceProperty().get();
       return io.headscope.app.render.figure.CorpusFigure.of(r, s == null ? "corpus" : s.toString());

@@ -4,7 +4,7 @@ import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.Locale;
 import java.util.function.Consumer;
 import javafx.geometry.VPos;

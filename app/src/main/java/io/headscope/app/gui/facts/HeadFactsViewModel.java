@@ -3,7 +3,7 @@ package io.headscope.app.gui.facts;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.app.gui.main.MainViewModel;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;

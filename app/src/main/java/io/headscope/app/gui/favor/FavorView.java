@@ -5,7 +5,7 @@ import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;

@@ -4,7 +4,7 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.States;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.control.Label;

@@ -4,7 +4,7 @@ import io.headscope.analysis.linguistics.WordAttention;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.Palette;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -5,7 +5,7 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.ScatterFit;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import javafx.geometry.VPos;

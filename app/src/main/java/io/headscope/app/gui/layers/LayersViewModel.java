@@ -12,7 +12,7 @@ import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.SafeFiles;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.headscope.app.gui.linguistics;
 
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.Locale;
 import java.util.function.Consumer;
 import javafx.geometry.VPos;

@@ -3,7 +3,7 @@ package io.headscope.app.gui.linguistics;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Function;

@@ -4,7 +4,7 @@ import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.facts.HeadFactsView;
 import io.headscope.app.gui.facts.HeadFactsViewModel;
 import io.headscope.app.gui.style.States;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import javafx.fxml.FXML;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;

@@ -20,9 +20,9 @@ import io.headscope.app.render.figure.GridFigure;
 import io.headscope.app.render.figure.HeadFigure;
 import io.headscope.app.render.figure.LinesFigure;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
-import io.headscope.model.store.ModelRepository;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.repository.ModelRepository;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -235,7 +235,7 @@ public final class MainView extends BorderPane {
     exportFigure("grid", () -> {
       AttentionTrace intact = vm.traceProperty().get();
       if (intact == null) {
-        throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence first.");
+        throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
       }
       AttentionTrace run = vm.ablatedProperty().get() == null ? intact : vm.ablatedProperty().get();
       MapsShown shown = vm.session().mapsShownProperty().get();
@@ -253,7 +253,7 @@ public final class MainView extends BorderPane {
     exportFigure(headView.showingLines() ? "lines" : "head", () -> {
       HeadMatrix m = headVm.matrixProperty().get();
       if (m == null) {
-        throw new io.headscope.model.HeadScopeException("Nothing to export yet: type a sentence and pick a head.");
+        throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence and pick a head.");
       }
       AttentionTrace run = vm.ablatedProperty().get() == null ? vm.traceProperty().get() : vm.ablatedProperty().get();
       Caption c = caption(run, m.maps());

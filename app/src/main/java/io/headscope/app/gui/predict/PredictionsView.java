@@ -3,7 +3,7 @@ package io.headscope.app.gui.predict;
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
-import io.headscope.model.ablation.TargetMetric;
+import io.headscope.analysis.ablation.TargetMetric;
 import javafx.animation.PauseTransition;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.TextField;

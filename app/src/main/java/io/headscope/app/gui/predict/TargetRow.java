@@ -1,6 +1,6 @@
 package io.headscope.app.gui.predict;
 
-import io.headscope.model.ablation.TargetMetric;
+import io.headscope.analysis.ablation.TargetMetric;
 import java.util.Locale;
 
 /**

@@ -2,7 +2,7 @@ package io.headscope.app.gui.prune;
 
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.main.MainView;
-import io.headscope.model.ablation.Pruning;
+import io.headscope.analysis.ablation.Pruning;
 import java.nio.file.Path;
 import javafx.fxml.FXML;
 import javafx.scene.chart.LineChart;

@@ -2,8 +2,8 @@ package io.headscope.app.gui.sweep;
 
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
-import io.headscope.model.HeadScopeException;
-import io.headscope.model.ablation.AblationResult;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.analysis.ablation.AblationResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -2,7 +2,7 @@ package io.headscope.app.gui.sweep;
 
 import io.headscope.app.gui.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.model.ablation.AblationResult;
+import io.headscope.analysis.ablation.AblationResult;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;

@@ -1,7 +1,7 @@
 package io.headscope.app.render.figure;
 
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import java.util.List;
 import java.util.Locale;
 

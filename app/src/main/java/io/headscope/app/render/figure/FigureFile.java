@@ -1,6 +1,6 @@
 package io.headscope.app.render.figure;
 
-import io.headscope.model.HeadScopeException;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.SafeFiles;
 import java.awt.image.BufferedImage;
 import java.io.IOException;

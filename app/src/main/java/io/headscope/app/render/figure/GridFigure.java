@@ -7,8 +7,8 @@ import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.Palette;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.AttentionTrace;
-import io.headscope.model.Head;
-import io.headscope.model.HeadMask;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
 import java.util.List;
 import java.util.function.Function;
 

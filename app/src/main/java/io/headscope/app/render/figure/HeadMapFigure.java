@@ -5,7 +5,7 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.render.CategoryColors;
 import io.headscope.app.render.ScatterFit;
 import io.headscope.app.render.UiColor;
-import io.headscope.model.Head;
+import io.headscope.model.core.Head;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;

@@ -1,0 +1,64 @@
+package io.headscope.analysis.ablation;
+
+import io.headscope.model.core.HeadScopeException;
+import java.util.Locale;
+
+/**
+ * A chosen contrast to follow as heads go off, instead of the intact model's top token: at each
+ * {@code [MASK]}, the target token's log-probability or probability, or its difference from a
+ * contrast token ({@code P(her) - P(him)}, or the logit difference {@code z_her - z_him}, which equals
+ * {@code log P(her) - log P(him)} because the softmax's normaliser cancels).
+ *
+ * @param kind what is measured
+ * @param target the target token's vocabulary id
+ * @param contrast the contrast token's id, or -1 for none
+ */
+public record TargetMetric(Kind kind, long target, long contrast) {
+
+  public enum Kind {
+    LOGPROB,
+    PROB,
+    LOGIT_DIFF;
+
+    public static Kind parse(String s) {
+      return switch (s == null ? "" : s.trim().toLowerCase(Locale.ROOT)) {
+        case "logprob" -> LOGPROB;
+        case "prob" -> PROB;
+        case "logit-diff", "logit_diff" -> LOGIT_DIFF;
+        default -> throw new HeadScopeException("Metric \"" + s + "\" is unknown: use logprob, prob or logit-diff.");
+      };
+    }
+  }
+
+  public TargetMetric {
+    if (kind == Kind.LOGIT_DIFF && contrast < 0) {
+      throw new HeadScopeException("The logit difference needs a contrast token (--contrast).");
+    }
+    if (contrast == target) {
+      throw new HeadScopeException("The contrast token is the target itself.");
+    }
+  }
+
+  public boolean hasContrast() {
+    return contrast >= 0;
+  }
+
+  /**
+   * The CSV name of the measured quantity: {@code logprob} or {@code prob} of the target alone;
+   * {@code logit_diff} (also logprob with a contrast: the same number) or {@code prob_diff}.
+   */
+  public String column() {
+    if (!hasContrast()) {
+      return kind == Kind.PROB ? "prob" : "logprob";
+    }
+    return kind == Kind.PROB ? "prob_diff" : "logit_diff";
+  }
+
+  /** The metric at one position from the target's and the contrast's log-probabilities there. */
+  public double value(double logTarget, double logContrast) {
+    if (kind == Kind.PROB) {
+      return hasContrast() ? Math.exp(logTarget) - Math.exp(logContrast) : Math.exp(logTarget);
+    }
+    return hasContrast() ? logTarget - logContrast : logTarget;
+  }
+}
