@@ -38,9 +38,12 @@ public final class BertModel implements AutoCloseable {
   private final BertTextEncoder tokenizer;
   private final java.nio.file.Path configFile;
   private final Traces traces;
+  private final ModelFiles files;
+  private ModelFiles.Identity identity;
 
-  private BertModel(String name, Engine engine, BertTextEncoder tokenizer, java.nio.file.Path configFile) {
-    this.name = name;
+  private BertModel(ModelFiles files, Engine engine, BertTextEncoder tokenizer, java.nio.file.Path configFile) {
+    this.files = files;
+    this.name = files.name();
     this.engine = engine;
     this.tokenizer = tokenizer;
     this.configFile = configFile;
@@ -66,7 +69,7 @@ public final class BertModel implements AutoCloseable {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
-      return new BertModel(files.name(), engine, tokenizer, files.config());
+      return new BertModel(files, engine, tokenizer, files.config());
     } catch (RuntimeException e) {
       if (tokenizer != null) {
         tokenizer.close();
@@ -84,6 +87,18 @@ public final class BertModel implements AutoCloseable {
 
   public String name() {
     return name;
+  }
+
+  /**
+   * What this model is, whatever its folder is called: the SHA-256 of the files it was loaded from
+   * (hashed at the first call; the cache's manifest saves the hashing for cached models). Shards record
+   * it, so parts of two checkpoints both called {@code tiny-mlm} are never merged.
+   */
+  public synchronized ModelFiles.Identity identity() {
+    if (identity == null) {
+      identity = files.identity();
+    }
+    return identity;
   }
 
   public BertConfig config() {

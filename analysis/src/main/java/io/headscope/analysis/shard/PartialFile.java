@@ -29,16 +29,21 @@ import java.util.Map;
  * The partial result of one shard (format version 1): JSON lines, so that {@code head -1} says what a
  * file is. Line 1, the header:
  *
- * <pre>{"headscope_partial":1,"command":"classify","shard":"0/3","model":"bert-base-uncased",
+ * <pre>{"headscope_partial":2,"command":"classify","shard":"0/3","model":"bert-base-uncased",
+ *  "models":{"weights":"…","tokenizer":"…","config":"…"},
  *  "corpus":{"file":"corpus.txt","sha256":"…","bytes":123},"settings":{…}}</pre>
  *
  * then one JSON object per record (a head's exact sums, or one input's results: the command decides),
- * and last {@code {"end":true,"records":N}}, so a file cut short is refused rather than merged.
- * Everything that changes the result is in the header; merge refuses parts whose headers disagree.
+ * and last {@code {"end":true,"records":N,"sha256":"…"}} (the records' lines hashed), so a file cut short
+ * or edited is refused rather than merged. Everything that changes the result is in the header, the model
+ * by the SHA-256 of its files (its name says nothing: two folders called {@code tiny-mlm}, one folder
+ * retrained between shards); merge refuses parts whose headers disagree.
  */
 public final class PartialFile {
   public static final String MAGIC = "headscope_partial";
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
+  /** The most shards a corpus is split into (as {@code --shard} allows): a header saying more is damaged. */
+  public static final int MAX_SHARDS = 1_000_000;
 
   /** Doubles are written as Java's shortest round-trip text and read back to the same bits. */
   public static final ObjectMapper JSON = JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
@@ -51,7 +56,17 @@ public final class PartialFile {
   /**
    * @param settings every option that changes the numbers (mode, seed, ...), as text
    */
-  public record Header(String command, Shard shard, String model, CorpusId corpus, Map<String, String> settings) {}
+  public record Header(String command, Shard shard, String model, CorpusId corpus, Map<String, String> settings,
+      Map<String, String> models) {
+    public Header(String command, Shard shard, String model, CorpusId corpus, Map<String, String> settings) {
+      this(command, shard, model, corpus, settings, Map.of());
+    }
+
+    /** The same header naming the models by the SHA-256 of their files ({@code weights}, {@code with_weights}...). */
+    public Header withModels(Map<String, String> models) {
+      return new Header(command, shard, model, corpus, settings, new java.util.TreeMap<>(models));
+    }
+  }
 
   /** A part read back: its header and its records in file order. */
   public record Part(Path path, Header header, List<JsonNode> records) {}
@@ -85,7 +100,12 @@ public final class PartialFile {
    * A shard's result to write: its header, its records, and what it holds in a few words for the
    * command's progress line (e.g. "12 inputs swept").
    */
-  public record Contents(Header header, List<?> records, String summary) {}
+  public record Contents(Header header, List<?> records, String summary) {
+    /** The same part naming its models by their files' SHA-256 (see {@link Header#withModels}). */
+    public Contents withModels(Map<String, String> models) {
+      return new Contents(header.withModels(models), records, summary);
+    }
+  }
 
   /** The bytes of a part (the caller writes them atomically, or to stdout): header, records, end line. */
   public static SafeFiles.Content content(Contents part) {
@@ -98,17 +118,22 @@ public final class PartialFile {
       head.put("command", h.command());
       head.put("shard", h.shard().toString());
       head.put("model", h.model());
+      head.put("models", new java.util.TreeMap<>(h.models()));
       head.put("corpus", h.corpus());
       head.put("settings", h.settings());
       w.write(JSON.writeValueAsString(head));
       w.write('\n');
+      MessageDigest sha = sha256();
       for (Object r : records) {
-        w.write(JSON.writeValueAsString(r));
+        String line = JSON.writeValueAsString(r);
+        sha.update((line + "\n").getBytes(StandardCharsets.UTF_8));
+        w.write(line);
         w.write('\n');
       }
       Map<String, Object> end = new LinkedHashMap<>(); // Map.of's order changes from run to run
       end.put("end", true);
       end.put("records", records.size());
+      end.put("sha256", HexFormat.of().formatHex(sha.digest()));
       w.write(JSON.writeValueAsString(end));
       w.write('\n');
       w.flush();
@@ -132,6 +157,7 @@ public final class PartialFile {
       }
       Header h = header(file, head);
       List<JsonNode> records = new ArrayList<>();
+      MessageDigest sha = sha256();
       for (String line; (line = r.readLine()) != null; ) {
         JsonNode n = parse(line);
         if (n == null) {
@@ -141,8 +167,14 @@ public final class PartialFile {
           if (n.path("records").asInt(-1) != records.size() || r.readLine() != null) {
             throw new HeadScopeException(file + " is damaged (its end line does not match its records).");
           }
+          if (!HexFormat.of().formatHex(sha.digest()).equals(n.path("sha256").asText())) {
+            throw new HeadScopeException(file + " is damaged (its records do not match their SHA-256 on the end line: "
+                + "a record was changed, moved or deleted since the shard wrote it); run shard " + h.shard()
+                + " again.");
+          }
           return new Part(file, h, records);
         }
+        sha.update((line + "\n").getBytes(StandardCharsets.UTF_8));
         records.add(n);
       }
       throw new HeadScopeException(file + " is incomplete (it has no end line): run shard " + h.shard() + " again.");
@@ -168,6 +200,15 @@ public final class PartialFile {
     try {
       String[] kn = head.path("shard").asText().split("/");
       Shard shard = new Shard(Integer.parseInt(kn[0]), Integer.parseInt(kn[1]));
+      if (shard.count() > MAX_SHARDS) {
+        throw new HeadScopeException(file + " says it is shard " + shard + ", but --shard splits a corpus into at "
+            + "most " + MAX_SHARDS + " parts: it is damaged.");
+      }
+      Map<String, String> models = new java.util.TreeMap<>();
+      head.path("models").fields().forEachRemaining(e -> models.put(e.getKey(), e.getValue().asText()));
+      if (models.isEmpty()) {
+        throw new IllegalArgumentException("no model identity");
+      }
       JsonNode c = head.path("corpus");
       Map<String, String> settings = new LinkedHashMap<>();
       head.path("settings").fields().forEachRemaining(e -> settings.put(e.getKey(), e.getValue().asText()));
@@ -176,7 +217,10 @@ public final class PartialFile {
         throw new IllegalArgumentException("no command or corpus");
       }
       return new Header(command, shard, head.path("model").asText(),
-          new CorpusId(c.path("file").asText(), c.path("sha256").asText(), c.path("bytes").asLong()), settings);
+          new CorpusId(c.path("file").asText(), c.path("sha256").asText(), c.path("bytes").asLong()), settings,
+          models);
+    } catch (HeadScopeException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new HeadScopeException(file + " is damaged (its header line is incomplete).", e);
     }
@@ -190,7 +234,8 @@ public final class PartialFile {
     List<Part> parts = files.stream().map(PartialFile::read).toList();
     Part first = parts.get(0);
     Header a = first.header();
-    Part[] byIndex = new Part[a.shard().count()];
+    // by index, not an array of N: a part claiming a huge N must be answered, not run out of memory
+    java.util.TreeMap<Integer, Part> byIndex = new java.util.TreeMap<>();
     for (Part p : parts) {
       Header b = p.header();
       String pair = first.path() + " and " + p.path();
@@ -201,6 +246,10 @@ public final class PartialFile {
       if (!b.model().equals(a.model())) {
         throw new HeadScopeException(pair + " were run with different models (" + a.model() + ", " + b.model()
             + "): merge the parts of one run.");
+      }
+      if (!b.models().equals(a.models())) {
+        throw new HeadScopeException(pair + " were run with different checkpoints of " + a.model() + " (the SHA-256 "
+            + "of their files differ: " + differing(a.models(), b.models()) + "): merge the parts of one run.");
       }
       if (!b.corpus().sha256().equals(a.corpus().sha256())) {
         throw new HeadScopeException(pair + " come from different corpora (" + a.corpus().file() + " sha256 "
@@ -215,24 +264,48 @@ public final class PartialFile {
         throw new HeadScopeException(pair + " split the corpus differently (shard " + a.shard() + ", shard "
             + b.shard() + "): merge the parts of one run.");
       }
-      Part seen = byIndex[b.shard().index()];
+      Part seen = byIndex.get(b.shard().index());
       if (seen != null) {
         throw new HeadScopeException(seen.path() + " and " + p.path() + " are both shard " + b.shard()
             + ": give each shard once.");
       }
-      byIndex[b.shard().index()] = p;
+      byIndex.put(b.shard().index(), p);
     }
-    List<String> missing = new ArrayList<>();
-    for (int k = 0; k < byIndex.length; k++) {
-      if (byIndex[k] == null) {
-        missing.add(k + "/" + byIndex.length);
+    int n = a.shard().count();
+    int absent = n - byIndex.size();
+    if (absent > 0) {
+      List<String> missing = new ArrayList<>();
+      for (int k = 0; k < n && missing.size() < 10; k++) {
+        if (!byIndex.containsKey(k)) {
+          missing.add(k + "/" + n);
+        }
+      }
+      throw new HeadScopeException("Shard" + (absent == 1 ? " " : "s ") + String.join(", ", missing)
+          + (absent > missing.size() ? ", … (" + absent + " in all)" : "")
+          + (absent == 1 ? " is" : " are") + " missing: merge needs all " + n + " parts.");
+    }
+    return List.copyOf(byIndex.values());
+  }
+
+  /** Which of the model files' hashes differ, for the message: {@code weights abc123… vs def456…}. */
+  private static String differing(Map<String, String> a, Map<String, String> b) {
+    List<String> out = new ArrayList<>();
+    for (String k : new java.util.TreeSet<>(a.keySet())) {
+      String x = a.get(k);
+      String y = b.getOrDefault(k, "");
+      if (!x.equals(y)) {
+        out.add(k + " " + x.substring(0, Math.min(12, x.length())) + "… vs " + y.substring(0, Math.min(12, y.length()))
+            + "…");
       }
     }
-    if (!missing.isEmpty()) {
-      throw new HeadScopeException("Shard" + (missing.size() == 1 ? " " : "s ") + String.join(", ",
-          missing.subList(0, Math.min(10, missing.size()))) + (missing.size() > 10 ? ", …" : "")
-          + (missing.size() == 1 ? " is" : " are") + " missing: merge needs all " + byIndex.length + " parts.");
+    return String.join(", ", out);
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e); // every JDK has SHA-256
     }
-    return List.of(byIndex);
   }
 }

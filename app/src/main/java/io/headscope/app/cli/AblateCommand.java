@@ -106,7 +106,7 @@ final class AblateCommand implements Callable<Integer> {
         if (sharding.given()) {
           List<AblationResult> each = new AblationSweep(bert, perBatch).runEach(encoded, options, progress,
               cancel::requested);
-          PartialOutput.write(output, SweepPartial.ablationPart(shard, bert.name(), id, settings(), inputs.lines, each));
+          PartialOutput.write(output, SweepPartial.ablationPart(shard, bert.name(), id, settings(), inputs.lines, each), bert);
           return 0;
         }
         r = new AblationSweep(bert, perBatch).run(encoded, options, progress, cancel::requested);
@@ -153,7 +153,7 @@ final class AblateCommand implements Callable<Integer> {
           settings.put("layers", String.valueOf(layers));
           settings.put("classes", String.valueOf(labelled.labels().size()));
           PartialOutput.write(output, SweepPartial.taskAblationPart(shard, bert.name(), id, settings, labelled.lines(),
-              sweep.runEach(labelled.inputs(), labelled.gold(), options, progress, cancel::requested)));
+              sweep.runEach(labelled.inputs(), labelled.gold(), options, progress, cancel::requested)), bert);
           return 0;
         }
         r = sweep.run(labelled.inputs(), labelled.gold(), options, progress, cancel::requested);

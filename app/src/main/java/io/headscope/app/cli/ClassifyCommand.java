@@ -70,7 +70,7 @@ final class ClassifyCommand implements Callable<Integer> {
         r = analysis.truncatingLongInputs().run(Corpus.of(text, pair), progress, () -> false);
       } else if (sharding.given()) {
         PartialOutput.write(output, CorpusPartial.part("classify", shard, id, batching.batch, method,
-            analysis.sums(lines, shard, progress, () -> false)));
+            analysis.sums(lines, shard, progress, () -> false)), bert);
         return 0;
       } else {
         r = analysis.run(lines, progress, () -> false);

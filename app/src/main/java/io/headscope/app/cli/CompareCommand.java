@@ -81,7 +81,7 @@ final class CompareCommand implements Callable<Integer> {
           r = comparison.truncatingLongInputs().run(Corpus.of(text, pair), progress, cancel::requested);
         } else if (sharding.given()) {
           PartialOutput.write(output, ComparePartial.part(shard, id, batching.batch, method,
-              comparison.sums(lines, shard, progress, cancel::requested)));
+              comparison.sums(lines, shard, progress, cancel::requested)), a, b);
           return 0;
         } else {
           r = comparison.run(lines, progress, cancel::requested);

@@ -74,7 +74,7 @@ final class CorefCommand implements Callable<Integer> {
       }
       if (sharding.given()) {
         PartialOutput.write(out, force, TreebankPartial.corefPart(shard, bert.name(), id, java.util.Map.of("window",
-            String.valueOf(window)), tb, r));
+            String.valueOf(window)), tb, r), bert);
         return 0;
       }
       finish(r, tb.skipped(), out, force);

@@ -80,7 +80,7 @@ final class FavorCommand implements Callable<Integer> {
       try (ProgressDisplay progress = ProgressDisplay.start("favor")) {
         if (sharding.given()) {
           PartialOutput.write(output, SweepPartial.favorPart(shard, bert.name(), id, options, inputs.lines,
-              FavorAnalysis.each(bert, encoded, options, progress, cancel::requested)));
+              FavorAnalysis.each(bert, encoded, options, progress, cancel::requested)), bert);
           return 0;
         }
         r = FavorAnalysis.run(bert, encoded, options, progress, cancel::requested);

@@ -76,7 +76,7 @@ final class ImportanceCommand implements Callable<Integer> {
           java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
           settings.put("seed", String.valueOf(inputs.seed));
           settings.put("sweep", String.valueOf(!noSweep));
-          PartialOutput.write(output, SweepPartial.importancePart(shard, bert.name(), id, settings, inputs.lines, g, each));
+          PartialOutput.write(output, SweepPartial.importancePart(shard, bert.name(), id, settings, inputs.lines, g, each), bert);
           return 0;
         }
         imp = new HeadImportance(bert).run(encoded, inputs.seed, progress.part(0, noSweep ? 1 : 0.15),
@@ -126,7 +126,7 @@ final class ImportanceCommand implements Callable<Integer> {
         settings.put("sweep", String.valueOf(!noSweep));
         settings.put("classes", String.valueOf(labelled.labels().size()));
         PartialOutput.write(output, SweepPartial.taskImportancePart(shard, bert.name(), id, settings, labelled.lines(), gradients,
-            outcomes));
+            outcomes), bert);
         return 0;
       }
       finishTask(HeadImportance.mean(gradients), outcomes == null ? null

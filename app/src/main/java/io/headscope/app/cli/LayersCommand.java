@@ -43,7 +43,7 @@ final class LayersCommand implements Callable<Integer> {
       try (ProgressDisplay progress = ProgressDisplay.start("layers")) {
         if (sharding.given()) {
           PartialOutput.write(output, SweepPartial.layersPart(shard, bert.name(), id, java.util.Map.of("seed", String.valueOf(inputs.seed)),
-              inputs.lines, LayerCompatibility.each(bert, encoded, inputs.seed, progress, cancel::requested)));
+              inputs.lines, LayerCompatibility.each(bert, encoded, inputs.seed, progress, cancel::requested)), bert);
           return 0;
         }
         c = LayerCompatibility.run(bert, encoded, inputs.seed, progress, cancel::requested);

@@ -114,7 +114,7 @@ final class SyntaxCommand implements Callable<Integer> {
         java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
         settings.put("max-sentences", String.valueOf(maxSentences));
         settings.put("universal", String.valueOf(universal));
-        PartialOutput.write(out, force, TreebankPartial.syntaxPart(shard, bert.name(), id, settings, tb, r));
+        PartialOutput.write(out, force, TreebankPartial.syntaxPart(shard, bert.name(), id, settings, tb, r), bert);
         return 0;
       }
       List<ProbeResult> probed = results;

@@ -44,7 +44,7 @@ final class TokenTypesCommand implements Callable<Integer> {
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
       if (sharding.given()) {
         PartialOutput.write(output, CorpusPartial.part("token-types", shard, id, batching.batch,
-            analysis.sums(lines, shard, progress, () -> false)));
+            analysis.sums(lines, shard, progress, () -> false)), bert);
         return 0;
       }
       finish(analysis.run(lines, progress, () -> false), output);

@@ -96,7 +96,7 @@ class ShardMergeTest {
       assertThat(Files.readString(work.resolve("merged.csv.json"))).isEqualTo(Files.readString(work.resolve("single.csv.json")));
     }
     assertThat(Files.readAllLines(work.resolve("part-1.jsonl")).get(0))
-        .startsWith("{\"headscope_partial\":1,\"command\":\"" + command + "\",\"shard\":\"1/3\"");
+        .startsWith("{\"headscope_partial\":2,\"command\":\"" + command + "\",\"shard\":\"1/3\"");
   }
 
   @ParameterizedTest
