@@ -142,11 +142,7 @@ public final class ScreenshotTour {
   @SuppressWarnings("unchecked")
   private static void headMap(Path out, int w, int h) throws Exception {
     fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-head-map".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("head-map");
       view.viewModel().select(new Head(8, 10));
       ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
       return null;
@@ -154,8 +150,8 @@ public final class ScreenshotTour {
     headMapDrawn();
     shot(out, "08-head-map-current-input", w, h);
     fx(() -> {
-      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.corpus.CorpusSource>) view.lookup("#head-map-source");
-      choice.setValue(io.headscope.app.gui.corpus.CorpusSource.shipped("english-pairs.txt"));
+      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.screen.CorpusSource>) view.lookup("#head-map-source");
+      choice.setValue(io.headscope.app.gui.screen.CorpusSource.shipped("english-pairs.txt"));
       ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
       return null;
     });
@@ -184,11 +180,7 @@ public final class ScreenshotTour {
     idle();
     shot(out, "10-words-switch", w, h);
     io.headscope.app.gui.linguistics.LinguisticsView ling = fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-linguistics".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("linguistics");
       var v = (io.headscope.app.gui.linguistics.LinguisticsView) view.lookup("#linguistics-view");
       v.open(treebank);
       return v;
@@ -218,11 +210,7 @@ public final class ScreenshotTour {
   private static void favor(Path out, int w, int h) throws Exception {
     long start = System.nanoTime();
     fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-favor".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("favor");
       ((javafx.scene.control.Button) view.lookup("#favor-run")).fire();
       return null;
     });

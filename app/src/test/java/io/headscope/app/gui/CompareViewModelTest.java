@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.headscope.analysis.compare.ComparisonResult;
 import io.headscope.app.cli.HeadScopeCli;
 import io.headscope.app.gui.compare.CompareViewModel;
-import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.Head;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.app.cli.HeadScopeCli;
-import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.exec.Worker;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.favor.FavorView;
-import io.headscope.app.gui.main.FileAsker;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;

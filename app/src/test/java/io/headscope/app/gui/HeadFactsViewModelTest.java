@@ -7,7 +7,7 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.app.gui.exec.DirectWorker;
-import io.headscope.app.gui.facts.HeadFactsViewModel;
+import io.headscope.app.gui.main.facts.HeadFactsViewModel;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.analysis.flow.StitchedPredictions;
 import io.headscope.app.cli.HeadScopeCli;
-import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.layers.LayersViewModel;
 import io.headscope.app.gui.main.MainViewModel;

@@ -139,6 +139,102 @@ public final class BackgroundJob {
     return true;
   }
 
+  /**
+   * A job stated fluently (JabRef's BackgroundTask): what it computes, then what each ending says.
+   * Nothing runs before {@link Task#start()}.
+   *
+   * @param startStatus the status line at once
+   */
+  public <T> Task<T> task(String startStatus, Worker.Work<T> work) {
+    return new Task<>(startStatus, work);
+  }
+
+  /**
+   * Cancels the running job and then runs {@code reset} whenever one of the inputs changes (the model,
+   * the input text): a result of the old input is never shown beside the new one.
+   */
+  public void cancelWhenChanged(Runnable reset, javafx.beans.Observable... inputs) {
+    for (javafx.beans.Observable in : inputs) {
+      in.addListener(o -> {
+        cancel();
+        reset.run();
+      });
+    }
+  }
+
+  /** One job's statement: its work and the status line of each ending; {@link #start()} submits it. */
+  public final class Task<T> {
+    private final String startStatus;
+    private final Worker.Work<T> work;
+    private double startProgress = -1;
+    private boolean messages;
+    private Runnable onProgress = () -> { };
+    private java.util.function.Function<T, String> done = r -> "";
+    private java.util.function.Function<Throwable, String> failed = e -> "";
+    private String cancelled = "Cancelled; nothing changed.";
+
+    private Task(String startStatus, Worker.Work<T> work) {
+      this.startStatus = startStatus;
+      this.work = work;
+    }
+
+    /** The progress shown at once (-1, the default: of unknown length). */
+    public Task<T> progress(double start) {
+      startProgress = start;
+      return this;
+    }
+
+    /** The work's progress messages replace the status line while it runs. */
+    public Task<T> messages() {
+      messages = true;
+      return this;
+    }
+
+    /** Runs on the UI thread after each progress report (a screen draws partial results there). */
+    public Task<T> onProgress(Runnable r) {
+      onProgress = r;
+      return this;
+    }
+
+    /** Keeps the result and returns the status line after success. */
+    public Task<T> onSuccess(java.util.function.Function<T, String> r) {
+      done = r;
+      return this;
+    }
+
+    /** The status line after a failure; the error itself goes to the job's error handler. */
+    public Task<T> onFailure(java.util.function.Function<Throwable, String> r) {
+      failed = r;
+      return this;
+    }
+
+    /** The status line after Cancel (by default: nothing changed). */
+    public Task<T> onCancel(String status) {
+      cancelled = status;
+      return this;
+    }
+
+    /** @return whether it started (not when another job of this runner is still running) */
+    public boolean start() {
+      return BackgroundJob.this.start(startStatus, startProgress, messages, work, new Outcome<T>() {
+        @Override
+        public String done(T result) {
+          return done.apply(result);
+        }
+
+        @Override
+        public String failed(Throwable error) {
+          return failed.apply(error);
+        }
+
+        @Override
+        public String cancelled() {
+          return cancelled;
+        }
+      }, onProgress);
+    }
+  }
+
   /** Asks the running job to stop; it ends as cancelled at its next check, changing nothing. */
   public void cancel() {
     if (running.get()) {

@@ -1,7 +1,11 @@
 package io.headscope.app.gui.favor;
 
+import java.util.List;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.favor.RandomFeatures;
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
@@ -32,6 +36,20 @@ import javafx.util.StringConverter;
  * heatmap here) with its error-versus-m curve for ORF and iid features.
  */
 public final class FavorView extends VBox {
+  /** The screen: FAVOR+ (its menu entry runs it), the map errors CSV and the figure. */
+  public static Screen screen(ScreenContext context) {
+    FavorViewModel vm = new FavorViewModel(context.session());
+    FavorView view = new FavorView(vm);
+    Runnable csv = () -> context.dialogs().export("FAVOR+ CSV", "csv", "favor.csv", vm::csv,
+        FavorViewModel::writeCsv);
+    view.setOnExportCsv(csv);
+    return new Screen(view, List.of(
+        new ExportItem("export-favor", "FAVOR+ map errors CSV (linear attention)…", csv,
+            vm.computedProperty().isNull()),
+        new ExportItem("export-favor-figure", "FAVOR+ map errors as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("favor", vm::figure), vm.computedProperty().isNull())), vm::run);
+  }
+
   private static final double LEFT = 30;
   private static final double TOP = 18;
   private static final double CELL = 24;

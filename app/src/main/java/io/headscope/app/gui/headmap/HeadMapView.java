@@ -1,10 +1,14 @@
 package io.headscope.app.gui.headmap;
 
+import java.util.List;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.corpus.CorpusSource;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.app.render.figure.HeadMapFigure;
 import io.headscope.model.Head;
@@ -26,9 +30,20 @@ import javafx.scene.layout.VBox;
  * and the distances CSV).
  */
 public final class HeadMapView extends VBox {
+  /** The screen: the head map, the distances CSV and the figure. */
+  public static Screen screen(ScreenContext context) {
+    HeadMapViewModel vm = new HeadMapViewModel(context.session(), context.scores());
+    HeadMapView view = new HeadMapView(vm, context);
+    return new Screen(view, List.of(
+        new ExportItem("export-head-distances", "Head distances CSV (head map)…", view::exportCsv,
+            vm.resultProperty().isNull()),
+        new ExportItem("export-head-map-figure", "Head map as figure (PNG 300 dpi or SVG)…", view::exportFigure,
+            vm.resultProperty().isNull())));
+  }
+
   private final HeadMapViewModel vm;
-  private final MainView main;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
+  private final ScreenContext context;
+  @FXML private SourcePicker sources;
   @FXML private Button drawButton;
   @FXML private Button cancelButton;
   @FXML private ProgressBar progressBar;
@@ -39,67 +54,35 @@ public final class HeadMapView extends VBox {
   @FXML private HeadMapCanvas canvas;
   @FXML private Label hover;
 
-  public HeadMapView(HeadMapViewModel vm, MainView main) {
+  public HeadMapView(HeadMapViewModel vm, ScreenContext context) {
     this.vm = vm;
-    this.main = main;
+    this.context = context;
     ViewLoader.load(this);
     canvas.onHead(vm::select, h -> hover.setText(vm.describe(h)));
-    sourceChoice.getItems().add(HeadMapViewModel.CURRENT_INPUT);
-    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    drawButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    sources.bind(context, vm.sourceProperty(), List.of(HeadMapViewModel.CURRENT_INPUT));
+    RunControls.bind(vm, vm::draw, context.session().modelProperty().isNull(), drawButton, cancelButton, progressBar,
+        statusLabel);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }
-    results.visibleProperty().bind(vm.mapProperty().isNotNull());
-    vm.mapProperty().addListener((o, a, b) -> refresh());
+    results.visibleProperty().bind(vm.resultProperty().isNotNull());
+    vm.resultProperty().addListener((o, a, b) -> refresh());
     vm.scores().addListener((ListChangeListener<Object>) c -> refresh());
     vm.selectedProperty().addListener((o, a, b) -> canvas.select(b));
     scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
   }
 
-  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
-  public void offer(CorpusSource s) {
-    if (s != null && !sourceChoice.getItems().contains(s)) {
-      sourceChoice.getItems().add(s);
-    }
-  }
-
-  @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      offer(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void draw() {
-    vm.draw();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** The map as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("head-map", () -> {
-      HeadMap m = vm.mapProperty().get();
+    context.dialogs().exportFigure("head-map", () -> {
+      HeadMap m = vm.resultProperty().get();
       if (m == null) {
         throw new HeadScopeException("Draw the map first.");
       }
-      String a = main.viewModel().textAProperty().get();
-      String b = main.viewModel().textBProperty().get();
+      String[] text = context.session().inputText();
+      String a = text[0];
+      String b = text[1];
       return HeadMapFigure.of(m, vm::category, b == null || b.isBlank() ? a : a + " ‖ " + b);
     });
   }
@@ -107,7 +90,7 @@ public final class HeadMapView extends VBox {
   /** Asks for a file and writes the distances CSV (the CLI's {@code head-distances} file). */
   @FXML
   public void exportCsv() {
-    main.export("head distances CSV", "csv", "distances.csv", vm.mapProperty()::get, HeadMapViewModel::writeCsv);
+    context.dialogs().export("head distances CSV", "csv", "distances.csv", vm.resultProperty()::get, HeadMapViewModel::writeCsv);
   }
 
   private void refresh() {
@@ -116,7 +99,7 @@ public final class HeadMapView extends VBox {
     // square, as large as the pane allows with the heading, the key, the read-out and the export
     // buttons (about 110 px) still in view
     double size = Math.max(240, Math.min(w - 8, h - 110));
-    canvas.show(vm.mapProperty().get(), vm::category, vm.selectedProperty().get(), size);
+    canvas.show(vm.resultProperty().get(), vm::category, vm.selectedProperty().get(), size);
   }
 
   /** For tests: where a head's point is drawn, in the scene's coordinates. */

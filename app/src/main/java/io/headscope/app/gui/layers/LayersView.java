@@ -1,9 +1,12 @@
 package io.headscope.app.gui.layers;
 
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.flow.StitchedPredictions;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.corpus.CorpusSource;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,12 +32,22 @@ import javafx.scene.text.TextAlignment;
  * the intact diagonal framed, the read-out under the pointer, and a clicked cell's predictions.
  */
 public final class LayersView extends VBox {
+  /** The screen: layer compatibility, its CSV and the figure. */
+  public static Screen screen(ScreenContext context) {
+    LayersViewModel vm = new LayersViewModel(context.session());
+    LayersView view = new LayersView(vm, context);
+    return new Screen(view, List.of(
+        new ExportItem("export-layers", "Layer compatibility CSV…", view::exportCsv, vm.resultProperty().isNull()),
+        new ExportItem("export-layers-figure", "Layer compatibility as figure (PNG 300 dpi or SVG)…",
+            view::exportFigure, vm.resultProperty().isNull())));
+  }
+
   private static final double LEFT = 96;
   private static final double TOP = 20;
   private final LayersViewModel vm;
-  private final MainView main;
+  private final ScreenContext context;
   private double cell = 30;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
+  @FXML private SourcePicker sources;
   @FXML private Button runButton;
   @FXML private Button cancelButton;
   @FXML private ProgressBar progressBar;
@@ -46,19 +59,13 @@ public final class LayersView extends VBox {
   @FXML private Label cellStatus;
   @FXML private VBox predictionsBox;
 
-  public LayersView(LayersViewModel vm, MainView main) {
+  public LayersView(LayersViewModel vm, ScreenContext context) {
     this.vm = vm;
-    this.main = main;
+    this.context = context;
     ViewLoader.load(this);
-    sourceChoice.getItems().add(LayersViewModel.CURRENT_INPUT);
-    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    sources.bind(context, vm.sourceProperty(), List.of(LayersViewModel.CURRENT_INPUT));
+    RunControls.bind(vm, vm::run, context.session().modelProperty().isNull(), runButton, cancelButton, progressBar,
+        statusLabel);
     cellStatus.textProperty().bind(vm.cellStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> redraw());
@@ -83,43 +90,16 @@ public final class LayersView extends VBox {
     });
   }
 
-  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
-  public void offer(CorpusSource s) {
-    if (s != null && !sourceChoice.getItems().contains(s)) {
-      sourceChoice.getItems().add(s);
-    }
-  }
-
-  @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      offer(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes {@code compat.csv} (the bytes of {@code headscope layers}). */
   @FXML
   public void exportCsv() {
-    main.export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get, LayersViewModel::writeCsv);
+    context.dialogs().export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get, LayersViewModel::writeCsv);
   }
 
   /** The matrix as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("layers", vm::figure);
+    context.dialogs().exportFigure("layers", vm::figure);
   }
 
   /** {from, to} under a point (to 1-based), or null outside the matrix. */

@@ -5,8 +5,9 @@ import io.headscope.analysis.corpus.CorpusInput;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.analysis.flow.LayerCompatibilityCsv;
 import io.headscope.analysis.flow.StitchedPredictions;
-import io.headscope.app.gui.corpus.CorpusSource;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
@@ -35,44 +36,37 @@ import javafx.beans.property.SimpleObjectProperty;
  * beside the intact one ({@link StitchedPredictions}, on the first input the matrix was computed on).
  * Seed 0 for inputs without a {@code [MASK]}, as {@code headscope layers} by default.
  */
-public final class LayersViewModel {
+public final class LayersViewModel extends ScreenModel<LayerCompatibility> {
   /** The choice that means "the input typed above", not a corpus. */
   public static final CorpusSource CURRENT_INPUT = new CorpusSource("current input", null, null);
   /** The CLI's default {@code --seed}. */
   static final long SEED = 0;
   static final int TOP_K = 5;
 
-  private final Session session;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CURRENT_INPUT);
-  private final ReadOnlyObjectWrapper<LayerCompatibility> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<StitchedPredictions> predictions = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyStringWrapper about = new ReadOnlyStringWrapper("");
-  private final BackgroundJob job;
   private final BackgroundJob cellJob;
   /** The first input of the shown matrix: the one a click's predictions are read on. */
   private Encoding example;
   private int exampleCount;
 
   public LayersViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Feed the hidden state after layer i into layer j and measure the masked-LM prediction: press Run.");
     this.cellJob = new BackgroundJob(session.worker(), session::fail, "");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      predictions.set(null);
-      example = null;
-    });
+  }
+
+  @Override
+  protected void clear() {
+    super.clear();
+    predictions.set(null);
+    example = null;
   }
 
   /** The current input ({@link #CURRENT_INPUT}) or a corpus. */
   public ObjectProperty<CorpusSource> sourceProperty() {
     return source;
-  }
-
-  public ReadOnlyObjectProperty<LayerCompatibility> resultProperty() {
-    return result.getReadOnlyProperty();
   }
 
   /** The clicked cell's predictions, or null. */
@@ -83,18 +77,6 @@ public final class LayersViewModel {
   /** What the shown matrix was computed on. */
   public ReadOnlyStringProperty aboutProperty() {
     return about.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** The status of a clicked cell's predictions (computing, or what they are). */
@@ -166,10 +148,6 @@ public final class LayersViewModel {
         return "Cancelled; the matrix did not change.";
       }
     };
-  }
-
-  public void cancel() {
-    job.cancel();
   }
 
   /** The number of hidden states fed in (rows: i = 0..L), 0 before a run. */

@@ -1,8 +1,11 @@
 package io.headscope.app.gui.linguistics;
 
+import java.util.List;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.linguistics.DependencyHeads;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.model.Head;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -25,8 +28,19 @@ import javafx.scene.layout.VBox;
  * renderer).
  */
 public final class LinguisticsView extends VBox {
+  /** The screen: relations and coreference over a treebank, its CSVs and the grid figure. */
+  public static Screen screen(ScreenContext context) {
+    LinguisticsViewModel vm = new LinguisticsViewModel(context.session());
+    LinguisticsView view = new LinguisticsView(vm, context);
+    return new Screen(view, List.of(
+        new ExportItem("export-linguistics-csv", "Linguistics CSVs (relations, best heads, coreference)…",
+            view::exportCsv, vm.resultProperty().isNull()),
+        new ExportItem("export-linguistics-figure", "Linguistics grid as figure (PNG 300 dpi or SVG)…",
+            view::exportFigure, vm.resultProperty().isNull())));
+  }
+
   private final LinguisticsViewModel vm;
-  private final MainView main;
+  private final ScreenContext context;
   @FXML private Button openButton;
   @FXML private CheckBox universalBox;
   @FXML private Button cancelButton;
@@ -44,11 +58,11 @@ public final class LinguisticsView extends VBox {
   @FXML private SentenceMap sentenceMap;
   private Head opened;
 
-  public LinguisticsView(LinguisticsViewModel vm, MainView main) {
+  public LinguisticsView(LinguisticsViewModel vm, ScreenContext context) {
     this.vm = vm;
-    this.main = main;
+    this.context = context;
     ViewLoader.load(this);
-    openButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
+    openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
     cancelButton.disableProperty().bind(vm.runningProperty().not());
     progressBar.progressProperty().bind(vm.progressProperty());
@@ -96,7 +110,7 @@ public final class LinguisticsView extends VBox {
 
   @FXML
   private void openFile() {
-    Path p = main.files().openFile("A CoNLL-U treebank (UTF-8; Universal Dependencies, CorefUD)");
+    Path p = context.dialogs().openFile("A CoNLL-U treebank (UTF-8; Universal Dependencies, CorefUD)");
     if (p != null) {
       vm.open(p);
     }
@@ -140,14 +154,14 @@ public final class LinguisticsView extends VBox {
   /** Asks for a file name and writes relations.csv, -best and (with coreference) -coref, -coref-baselines. */
   @FXML
   public void exportCsv() {
-    main.export("linguistics CSVs", "csv", "relations.csv", vm.resultProperty()::get,
+    context.dialogs().export("linguistics CSVs", "csv", "relations.csv", vm.resultProperty()::get,
         LinguisticsViewModel::writeCsvs);
   }
 
   /** The accuracy grid as a PNG (300 dpi) or SVG figure. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("linguistics", vm::figure);
+    context.dialogs().exportFigure("linguistics", vm::figure);
   }
 
   private void refresh() {

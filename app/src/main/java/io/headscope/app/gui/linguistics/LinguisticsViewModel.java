@@ -8,6 +8,7 @@ import io.headscope.analysis.linguistics.LinguisticsRun;
 import io.headscope.analysis.linguistics.Sentence;
 import io.headscope.analysis.linguistics.SyntaxCsv;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
 import io.headscope.model.Head;
@@ -36,12 +37,9 @@ import javafx.collections.ObservableList;
  * head on one sentence of the file with its gold arcs. A file that cannot be used leaves the previous
  * result as it was and says why in the status line.
  */
-public final class LinguisticsViewModel {
-  private final Session session;
-  private final BackgroundJob job;
+public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Result> {
   private final BackgroundJob sentenceJob;
   private final BooleanProperty universal = new SimpleBooleanProperty(false);
-  private final ReadOnlyObjectWrapper<LinguisticsRun.Result> result = new ReadOnlyObjectWrapper<>();
   private final ObservableList<RelationChoice> relations = FXCollections.observableArrayList();
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
@@ -49,31 +47,26 @@ public final class LinguisticsViewModel {
   private int sentenceIndex = -1;
 
   public LinguisticsViewModel(Session session) {
-    this.session = session;
+    super(session,
+        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.", e -> { });
     // the status line says what went wrong, in one line; no dialog, nothing else changes
-    this.job = new BackgroundJob(session.worker(), e -> { },
-        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.");
     this.sentenceJob = new BackgroundJob(session.worker(), e -> { }, "");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      relations.clear();
-      sentence.set(null);
-    });
     chosen.addListener((o, a, b) -> {
       if (openHead != null && b != null) {
         open(openHead);
       }
     });
   }
+  @Override
+  protected void clear() {
+    super.clear();
+    relations.clear();
+    sentence.set(null);
+  }
 
   /** Collapse relation subtypes ({@code nmod:poss} to {@code nmod}) in the next run. */
   public BooleanProperty universalProperty() {
     return universal;
-  }
-
-  public ReadOnlyObjectProperty<LinguisticsRun.Result> resultProperty() {
-    return result.getReadOnlyProperty();
   }
 
   /** {@code all} first, then the relations by count, then coreference when the file has mentions. */
@@ -88,18 +81,6 @@ public final class LinguisticsViewModel {
   /** The head opened on a sentence, or null. */
   public ReadOnlyObjectProperty<HeadOnSentence> sentenceProperty() {
     return sentence.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** What the sentence panel says (which sentence, how many arcs the head gets right), or why it failed. */
@@ -136,10 +117,6 @@ public final class LinguisticsViewModel {
             return "Cancelled; nothing changed.";
           }
         });
-  }
-
-  public void cancel() {
-    job.cancel();
   }
 
   private void show(LinguisticsRun.Result r) {

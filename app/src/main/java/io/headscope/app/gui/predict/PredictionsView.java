@@ -1,6 +1,6 @@
 package io.headscope.app.gui.predict;
 
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import io.headscope.model.ablation.TargetMetric;

@@ -1,7 +1,10 @@
 package io.headscope.app.gui.prune;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import java.util.List;
+import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.model.ablation.Pruning;
 import java.nio.file.Path;
 import javafx.fxml.FXML;
@@ -15,8 +18,13 @@ import javafx.scene.layout.VBox;
 
 /** Pruning curves: importance and random order in one line chart of the metric against the share pruned. */
 public final class PruneView extends VBox {
+  /** The screen: both pruning curves; each exports from its own button. */
+  public static Screen screen(ScreenContext context) {
+    return new Screen(new PruneView(new PruneViewModel(context.session()), context), List.of());
+  }
+
   private final PruneViewModel vm;
-  private final MainView main;
+  private final ScreenContext context;
   @FXML private Label fileLabel;
   @FXML private Button runButton;
   @FXML private Button cancelButton;
@@ -27,18 +35,13 @@ public final class PruneView extends VBox {
   @FXML private Button exportImportance;
   @FXML private Button exportRandom;
 
-  public PruneView(PruneViewModel vm, MainView main) {
+  public PruneView(PruneViewModel vm, ScreenContext context) {
     this.vm = vm;
-    this.main = main;
+    this.context = context;
     ViewLoader.load(this);
     fileLabel.textProperty().bind(vm.corpusProperty().map(p -> p.getFileName().toString()).orElse("no file"));
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull())
-        .or(vm.corpusProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    RunControls.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.corpusProperty().isNull()),
+        runButton, cancelButton, progressBar, statusLabel);
     exportImportance.disableProperty().bind(vm.resultProperty().isNull());
     exportRandom.disableProperty().bind(vm.resultProperty().isNull());
     vm.resultProperty().addListener((o, a, b) -> draw(b));
@@ -66,27 +69,17 @@ public final class PruneView extends VBox {
 
   @FXML
   private void openFile() {
-    Path p = main.files().openFile("A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
+    Path p = context.dialogs().openFile("A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
         + "or a text file (one input per line) for masked-LM quality");
     if (p != null) {
       vm.corpusProperty().set(p);
     }
   }
 
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes the importance-order curve (the bytes of {@code headscope prune}). */
   @FXML
   public void exportImportance() {
-    main.export("pruning curve CSV (importance order)", "csv", "prune-importance.csv",
+    context.dialogs().export("pruning curve CSV (importance order)", "csv", "prune-importance.csv",
         () -> vm.resultProperty().get() == null ? null : vm.resultProperty().get().importance(),
         PruneViewModel::writeCsv);
   }
@@ -94,7 +87,7 @@ public final class PruneView extends VBox {
   /** Asks for a file and writes the random-order curve. */
   @FXML
   public void exportRandom() {
-    main.export("pruning curve CSV (random order)", "csv", "prune-random.csv",
+    context.dialogs().export("pruning curve CSV (random order)", "csv", "prune-random.csv",
         () -> vm.resultProperty().get() == null ? null : vm.resultProperty().get().random(),
         PruneViewModel::writeCsv);
   }

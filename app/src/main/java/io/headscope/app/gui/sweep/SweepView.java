@@ -1,6 +1,10 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.gui.ViewLoader;
+import java.util.List;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
@@ -21,6 +25,20 @@ import javafx.scene.text.TextAlignment;
 
 /** The sweep: a run button with progress and Cancel, and the layers x heads heatmap of effects. */
 public final class SweepView extends VBox {
+  /** The screen: the sweep (its menu entry runs it), the ablation CSV and the figure. */
+  public static Screen screen(ScreenContext context) {
+    SweepViewModel vm = new SweepViewModel(context.session());
+    SweepView view = new SweepView(vm);
+    Runnable csv = () -> context.dialogs().export("ablation CSV", "csv", "ablation.csv", vm::csv,
+        SweepViewModel::writeCsv);
+    view.setOnExportCsv(csv);
+    return new Screen(view, List.of(
+        new ExportItem("export-ablation", "Ablation CSV (sweep)…", csv, vm.resultProperty().isNull()),
+        new ExportItem("export-sweep-figure", "Sweep as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("sweep", vm::figure),
+            vm.resultProperty().isNull().and(vm.importanceProperty().isNull()))), vm::run);
+  }
+
   private static final double LEFT = 34;
   private static final double TOP = 20;
   private static final double GAP = 12;

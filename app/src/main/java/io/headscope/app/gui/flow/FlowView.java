@@ -1,7 +1,11 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.gui.flow;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import java.util.List;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.chart.HeatmapPane;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.HeadMatrix;
 import java.util.Locale;
@@ -26,8 +30,19 @@ import javafx.scene.text.TextAlignment;
  * the head view's {@link HeatmapPane} (token axes, hover outline), its colour scale and a read-out.
  */
 public final class FlowView extends VBox {
+  /** The screen: rollout, flow and Jacobians of the current input, the rollout JSON and the figure. */
+  public static Screen screen(ScreenContext context) {
+    FlowViewModel vm = new FlowViewModel(context.session());
+    FlowView view = new FlowView(vm, context);
+    return new Screen(view, List.of(
+        new ExportItem("export-rollout", "Rollout and flow JSON…", view::exportRolloutJson,
+            vm.resultProperty().isNull()),
+        new ExportItem("export-flow-figure", "Rollout or flow as figure (PNG 300 dpi or SVG)…", view::exportFigure,
+            vm.matrixProperty().isNull())));
+  }
+
   private final FlowViewModel vm;
-  private final MainView main;
+  private final ScreenContext context;
   @FXML private Button computeButton;
   @FXML private Button jacobianButton;
   @FXML private Button cancelButton;
@@ -42,11 +57,11 @@ public final class FlowView extends VBox {
   @FXML private Label hover;
   private double cell = 16;
 
-  public FlowView(FlowViewModel vm, MainView main) {
+  public FlowView(FlowViewModel vm, ScreenContext context) {
     this.vm = vm;
-    this.main = main;
+    this.context = context;
     ViewLoader.load(this);
-    computeButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().traceProperty().isNull()));
+    computeButton.disableProperty().bind(vm.runningProperty().or(context.session().traceProperty().isNull()));
     jacobianButton.disableProperty().bind(computeButton.disableProperty());
     cancelButton.disableProperty().bind(vm.runningProperty().not());
     correlationLabel.textProperty().bind(vm.correlationProperty());
@@ -82,8 +97,8 @@ public final class FlowView extends VBox {
       hover.setText(rc[0] < 0 ? "Point at a cell to read it" : vm.describe(rc[0], rc[1]));
     });
     heatmap.setOnMouseExited(e -> heatmap.hover(-1, -1));
-    scroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap)));
-    scroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap)));
+    scroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap)));
+    scroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap)));
     scroll.viewportBoundsProperty().addListener((o, a, b) -> redraw());
     vm.matrixProperty().addListener((o, a, b) -> redraw());
     redraw();
@@ -109,7 +124,7 @@ public final class FlowView extends VBox {
   public void exportJson() {
     if (vm.showProperty().get() == FlowViewModel.Show.JACOBIAN) {
       String model = vm.modelName();
-      main.export("Jacobian JSON", "json", "jacobian.json", vm.jacobianProperty()::get,
+      context.dialogs().export("Jacobian JSON", "json", "jacobian.json", vm.jacobianProperty()::get,
           (j, file) -> FlowViewModel.writeJacobianJson(model, j, file));
     } else {
       exportRolloutJson();
@@ -118,13 +133,13 @@ public final class FlowView extends VBox {
 
   /** Asks for a file and writes the JSON of {@code headscope rollout --flow}. */
   public void exportRolloutJson() {
-    main.export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get, FlowViewModel::writeJson);
+    context.dialogs().export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get, FlowViewModel::writeJson);
   }
 
   /** The drawn matrix as a figure (PNG at 300 dpi or SVG). */
   @FXML
   public void exportFigure() {
-    main.exportFigure("flow", vm::figure);
+    context.dialogs().exportFigure("flow", vm::figure);
   }
 
   /** For tests: the centre of cell (row, col) in screen coordinates. */
@@ -143,7 +158,7 @@ public final class FlowView extends VBox {
       cell = Math.max(HeatmapPane.LABELLED_CELL, Math.min(40, fit));
     }
     heatmap.show(m, cell, cell, false);
-    heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap));
+    heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap));
     drawScale(m);
   }
 

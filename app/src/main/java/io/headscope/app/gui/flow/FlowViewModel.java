@@ -1,4 +1,4 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.gui.flow;
 
 import io.headscope.analysis.flow.AttentionFlow;
 import io.headscope.analysis.flow.JacobianJson;
@@ -7,6 +7,7 @@ import io.headscope.analysis.flow.Rollout;
 import io.headscope.analysis.flow.RolloutJson;
 import io.headscope.analysis.flow.TokenJacobian;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.figure.Figure;
@@ -39,7 +40,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * columns: inputs i); and, on request, each layer's token-to-token Jacobian norms (the estimate with k = 32)
  * with their correlation with the layer's attention.
  */
-public final class FlowViewModel {
+public final class FlowViewModel extends ScreenModel<FlowViewModel.Result> {
   /** Flow solves n^2 maximum flows over a graph of (L + 1) n nodes: beyond this many tokens, rollout only. */
   public static final int MAX_FLOW_TOKENS = 40;
 
@@ -65,24 +66,15 @@ public final class FlowViewModel {
   /** What a computation gives: the trace it ran on, rollout of every layer, the flow (null when skipped). */
   public record Result(AttentionTrace trace, double[][][] rollout, AttentionFlow flow) {}
 
-  private final Session session;
   private final ObjectProperty<Show> show = new SimpleObjectProperty<>(Show.ROLLOUT);
   private final IntegerProperty layer = new SimpleIntegerProperty(1);
-  private final ReadOnlyObjectWrapper<Result> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMatrix> matrix = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TokenJacobian> jacobian = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyStringWrapper correlation = new ReadOnlyStringWrapper("");
-  private final BackgroundJob job;
 
   public FlowViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Where information ends up across the layers, for the current input: press Compute.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      jacobian.set(null);
-    });
     session.ablatedProperty().addListener((o, a, b) -> {
       if (result.get() != null && b != result.get().trace()) {
         job.say("The input or the switched-off heads changed: press Compute for this one.");
@@ -92,6 +84,11 @@ public final class FlowViewModel {
     layer.addListener((o, a, b) -> update());
     result.addListener((o, a, b) -> update());
     jacobian.addListener((o, a, b) -> update());
+  }
+  @Override
+  protected void clear() {
+    super.clear();
+    jacobian.set(null);
   }
 
   /** The Jacobian norms of the current input, once computed ({@link #computeJacobian}). */
@@ -154,25 +151,9 @@ public final class FlowViewModel {
     return layer;
   }
 
-  public ReadOnlyObjectProperty<Result> resultProperty() {
-    return result.getReadOnlyProperty();
-  }
-
   /** What is drawn: the chosen matrix of the result, or null. */
   public ReadOnlyObjectProperty<HeadMatrix> matrixProperty() {
     return matrix.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** Rollout of every layer and, up to {@link #MAX_FLOW_TOKENS} tokens, the flow; on the maps as run. */
@@ -213,10 +194,6 @@ public final class FlowViewModel {
         return "Cancelled; nothing changed.";
       }
     });
-  }
-
-  public void cancel() {
-    job.cancel();
   }
 
   /** The values drawn: {@code [j][i]}, output j, input i; null when there is nothing for the choice. */
