@@ -54,6 +54,11 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("screens")) {
+      screens(out, w, h, args.length > 4 ? Path.of(args[4]) : null);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("favor")) {
       favor(out, w, h);
       Platform.exit();
@@ -235,6 +240,41 @@ public final class ScreenshotTour {
     Thread.sleep(300);
     idle();
     shot(out, "10b-linear-attention-predictions", w, h);
+  }
+
+  /**
+   * Every screen of the navigation, in its order, as a new user meets it: the quick ones run on the
+   * current input (the corpus screen on the first shipped corpus, Compare against the same model, the
+   * linguistics screen on a treebank when one is given); FAVOR+ and pruning shown before a run.
+   */
+  private static void screens(Path out, int w, int h, Path treebank) throws Exception {
+    java.util.List<String> ids = new java.util.ArrayList<>(java.util.List.of("grid"));
+    io.headscope.app.gui.Screens.ALL.forEach(d -> ids.add(d.id()));
+    java.util.Map<String, String> run = java.util.Map.of("head-map", "#head-map-draw", "corpus", "#corpus-run",
+        "sweep", "#sweep-run", "flow", "#flow-compute", "layers", "#layers-run", "compare", "#compare-run");
+    for (String id : ids) {
+      fx(() -> {
+        view.showScreen(id);
+        if (id.equals("compare")) {
+          var second = (javafx.scene.control.ChoiceBox<?>) view.lookup("#compare-second");
+          second.getSelectionModel().selectFirst();
+        }
+        if (id.equals("linguistics") && treebank != null) {
+          ((io.headscope.app.gui.linguistics.LinguisticsView) view.lookup("#linguistics-view")).open(treebank);
+        }
+        if (run.containsKey(id)) {
+          ((javafx.scene.control.Button) view.lookup(run.get(id))).fire();
+        }
+        return null;
+      });
+      Thread.sleep(500);
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (fx(() -> view.lookupAll(".button").stream().anyMatch(b -> b.getId() != null
+          && b.getId().endsWith("-cancel") && b.isVisible() && !b.isDisabled())) && System.nanoTime() < end) {
+        Thread.sleep(200);
+      }
+      shot(out, "screen-" + id, w, h);
+    }
   }
 
   private static void headMapDrawn() throws Exception {

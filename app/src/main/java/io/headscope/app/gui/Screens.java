@@ -33,7 +33,7 @@ public final class Screens {
           "Linguistics: which heads track syntax and coreference (CoNLL-U)…",
           "Linguistics: which heads track dependency relations and coreference in a treebank",
           LinguisticsView::screen),
-      new ScreenDescriptor("flow", "Flow", "Flow", "Information flow: attention rollout and flow (Abnar & Zuidema)",
+      new ScreenDescriptor("flow", "Flow", "Rollout, flow", "Information flow: attention rollout and flow (Abnar & Zuidema)",
           "Information flow: attention rollout, attention flow and token Jacobians", FlowView::screen),
       new ScreenDescriptor("layers", "Flow", "Layers", "Layers: which layers can stand in for which",
           "Layer compatibility: which layers can stand in for which", LayersView::screen),

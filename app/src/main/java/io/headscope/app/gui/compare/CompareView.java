@@ -5,7 +5,7 @@ import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.compare.ComparisonResult;
 import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
@@ -19,10 +19,8 @@ import javafx.geometry.Point2D;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.HBox;
@@ -56,9 +54,7 @@ public final class CompareView extends VBox {
   private double cell = 30;
   @FXML private ChoiceBox<CompareViewModel.SecondModel> secondChoice;
   @FXML private SourcePicker sources;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
+  @FXML private RunBar runBar;
   @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
@@ -81,8 +77,7 @@ public final class CompareView extends VBox {
     }
     secondChoice.valueProperty().bindBidirectional(vm.secondProperty());
     sources.bind(context, vm.sourceProperty(), List.of(CompareViewModel.CURRENT_INPUT));
-    RunControls.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.secondProperty().isNull()),
-        runButton, cancelButton, progressBar, statusLabel);
+    runBar.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.secondProperty().isNull()), statusLabel);
     mapStatus.textProperty().bind(vm.mapStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     mapsBox.visibleProperty().bind(vm.mapsProperty().isNotNull());

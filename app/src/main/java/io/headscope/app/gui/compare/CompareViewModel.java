@@ -125,7 +125,7 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
     }
     HeadClassifier classifier = new HeadClassifier();
     BertModel[] used = {null};
-    job.start("Loading " + with.label() + "…", -1, true, p -> {
+    job.task("Loading " + with.label() + "…", p -> {
       BertModel b = second(with, p);
       used[0] = b;
       Corpus c = corpus != null ? corpus : src.read();
@@ -140,29 +140,21 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
               total > 0 ? done / (double) total : -1);
         }
       }, p::isCancelled);
-    }, new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(ComparisonResult r) {
-        result.set(r);
-        maps.set(null);
-        shownB = used[0];
-        int changed = r.changedCategories().size();
-        return String.format(Locale.ROOT, "%s vs %s over %s (%d input%s): lowest layer mean cosine %.3f (layer %d); "
-            + "%d head%s changed category. Click a head for its two maps.", r.modelA(), r.modelB(), what, r.inputs(),
-            r.inputs() == 1 ? "" : "s", r.layersByCosine().get(0).cosine(), r.layersByCosine().get(0).layer() + 1,
-            changed, changed == 1 ? "" : "s");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "The comparison failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the grid did not change.";
-      }
-    });
+    })
+        .messages()
+        .onSuccess(r -> {
+          result.set(r);
+          maps.set(null);
+          shownB = used[0];
+          int changed = r.changedCategories().size();
+          return String.format(Locale.ROOT, "%s vs %s over %s (%d input%s): lowest layer mean cosine %.3f (layer %d); "
+              + "%d head%s changed category. Click a head for its two maps.", r.modelA(), r.modelB(), what, r.inputs(),
+              r.inputs() == 1 ? "" : "s", r.layersByCosine().get(0).cosine(), r.layersByCosine().get(0).layer() + 1,
+              changed, changed == 1 ? "" : "s");
+        })
+        .onFailure(e -> "The comparison failed: " + Session.message(e))
+        .onCancel("Cancelled; the grid did not change.")
+        .start();
   }
 
   /**
@@ -226,7 +218,7 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
       mapJob.say("Type a sentence to see this head's maps.");
       return;
     }
-    mapJob.start("Tracing the current input through B…", -1, false, p -> {
+    mapJob.task("Tracing the current input through B…", p -> {
       BertModel b = shownB;
       if (b == null) {
         throw new HeadScopeException("Run the comparison first.");
@@ -235,24 +227,15 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
       float[][] ma = ta.map(h);
       float[][] mb = tb.map(h);
       return new HeadMaps(h, ta.tokens(), ma, mb, MapComparison.cosine(ma, mb), MapComparison.jsDivergence(ma, mb));
-    }, new BackgroundJob.Outcome<HeadMaps>() {
-      @Override
-      public String done(HeadMaps m) {
-        maps.set(m);
-        return String.format(Locale.ROOT, "L%d H%d on the current input (%d tokens): cosine %.4f, JS %.5f nats. %s",
-            h.layer() + 1, h.head() + 1, m.tokens().size(), m.cosine(), m.js(), describe(h));
-      }
-
-      @Override
-      public String failed(Throwable error) {
-        return "The maps failed.";
-      }
-
-      @Override
-      public String cancelled() {
-        return "";
-      }
-    });
+    })
+        .onSuccess(m -> {
+          maps.set(m);
+          return String.format(Locale.ROOT, "L%d H%d on the current input (%d tokens): cosine %.4f, JS %.5f nats. %s",
+              h.layer() + 1, h.head() + 1, m.tokens().size(), m.cosine(), m.js(), describe(h));
+        })
+        .onFailure(error -> "The maps failed.")
+        .onCancel("")
+        .start();
   }
 
   /** The grid as a figure: layers down, heads across, each cell's mean cosine. */

@@ -5,7 +5,7 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.chart.TokenTypeChart;
 import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
@@ -15,9 +15,7 @@ import io.headscope.model.Head;
 import java.util.List;
 import javafx.fxml.FXML;
 import javafx.scene.Node;
-import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
@@ -41,9 +39,7 @@ public final class CorpusView extends VBox {
   private final CorpusViewModel vm;
   private final ScreenContext context;
   @FXML private SourcePicker sources;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
+  @FXML private RunBar runBar;
   @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
@@ -59,8 +55,7 @@ public final class CorpusView extends VBox {
     ViewLoader.load(this);
     grid.onHead(vm::select, h -> hover.setText(h == null ? " " : vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of());
-    RunControls.bind(vm, vm::run, context.session().modelProperty().isNull(), runButton, cancelButton, progressBar,
-        statusLabel);
+    runBar.bind(vm, vm::run, context.session().modelProperty().isNull(), statusLabel);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }

@@ -171,7 +171,7 @@ public final class BackgroundJob {
     private Runnable onProgress = () -> { };
     private java.util.function.Function<T, String> done = r -> "";
     private java.util.function.Function<Throwable, String> failed = e -> "";
-    private String cancelled = "Cancelled; nothing changed.";
+    private java.util.function.Supplier<String> cancelled = () -> "Cancelled; nothing changed.";
 
     private Task(String startStatus, Worker.Work<T> work) {
       this.startStatus = startStatus;
@@ -210,7 +210,12 @@ public final class BackgroundJob {
 
     /** The status line after Cancel (by default: nothing changed). */
     public Task<T> onCancel(String status) {
-      cancelled = status;
+      return onCancel(() -> status);
+    }
+
+    /** Keeps what the work had done, if anything, and returns the status line after Cancel. */
+    public Task<T> onCancel(java.util.function.Supplier<String> r) {
+      cancelled = r;
       return this;
     }
 
@@ -229,7 +234,7 @@ public final class BackgroundJob {
 
         @Override
         public String cancelled() {
-          return cancelled;
+          return cancelled.get();
         }
       }, onProgress);
     }

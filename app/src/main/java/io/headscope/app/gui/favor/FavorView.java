@@ -1,6 +1,7 @@
 package io.headscope.app.gui.favor;
 
 import java.util.List;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.Screen;
@@ -11,6 +12,7 @@ import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
@@ -20,7 +22,6 @@ import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.Slider;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.image.Image;
@@ -45,9 +46,9 @@ public final class FavorView extends VBox {
     view.setOnExportCsv(csv);
     return new Screen(view, List.of(
         new ExportItem("export-favor", "FAVOR+ map errors CSV (linear attention)…", csv,
-            vm.computedProperty().isNull()),
+            vm.resultProperty().isNull()),
         new ExportItem("export-favor-figure", "FAVOR+ map errors as figure (PNG 300 dpi or SVG)…",
-            () -> context.dialogs().exportFigure("favor", vm::figure), vm.computedProperty().isNull())), vm::run);
+            () -> context.dialogs().exportFigure("favor", vm::figure), vm.resultProperty().isNull())), vm::run);
   }
 
   private static final double LEFT = 30;
@@ -55,10 +56,8 @@ public final class FavorView extends VBox {
   private static final double CELL = 24;
   private final FavorViewModel vm;
   private Runnable exportCsv = () -> { };
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
+  @FXML private RunBar runBar;
   @FXML private Button exportButton;
-  @FXML private ProgressBar progressBar;
   @FXML private Slider featureSlider;
   @FXML private ChoiceBox<RandomFeatures.Kind> kindChoice;
   @FXML private Label statusLabel;
@@ -79,13 +78,8 @@ public final class FavorView extends VBox {
   public FavorView(FavorViewModel vm) {
     this.vm = vm;
     ViewLoader.load(this);
-    runButton.disableProperty().bind(vm.runningProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    exportButton.disableProperty().bind(vm.computedProperty().isNull().or(vm.runningProperty()));
-    statusLabel.textProperty().bind(vm.statusProperty());
+    runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
+    exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     featureSlider.setMax(FavorViewModel.FEATURES.length - 1);
     featureSlider.setLabelFormatter(new StringConverter<>() {
       @Override
@@ -147,7 +141,7 @@ public final class FavorView extends VBox {
     });
     vm.scopeProperty().addListener((o, a, b) -> describePredictions());
     describePredictions();
-    vm.computedProperty().addListener((o, a, b) -> redraw());
+    vm.resultProperty().addListener((o, a, b) -> redraw());
     vm.featureIndexProperty().addListener((o, a, b) -> redraw());
     vm.kindProperty().addListener((o, a, b) -> redraw());
     vm.mapsProperty().addListener((o, a, b) -> showHead());
@@ -169,18 +163,8 @@ public final class FavorView extends VBox {
     return String.join(", ", heads.stream().map(Head::toString).toList());
   }
 
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   private int[] size() {
-    FavorViewModel.Computed c = vm.computedProperty().get();
+    FavorViewModel.Computed c = vm.resultProperty().get();
     return c == null ? null : new int[] {c.input().layers(), c.input().heads()};
   }
 

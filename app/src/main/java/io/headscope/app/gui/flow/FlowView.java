@@ -1,6 +1,7 @@
 package io.headscope.app.gui.flow;
 
 import java.util.List;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.app.gui.chart.HeatmapPane;
@@ -16,7 +17,6 @@ import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
@@ -43,11 +43,9 @@ public final class FlowView extends VBox {
 
   private final FlowViewModel vm;
   private final ScreenContext context;
-  @FXML private Button computeButton;
+  @FXML private RunBar runBar;
   @FXML private Button jacobianButton;
-  @FXML private Button cancelButton;
   @FXML private Label correlationLabel;
-  @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<FlowViewModel.Show> showChoice;
   @FXML private Spinner<Integer> layerSpinner;
   @FXML private Label statusLabel;
@@ -61,16 +59,13 @@ public final class FlowView extends VBox {
     this.vm = vm;
     this.context = context;
     ViewLoader.load(this);
-    computeButton.disableProperty().bind(vm.runningProperty().or(context.session().traceProperty().isNull()));
-    jacobianButton.disableProperty().bind(computeButton.disableProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
+    runBar.bind(vm, vm::compute, context.session().traceProperty().isNull(), statusLabel);
+    // the Jacobian is Compute's second action: beside it, and off when it is off
+    runBar.getChildren().add(1, jacobianButton);
+    jacobianButton.disableProperty().bind(runBar.runButton().disableProperty());
     correlationLabel.textProperty().bind(vm.correlationProperty());
     correlationLabel.visibleProperty().bind(vm.correlationProperty().isNotEmpty());
     correlationLabel.managedProperty().bind(correlationLabel.visibleProperty());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
     showChoice.getItems().setAll(FlowViewModel.Show.values());
     showChoice.valueProperty().bindBidirectional(vm.showProperty());
     // the top is the model's number of layers once there is a result; until then, none is clamped away
@@ -105,18 +100,8 @@ public final class FlowView extends VBox {
   }
 
   @FXML
-  private void compute() {
-    vm.compute();
-  }
-
-  @FXML
   private void computeJacobian() {
     vm.computeJacobian();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
   }
 
   /** Asks for a file and writes the JSON of {@code headscope rollout --flow}, or of {@code jacobian} when it is shown. */

@@ -115,31 +115,21 @@ public final class FlowViewModel extends ScreenModel<FlowViewModel.Result> {
     }
     HeadMask mask = session.mask();
     int k = TokenJacobian.DEFAULT_SAMPLES;
-    job.start("Jacobian norms of " + t.layers() + " layers, k = " + k + " samples per output token…", 0, false,
-        p -> TokenJacobian.of(m, t.encoding(), mask, k, 0, f -> p.update("Backward passes", f), p::isCancelled),
-        new BackgroundJob.Outcome<TokenJacobian>() {
-          @Override
-          public String done(TokenJacobian j) {
-            if (layer.get() < 1 || layer.get() > j.norms().length) {
-              layer.set(j.norms().length);
-            }
-            jacobian.set(j);
-            show.set(Show.JACOBIAN);
-            return "Jacobian norms of " + j.norms().length + " layers: random-projection estimate, k = " + j.samples()
-                + " (relative standard deviation of J² at most " + Math.round(100 * Math.sqrt(2.0 / j.samples()))
-                + "%).";
+    job.task("Jacobian norms of " + t.layers() + " layers, k = " + k + " samples per output token…",
+        p -> TokenJacobian.of(m, t.encoding(), mask, k, 0, f -> p.update("Backward passes", f), p::isCancelled))
+        .progress(0)
+        .onSuccess(j -> {
+          if (layer.get() < 1 || layer.get() > j.norms().length) {
+            layer.set(j.norms().length);
           }
-
-          @Override
-          public String failed(Throwable e) {
-            return "The Jacobian failed: " + Session.message(e);
-          }
-
-          @Override
-          public String cancelled() {
-            return "Cancelled; nothing changed.";
-          }
-        });
+          jacobian.set(j);
+          show.set(Show.JACOBIAN);
+          return "Jacobian norms of " + j.norms().length + " layers: random-projection estimate, k = " + j.samples()
+              + " (relative standard deviation of J² at most " + Math.round(100 * Math.sqrt(2.0 / j.samples()))
+              + "%).";
+        })
+        .onFailure(e -> "The Jacobian failed: " + Session.message(e))
+        .start();
   }
 
   public ObjectProperty<Show> showProperty() {
@@ -165,35 +155,25 @@ public final class FlowViewModel extends ScreenModel<FlowViewModel.Result> {
     }
     int n = t.tokens().size();
     boolean withFlow = n <= MAX_FLOW_TOKENS;
-    job.start("Rollout" + (withFlow ? " and flow" : "") + " of " + n + " tokens…", -1, false, p -> {
+    job.task("Rollout" + (withFlow ? " and flow" : "") + " of " + n + " tokens…", p -> {
       double[][][] r = Rollout.of(t.attention());
       if (p.isCancelled()) {
         throw new CancellationException();
       }
       return new Result(t, r, withFlow ? AttentionFlow.of(t.attention()) : null);
-    }, new BackgroundJob.Outcome<Result>() {
-      @Override
-      public String done(Result r) {
-        if (layer.get() < 1 || layer.get() > r.rollout().length || result.get() == null) {
-          layer.set(r.rollout().length);
-        }
-        result.set(r);
-        return "Rollout of " + r.rollout().length + " layers on " + n + " tokens"
-            + (r.trace().mask().isEmpty() ? "" : ", as run with " + r.trace().mask().off().size() + " head(s) off")
-            + (withFlow ? "; flow into layer " + r.rollout().length + "'s outputs."
-                : "; flow skipped: it is computed up to " + MAX_FLOW_TOKENS + " tokens.");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Rollout failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; nothing changed.";
-      }
-    });
+    })
+        .onSuccess(r -> {
+          if (layer.get() < 1 || layer.get() > r.rollout().length || result.get() == null) {
+            layer.set(r.rollout().length);
+          }
+          result.set(r);
+          return "Rollout of " + r.rollout().length + " layers on " + n + " tokens"
+              + (r.trace().mask().isEmpty() ? "" : ", as run with " + r.trace().mask().off().size() + " head(s) off")
+              + (withFlow ? "; flow into layer " + r.rollout().length + "'s outputs."
+                  : "; flow skipped: it is computed up to " + MAX_FLOW_TOKENS + " tokens.");
+        })
+        .onFailure(e -> "Rollout failed: " + Session.message(e))
+        .start();
   }
 
   /** The values drawn: {@code [j][i]}, output j, input i; null when there is nothing for the choice. */

@@ -6,7 +6,7 @@ import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
@@ -16,10 +16,8 @@ import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
@@ -44,9 +42,7 @@ public final class HeadMapView extends VBox {
   private final HeadMapViewModel vm;
   private final ScreenContext context;
   @FXML private SourcePicker sources;
-  @FXML private Button drawButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
+  @FXML private RunBar runBar;
   @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
@@ -60,8 +56,7 @@ public final class HeadMapView extends VBox {
     ViewLoader.load(this);
     canvas.onHead(vm::select, h -> hover.setText(vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of(HeadMapViewModel.CURRENT_INPUT));
-    RunControls.bind(vm, vm::draw, context.session().modelProperty().isNull(), drawButton, cancelButton, progressBar,
-        statusLabel);
+    runBar.bind(vm, vm::draw, context.session().modelProperty().isNull(), statusLabel);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }

@@ -77,40 +77,29 @@ public final class HeadMapViewModel extends ScreenModel<HeadMap> {
         return;
       }
       int pairs = t.layers() * t.heads() * (t.layers() * t.heads() - 1) / 2;
-      job.start("Comparing " + pairs + " pairs of heads…", 0, true,
+      start(job.task("Comparing " + pairs + " pairs of heads…",
           p -> HeadMap.of(HeadDistanceAnalysis.of(t, p::isCancelled,
               f -> p.update(String.format(Locale.ROOT, "Comparing %d pairs of heads on %d tokens… %.0f%%", pairs,
-                  t.tokens().size(), 100 * f), f))),
-          outcome("the current input (" + t.tokens().size() + " tokens)"));
+                  t.tokens().size(), 100 * f), f)))).progress(0),
+          "the current input (" + t.tokens().size() + " tokens)");
       return;
     }
-    job.start("Reading " + src.label() + "…", -1, true, p -> {
+    start(job.task("Reading " + src.label() + "…", p -> {
       Corpus c = src.read();
       HeadDistances d = new HeadDistanceAnalysis(m).run(c, 0, (done, total) -> p.update(
           "Comparing every pair of heads on " + done + " of " + total + " inputs…", done / (double) total),
           p::isCancelled);
       return HeadMap.of(d);
-    }, outcome(src.label()));
+    }), src.label());
   }
 
-  private BackgroundJob.Outcome<HeadMap> outcome(String what) {
-    return new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(HeadMap r) {
-        result.set(r);
-        return summary(r, what);
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "The head distances failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the map did not change.";
-      }
-    };
+  /** Starts a map's job: the work's messages as the status, the map kept when done. */
+  private void start(BackgroundJob.Task<HeadMap> task, String what) {
+    task.messages().onSuccess(r -> {
+      result.set(r);
+      return summary(r, what);
+    }).onFailure(e -> "The head distances failed: " + Session.message(e))
+        .onCancel("Cancelled; the map did not change.").start();
   }
 
   /** Clicking a point shows that head in the head view, as a click on the grid does. */

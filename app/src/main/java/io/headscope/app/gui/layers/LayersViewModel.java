@@ -105,13 +105,13 @@ public final class LayersViewModel extends ScreenModel<LayerCompatibility> {
         return;
       }
       List<Encoding> inputs = List.of(t.encoding());
-      job.start("Running the " + cells + " stitched models…", 0, false,
-          p -> LayerCompatibility.run(m, inputs, SEED, p::update, p::isCancelled),
-          outcome(inputs, "the current input (" + t.tokens().size() + " tokens)"));
+      start(job.task("Running the " + cells + " stitched models…",
+          p -> LayerCompatibility.run(m, inputs, SEED, p::update, p::isCancelled)).progress(0),
+          inputs, "the current input (" + t.tokens().size() + " tokens)");
       return;
     }
     List<Encoding> read = new ArrayList<>();
-    job.start("Reading " + src.label() + "…", -1, true, p -> {
+    start(job.task("Reading " + src.label() + "…", p -> {
       Corpus c = src.read();
       for (CorpusInput line : c.inputs()) {
         try {
@@ -122,32 +122,21 @@ public final class LayersViewModel extends ScreenModel<LayerCompatibility> {
       }
       return LayerCompatibility.run(m, read, SEED, (message, f) -> p.update(String.format(Locale.ROOT,
           "%s: the %s stitched models… %.0f%%", message, cells, 100 * f), f), p::isCancelled);
-    }, outcome(read, src.label()));
+    }).messages(), read, src.label());
   }
 
-  private BackgroundJob.Outcome<LayerCompatibility> outcome(List<Encoding> inputs, String what) {
-    return new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(LayerCompatibility r) {
-        result.set(r);
-        predictions.set(null);
-        example = inputs.get(0);
-        exampleCount = inputs.size();
-        about.set(what);
-        return String.format(Locale.ROOT, "Intact log-probability %.3f on %s%s. Click a cell for its predictions.",
-            r.intact(), what, r.inputs() > 1 ? " (mean over " + r.inputs() + " inputs)" : "");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Layer compatibility failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the matrix did not change.";
-      }
-    };
+  /** Starts a matrix's job: the matrix and its first input kept when done. */
+  private void start(BackgroundJob.Task<LayerCompatibility> task, List<Encoding> inputs, String what) {
+    task.onSuccess(r -> {
+      result.set(r);
+      predictions.set(null);
+      example = inputs.get(0);
+      exampleCount = inputs.size();
+      about.set(what);
+      return String.format(Locale.ROOT, "Intact log-probability %.3f on %s%s. Click a cell for its predictions.",
+          r.intact(), what, r.inputs() > 1 ? " (mean over " + r.inputs() + " inputs)" : "");
+    }).onFailure(e -> "Layer compatibility failed: " + Session.message(e))
+        .onCancel("Cancelled; the matrix did not change.").start();
   }
 
   /** The number of hidden states fed in (rows: i = 0..L), 0 before a run. */
@@ -197,26 +186,17 @@ public final class LayersViewModel extends ScreenModel<LayerCompatibility> {
     if (m == null || e == null || cellJob.isRunning()) {
       return;
     }
-    cellJob.start("Predicting with h" + from + " fed into layer " + to + "…", -1, false,
-        p -> StitchedPredictions.of(m, e, SEED, from, to, TOP_K), new BackgroundJob.Outcome<StitchedPredictions>() {
-          @Override
-          public String done(StitchedPredictions s) {
-            predictions.set(s);
-            return "Top " + TOP_K + " at each probed position, h" + from + " fed into layer " + to
-                + (to == from + 1 ? " (the intact model)" : "") + " against the intact model"
-                + (exampleCount > 1 ? ", on the first of the " + exampleCount + " inputs" : "") + ":";
-          }
-
-          @Override
-          public String failed(Throwable error) {
-            return "The predictions failed.";
-          }
-
-          @Override
-          public String cancelled() {
-            return "";
-          }
-        });
+    cellJob.task("Predicting with h" + from + " fed into layer " + to + "…",
+        p -> StitchedPredictions.of(m, e, SEED, from, to, TOP_K))
+        .onSuccess(s -> {
+          predictions.set(s);
+          return "Top " + TOP_K + " at each probed position, h" + from + " fed into layer " + to
+              + (to == from + 1 ? " (the intact model)" : "") + " against the intact model"
+              + (exampleCount > 1 ? ", on the first of the " + exampleCount + " inputs" : "") + ":";
+        })
+        .onFailure(error -> "The predictions failed.")
+        .onCancel("")
+        .start();
   }
 
   /** The matrix as a figure for a paper: Δ log-prob on the diverging scale, the numbers in the cells. */

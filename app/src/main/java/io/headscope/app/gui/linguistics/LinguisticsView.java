@@ -1,6 +1,7 @@
 package io.headscope.app.gui.linguistics;
 
 import java.util.List;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.analysis.linguistics.DependencyHeads;
@@ -11,12 +12,12 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.binding.Bindings;
 import javafx.fxml.FXML;
 import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
@@ -39,12 +40,13 @@ public final class LinguisticsView extends VBox {
             view::exportFigure, vm.resultProperty().isNull())));
   }
 
+  /** The height of a row of the best-heads table. */
+  private static final double TABLE_ROW = 24;
   private final LinguisticsViewModel vm;
   private final ScreenContext context;
   @FXML private Button openButton;
   @FXML private CheckBox universalBox;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
+  @FXML private RunBar runBar;
   @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
@@ -64,11 +66,7 @@ public final class LinguisticsView extends VBox {
     ViewLoader.load(this);
     openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    runBar.bindCancel(vm, statusLabel);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     relationChoice.setItems(vm.relations());
     relationChoice.valueProperty().bindBidirectional(vm.chosenProperty());
@@ -86,6 +84,10 @@ public final class LinguisticsView extends VBox {
     previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
     nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
+    // the table is as tall as its rows: the page scrolls, not a scroll area inside it
+    bestTable.setFixedCellSize(TABLE_ROW);
+    bestTable.prefHeightProperty().bind(Bindings.size(bestTable.getItems()).multiply(TABLE_ROW).add(2 * TABLE_ROW));
+    bestTable.minHeightProperty().bind(bestTable.prefHeightProperty());
     vm.resultProperty().addListener((o, a, b) -> {
       opened = null;
       bestTable.getItems().setAll(vm.best());
@@ -134,11 +136,6 @@ public final class LinguisticsView extends VBox {
       vm.open(opened);
       refresh();
     });
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
   }
 
   @FXML

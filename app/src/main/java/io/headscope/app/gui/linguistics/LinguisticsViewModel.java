@@ -95,28 +95,18 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
       return;
     }
     boolean uni = universal.get();
-    job.start("Reading " + file.getFileName() + "…", -1, true,
+    job.task("Reading " + file.getFileName() + "…",
         p -> LinguisticsRun.run(m, file, uni, (phase, done, total) -> p.update(String.format(Locale.ROOT,
             "%s: %d of %d %s…", phase, done, total, phase.equals("syntax") ? "sentences" : "windows"),
-            total == 0 ? -1 : done / (double) total), p::isCancelled),
-        new BackgroundJob.Outcome<LinguisticsRun.Result>() {
-          @Override
-          public String done(LinguisticsRun.Result r) {
-            show(r);
-            return summary(r);
-          }
-
-          @Override
-          public String failed(Throwable e) {
-            return "Could not use " + file.getFileName() + ": " + Session.message(e).replace('\n', ' ')
-                + (result.get() == null ? "" : " (the previous treebank stays)");
-          }
-
-          @Override
-          public String cancelled() {
-            return "Cancelled; nothing changed.";
-          }
-        });
+            total == 0 ? -1 : done / (double) total), p::isCancelled))
+        .messages()
+        .onSuccess(r -> {
+          show(r);
+          return summary(r);
+        })
+        .onFailure(e -> "Could not use " + file.getFileName() + ": " + Session.message(e).replace('\n', ' ')
+    + (result.get() == null ? "" : " (the previous treebank stays)"))
+        .start();
   }
 
   private void show(LinguisticsRun.Result r) {
@@ -254,24 +244,14 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     Sentence s = r.treebank().sentences().get(index);
     RelationChoice c = chosen.get();
     String rel = c == null || c.coreference() ? DependencyHeads.ALL : c.relation();
-    sentenceJob.start("Running sentence " + s.id() + "…", -1, false, p -> HeadOnSentence.of(m, s, h),
-        new BackgroundJob.Outcome<HeadOnSentence>() {
-          @Override
-          public String done(HeadOnSentence on) {
-            sentence.set(on);
-            return describe(on, rel, index, r.treebank().sentences().size());
-          }
-
-          @Override
-          public String failed(Throwable e) {
-            return Session.message(e);
-          }
-
-          @Override
-          public String cancelled() {
-            return "";
-          }
-        });
+    sentenceJob.task("Running sentence " + s.id() + "…", p -> HeadOnSentence.of(m, s, h))
+        .onSuccess(on -> {
+          sentence.set(on);
+          return describe(on, rel, index, r.treebank().sentences().size());
+        })
+        .onFailure(e -> Session.message(e))
+        .onCancel("")
+        .start();
   }
 
   static String describe(HeadOnSentence on, String relation, int index, int sentences) {

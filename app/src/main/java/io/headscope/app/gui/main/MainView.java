@@ -95,9 +95,11 @@ public final class MainView extends BorderPane {
     VBox.setVgrow(grid, Priority.ALWAYS);
     ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
         "predictions", new PredictionsView(vm.predictions())));
-    center.setDividerPositions(0.47);
-    right.setDividerPositions(0.6);
-    lower.setDividerPositions(0.58);
+    // the navigation and the 12 x 12 grid on the left; on the right the head view over the head panel
+    // and the predictions, both tall enough at 1280 x 800 for what they say
+    center.setDividerPositions(0.49);
+    right.setDividerPositions(0.54);
+    lower.setDividerPositions(0.57);
     bindInputs();
     bindMapsToggle();
     bindStale();

@@ -3,7 +3,7 @@ package io.headscope.app.gui.prune;
 import java.util.List;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunControls;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.model.ablation.Pruning;
 import java.nio.file.Path;
@@ -13,7 +13,6 @@ import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.layout.VBox;
 
 /** Pruning curves: importance and random order in one line chart of the metric against the share pruned. */
@@ -26,9 +25,7 @@ public final class PruneView extends VBox {
   private final PruneViewModel vm;
   private final ScreenContext context;
   @FXML private Label fileLabel;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
+  @FXML private RunBar runBar;
   @FXML private Label statusLabel;
   @FXML private LineChart<Number, Number> chart;
   @FXML private NumberAxis yAxis;
@@ -40,8 +37,7 @@ public final class PruneView extends VBox {
     this.context = context;
     ViewLoader.load(this);
     fileLabel.textProperty().bind(vm.corpusProperty().map(p -> p.getFileName().toString()).orElse("no file"));
-    RunControls.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.corpusProperty().isNull()),
-        runButton, cancelButton, progressBar, statusLabel);
+    runBar.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.corpusProperty().isNull()), statusLabel);
     exportImportance.disableProperty().bind(vm.resultProperty().isNull());
     exportRandom.disableProperty().bind(vm.resultProperty().isNull());
     vm.resultProperty().addListener((o, a, b) -> draw(b));

@@ -71,7 +71,7 @@ public final class PruneViewModel extends ScreenModel<PruneViewModel.Curves> {
     }
     int layers = m.config().numHiddenLayers();
     int heads = m.config().numAttentionHeads();
-    job.start("Reading " + file.getFileName() + "…", -1, true, p -> {
+    job.task("Reading " + file.getFileName() + "…", p -> {
       PruneTarget target = target(m, file);
       ProgressListener first = (s, f) -> p.update("Importance order: " + s, f / 2);
       Pruning.Curve imp = Pruning.run(target, layers, heads, Pruning.Order.IMPORTANCE, STEP, SEED, first,
@@ -80,23 +80,15 @@ public final class PruneViewModel extends ScreenModel<PruneViewModel.Curves> {
       Pruning.Curve random = Pruning.run(target, layers, heads, Pruning.Order.RANDOM, STEP, SEED, second,
           p::isCancelled);
       return new Curves(imp, random, file.getFileName().toString());
-    }, new BackgroundJob.Outcome<Curves>() {
-      @Override
-      public String done(Curves c) {
-        result.set(c);
-        return summary(c);
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Pruning failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the curves did not change.";
-      }
-    });
+    })
+        .messages()
+        .onSuccess(c -> {
+          result.set(c);
+          return summary(c);
+        })
+        .onFailure(e -> "Pruning failed: " + Session.message(e))
+        .onCancel("Cancelled; the curves did not change.")
+        .start();
   }
 
   /** Accuracy on a labelled file for a classifier (as the CLI chooses), else masked-LM quality on text. */

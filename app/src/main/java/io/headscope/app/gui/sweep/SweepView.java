@@ -1,6 +1,7 @@
 package io.headscope.app.gui.sweep;
 
 import java.util.List;
+import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.Screen;
@@ -8,6 +9,7 @@ import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;
 import javafx.scene.Node;
@@ -16,7 +18,6 @@ import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -44,11 +45,9 @@ public final class SweepView extends VBox {
   private static final double GAP = 12;
   private final SweepViewModel vm;
   private double cell = 30;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
+  @FXML private RunBar runBar;
   @FXML private Button exportButton;
   private Runnable exportCsv = () -> { };
-  @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
   @FXML private Label statusLabel;
   @FXML private Label inputLabel;
@@ -60,17 +59,12 @@ public final class SweepView extends VBox {
   public SweepView(SweepViewModel vm) {
     this.vm = vm;
     ViewLoader.load(this);
-    runButton.disableProperty().bind(vm.runningProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
+    runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     // A half-run sweep is exported only after Cancel, when it is marked partial.
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     captionLabel.textProperty().bind(vm.captionProperty());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
     inputLabel.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
     canvas.setOnMouseMoved(e -> {
       int[] lh = cellAt(e.getX(), e.getY());
@@ -94,16 +88,6 @@ public final class SweepView extends VBox {
       redraw();
     });
     redraw();
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
   }
 
   /** {layers, heads} of what the metric shows, or null when there is nothing to draw. */
