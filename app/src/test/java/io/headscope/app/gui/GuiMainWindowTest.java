@@ -338,4 +338,30 @@ class GuiMainWindowTest {
     robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 34 + 1.5 * cell, b.getMinY() + 20 + 2.5 * cell)).clickOn();
     waitFor(() -> new Head(2, 1).equals(vm().selectedProperty().get()));
   }
+
+  @Test
+  void everyScreenIsListedUnderItsGroupAndReachedByKeys(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3);
+    // every screen of the list has its entry, and the window opens on All heads with its name shown
+    for (var d : io.headscope.app.gui.Screens.ALL) {
+      assertThat(robot.lookup("#tab-" + d.id()).tryQuery()).as(d.id()).isPresent();
+    }
+    Label title = robot.lookup("#screen-title").queryAs(Label.class);
+    assertThat(title.getText()).isEqualTo("Heads › All heads");
+    // Ctrl+PgDn walks the list in its order; Ctrl+PgUp walks back; Ctrl+digit jumps
+    robot.clickOn("#tab-grid");
+    robot.push(KeyCode.CONTROL, KeyCode.PAGE_DOWN);
+    waitFor(() -> io.headscope.app.gui.Screens.ALL.get(0).id().equals(view.shownScreen()));
+    assertThat(title.getText()).isEqualTo("Heads › " + io.headscope.app.gui.Screens.ALL.get(0).title());
+    robot.push(KeyCode.CONTROL, KeyCode.PAGE_UP);
+    waitFor(() -> "grid".equals(view.shownScreen()));
+    robot.push(KeyCode.CONTROL, KeyCode.DIGIT4);
+    waitFor(() -> io.headscope.app.gui.Screens.ALL.get(2).id().equals(view.shownScreen()));
+    assertThat(robot.lookup("#sweep-view").query().isVisible()).isTrue();
+    assertThat(title.getText()).isEqualTo("Causes › Sweep");
+    // the Analysis menu shows a screen too
+    robot.clickOn("Analysis").clickOn("Layers: which layers can stand in for which");
+    waitFor(() -> "layers".equals(view.shownScreen()));
+    assertThat(title.getText()).isEqualTo("Flow › Layers");
+  }
 }

@@ -3,9 +3,8 @@ package io.headscope.app.gui.compare;
 import java.util.List;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.compare.ComparisonResult;
-import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
@@ -34,7 +33,7 @@ import javafx.scene.text.TextAlignment;
  * colour means the same number in every run), its scale with numbers underneath, heads whose category
  * changed framed; the read-out under the pointer; a clicked head's two maps drawn as every heatmap is.
  */
-public final class CompareView extends VBox {
+public final class CompareView extends ScreenView<CompareViewModel> {
   /** The screen: the loaded model against a second one, head by head, its CSV and the figure. */
   public static Screen screen(ScreenContext context) {
     CompareViewModel vm = new CompareViewModel(context.session(), context.repository());
@@ -49,13 +48,9 @@ public final class CompareView extends VBox {
   private static final double TOP = 18;
   /** The scale under the grid: its bar and its numbers. */
   private static final double SCALE = 50;
-  private final CompareViewModel vm;
-  private final ScreenContext context;
   private double cell = 30;
   @FXML private ChoiceBox<CompareViewModel.SecondModel> secondChoice;
   @FXML private SourcePicker sources;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private Canvas canvas;
@@ -68,16 +63,14 @@ public final class CompareView extends VBox {
   @FXML private Canvas imageB;
 
   public CompareView(CompareViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     // the models the Model menu offers, then folders opened here
     for (String name : context.loadable()) {
       secondChoice.getItems().add(new CompareViewModel.SecondModel(name, name));
     }
     secondChoice.valueProperty().bindBidirectional(vm.secondProperty());
     sources.bind(context, vm.sourceProperty(), List.of(CompareViewModel.CURRENT_INPUT));
-    runBar.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.secondProperty().isNull()), statusLabel);
+    bindRun(vm::run, vm.secondProperty().isNull());
     mapStatus.textProperty().bind(vm.mapStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     mapsBox.visibleProperty().bind(vm.mapsProperty().isNotNull());

@@ -5,11 +5,10 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.chart.TokenTypeChart;
 import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
-import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.model.Head;
 import java.util.List;
@@ -24,7 +23,7 @@ import javafx.scene.layout.VBox;
  * The corpus screen: choose a corpus, run it (progress, Cancel), then each head's category shares as
  * a grid, the model-wide share of each category, token types per layer, and the CSV export.
  */
-public final class CorpusView extends VBox {
+public final class CorpusView extends ScreenView<CorpusViewModel> {
   /** The screen: the view and its two exports (the classify CSV and the figure). */
   public static Screen screen(ScreenContext context) {
     CorpusViewModel vm = new CorpusViewModel(context.session());
@@ -36,11 +35,7 @@ public final class CorpusView extends VBox {
             vm.resultProperty().isNull())));
   }
 
-  private final CorpusViewModel vm;
-  private final ScreenContext context;
   @FXML private SourcePicker sources;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private HBox colourKey;
@@ -50,12 +45,10 @@ public final class CorpusView extends VBox {
   @FXML private TokenTypeChart layers;
 
   public CorpusView(CorpusViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     grid.onHead(vm::select, h -> hover.setText(h == null ? " " : vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of());
-    runBar.bind(vm, vm::run, context.session().modelProperty().isNull(), statusLabel);
+    bindRun(vm::run);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }

@@ -1,12 +1,11 @@
 package io.headscope.app.gui.favor;
 
 import java.util.List;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.favor.RandomFeatures;
-import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
@@ -25,7 +24,6 @@ import javafx.scene.control.Label;
 import javafx.scene.control.Slider;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.image.Image;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
@@ -36,11 +34,11 @@ import javafx.util.StringConverter;
  * head its exact map, its FAVOR+ map and their difference (one pixel per cell, unsmoothed, as every
  * heatmap here) with its error-versus-m curve for ORF and iid features.
  */
-public final class FavorView extends VBox {
+public final class FavorView extends ScreenView<FavorViewModel> {
   /** The screen: FAVOR+ (its menu entry runs it), the map errors CSV and the figure. */
   public static Screen screen(ScreenContext context) {
     FavorViewModel vm = new FavorViewModel(context.session());
-    FavorView view = new FavorView(vm);
+    FavorView view = new FavorView(vm, context);
     Runnable csv = () -> context.dialogs().export("FAVOR+ CSV", "csv", "favor.csv", vm::csv,
         FavorViewModel::writeCsv);
     view.setOnExportCsv(csv);
@@ -54,13 +52,10 @@ public final class FavorView extends VBox {
   private static final double LEFT = 30;
   private static final double TOP = 18;
   private static final double CELL = 24;
-  private final FavorViewModel vm;
   private Runnable exportCsv = () -> { };
-  @FXML private RunBar runBar;
   @FXML private Button exportButton;
   @FXML private Slider featureSlider;
   @FXML private ChoiceBox<RandomFeatures.Kind> kindChoice;
-  @FXML private Label statusLabel;
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label headLabel;
@@ -75,9 +70,8 @@ public final class FavorView extends VBox {
   @FXML private ChoiceBox<FavorViewModel.Scope> scopeChoice;
   @FXML private Label predictionsLabel;
 
-  public FavorView(FavorViewModel vm) {
-    this.vm = vm;
-    ViewLoader.load(this);
+  public FavorView(FavorViewModel vm, ScreenContext context) {
+    super(vm, context);
     runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     featureSlider.setMax(FavorViewModel.FEATURES.length - 1);

@@ -206,14 +206,11 @@ public final class FavorViewModel extends ScreenModel<FavorViewModel.Computed> {
 
   /** Map errors of every head on the current input, on the worker. */
   public void run() {
-    BertModel m = session.model();
-    AttentionTrace t = session.trace();
-    if (m == null || t == null || job.isRunning()) {
-      if (t == null) {
-        job.say("Type a sentence first.");
-      }
+    if (noInputOrBusy()) {
       return;
     }
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
     var options = new FavorAnalysis.Options(FEATURES, DRAWS, SEED, KINDS, false);
     String sentence = String.join(" ", t.tokens());
     List<String> tokens = List.copyOf(t.tokens());

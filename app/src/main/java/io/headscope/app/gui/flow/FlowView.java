@@ -1,11 +1,10 @@
 package io.headscope.app.gui.flow;
 
 import java.util.List;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.chart.HeatmapPane;
-import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.HeadMatrix;
@@ -20,7 +19,6 @@ import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
@@ -29,7 +27,7 @@ import javafx.scene.text.TextAlignment;
  * The Information flow screen: rollout after the chosen layer, or flow into the last layer, drawn with
  * the head view's {@link HeatmapPane} (token axes, hover outline), its colour scale and a read-out.
  */
-public final class FlowView extends VBox {
+public final class FlowView extends ScreenView<FlowViewModel> {
   /** The screen: rollout, flow and Jacobians of the current input, the rollout JSON and the figure. */
   public static Screen screen(ScreenContext context) {
     FlowViewModel vm = new FlowViewModel(context.session());
@@ -41,14 +39,10 @@ public final class FlowView extends VBox {
             vm.matrixProperty().isNull())));
   }
 
-  private final FlowViewModel vm;
-  private final ScreenContext context;
-  @FXML private RunBar runBar;
   @FXML private Button jacobianButton;
   @FXML private Label correlationLabel;
   @FXML private ChoiceBox<FlowViewModel.Show> showChoice;
   @FXML private Spinner<Integer> layerSpinner;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private HeatmapPane heatmap;
   @FXML private Canvas scale;
@@ -56,9 +50,7 @@ public final class FlowView extends VBox {
   private double cell = 16;
 
   public FlowView(FlowViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     runBar.bind(vm, vm::compute, context.session().traceProperty().isNull(), statusLabel);
     // the Jacobian is Compute's second action: beside it, and off when it is off
     runBar.getChildren().add(1, jacobianButton);

@@ -3,10 +3,9 @@ package io.headscope.app.gui.headmap;
 import java.util.List;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
@@ -27,7 +26,7 @@ import javafx.scene.layout.VBox;
  * as a point placed by how alike it attends to the others, a colour key, and the exports (the figure
  * and the distances CSV).
  */
-public final class HeadMapView extends VBox {
+public final class HeadMapView extends ScreenView<HeadMapViewModel> {
   /** The screen: the head map, the distances CSV and the figure. */
   public static Screen screen(ScreenContext context) {
     HeadMapViewModel vm = new HeadMapViewModel(context.session(), context.scores());
@@ -39,11 +38,7 @@ public final class HeadMapView extends VBox {
             vm.resultProperty().isNull())));
   }
 
-  private final HeadMapViewModel vm;
-  private final ScreenContext context;
   @FXML private SourcePicker sources;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private HBox colourKey;
@@ -51,12 +46,10 @@ public final class HeadMapView extends VBox {
   @FXML private Label hover;
 
   public HeadMapView(HeadMapViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     canvas.onHead(vm::select, h -> hover.setText(vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of(HeadMapViewModel.CURRENT_INPUT));
-    runBar.bind(vm, vm::draw, context.session().modelProperty().isNull(), statusLabel);
+    bindRun(vm::draw);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }

@@ -2,9 +2,8 @@ package io.headscope.app.gui.layers;
 
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.flow.StitchedPredictions;
-import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
@@ -29,7 +28,7 @@ import javafx.scene.text.TextAlignment;
  * The Layers screen: the 13 x 12 matrix of Δ log-prob on the diverging scale (red: worse than intact),
  * the intact diagonal framed, the read-out under the pointer, and a clicked cell's predictions.
  */
-public final class LayersView extends VBox {
+public final class LayersView extends ScreenView<LayersViewModel> {
   /** The screen: layer compatibility, its CSV and the figure. */
   public static Screen screen(ScreenContext context) {
     LayersViewModel vm = new LayersViewModel(context.session());
@@ -42,12 +41,8 @@ public final class LayersView extends VBox {
 
   private static final double LEFT = 96;
   private static final double TOP = 20;
-  private final LayersViewModel vm;
-  private final ScreenContext context;
   private double cell = 30;
   @FXML private SourcePicker sources;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private Canvas canvas;
@@ -56,11 +51,9 @@ public final class LayersView extends VBox {
   @FXML private VBox predictionsBox;
 
   public LayersView(LayersViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     sources.bind(context, vm.sourceProperty(), List.of(LayersViewModel.CURRENT_INPUT));
-    runBar.bind(vm, vm::run, context.session().modelProperty().isNull(), statusLabel);
+    bindRun(vm::run);
     cellStatus.textProperty().bind(vm.cellStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> redraw());

@@ -1,11 +1,10 @@
 package io.headscope.app.gui.linguistics;
 
 import java.util.List;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.linguistics.DependencyHeads;
-import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.model.Head;
 import java.nio.file.Path;
@@ -28,7 +27,7 @@ import javafx.scene.layout.VBox;
  * the best-head table, one head on one sentence, and the exports (the CLI's CSV writers, the figure
  * renderer).
  */
-public final class LinguisticsView extends VBox {
+public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   /** The screen: relations and coreference over a treebank, its CSVs and the grid figure. */
   public static Screen screen(ScreenContext context) {
     LinguisticsViewModel vm = new LinguisticsViewModel(context.session());
@@ -42,12 +41,8 @@ public final class LinguisticsView extends VBox {
 
   /** The height of a row of the best-heads table. */
   private static final double TABLE_ROW = 24;
-  private final LinguisticsViewModel vm;
-  private final ScreenContext context;
   @FXML private Button openButton;
   @FXML private CheckBox universalBox;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private ChoiceBox<RelationChoice> relationChoice;
@@ -61,9 +56,7 @@ public final class LinguisticsView extends VBox {
   private Head opened;
 
   public LinguisticsView(LinguisticsViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
     runBar.bindCancel(vm, statusLabel);

@@ -2,8 +2,7 @@ package io.headscope.app.gui.prune;
 
 import java.util.List;
 import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.fxml.ViewLoader;
-import io.headscope.app.gui.screen.RunBar;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.model.ablation.Pruning;
 import java.nio.file.Path;
@@ -13,31 +12,24 @@ import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.layout.VBox;
 
 /** Pruning curves: importance and random order in one line chart of the metric against the share pruned. */
-public final class PruneView extends VBox {
+public final class PruneView extends ScreenView<PruneViewModel> {
   /** The screen: both pruning curves; each exports from its own button. */
   public static Screen screen(ScreenContext context) {
     return new Screen(new PruneView(new PruneViewModel(context.session()), context), List.of());
   }
 
-  private final PruneViewModel vm;
-  private final ScreenContext context;
   @FXML private Label fileLabel;
-  @FXML private RunBar runBar;
-  @FXML private Label statusLabel;
   @FXML private LineChart<Number, Number> chart;
   @FXML private NumberAxis yAxis;
   @FXML private Button exportImportance;
   @FXML private Button exportRandom;
 
   public PruneView(PruneViewModel vm, ScreenContext context) {
-    this.vm = vm;
-    this.context = context;
-    ViewLoader.load(this);
+    super(vm, context);
     fileLabel.textProperty().bind(vm.corpusProperty().map(p -> p.getFileName().toString()).orElse("no file"));
-    runBar.bind(vm, vm::run, context.session().modelProperty().isNull().or(vm.corpusProperty().isNull()), statusLabel);
+    bindRun(vm::run, vm.corpusProperty().isNull());
     exportImportance.disableProperty().bind(vm.resultProperty().isNull());
     exportRandom.disableProperty().bind(vm.resultProperty().isNull());
     vm.resultProperty().addListener((o, a, b) -> draw(b));

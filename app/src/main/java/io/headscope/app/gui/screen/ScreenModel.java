@@ -38,6 +38,17 @@ public abstract class ScreenModel<R> {
     result.set(null);
   }
 
+  /**
+   * Whether a run on the current input cannot start: no model, no input yet (the status then says to
+   * type one), or a job still running.
+   */
+  protected boolean noInputOrBusy() {
+    if (session.trace() == null) {
+      job.say("Type a sentence first.");
+    }
+    return session.model() == null || session.trace() == null || job.isRunning();
+  }
+
   public ReadOnlyObjectProperty<R> resultProperty() {
     return result.getReadOnlyProperty();
   }

@@ -1,11 +1,10 @@
 package io.headscope.app.gui.sweep;
 
 import java.util.List;
-import io.headscope.app.gui.screen.RunBar;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
 import java.util.Locale;
@@ -19,17 +18,16 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 /** The sweep: a run button with progress and Cancel, and the layers x heads heatmap of effects. */
-public final class SweepView extends VBox {
+public final class SweepView extends ScreenView<SweepViewModel> {
   /** The screen: the sweep (its menu entry runs it), the ablation CSV and the figure. */
   public static Screen screen(ScreenContext context) {
     SweepViewModel vm = new SweepViewModel(context.session());
-    SweepView view = new SweepView(vm);
+    SweepView view = new SweepView(vm, context);
     Runnable csv = () -> context.dialogs().export("ablation CSV", "csv", "ablation.csv", vm::csv,
         SweepViewModel::writeCsv);
     view.setOnExportCsv(csv);
@@ -43,22 +41,18 @@ public final class SweepView extends VBox {
   private static final double LEFT = 34;
   private static final double TOP = 20;
   private static final double GAP = 12;
-  private final SweepViewModel vm;
   private double cell = 30;
-  @FXML private RunBar runBar;
   @FXML private Button exportButton;
   private Runnable exportCsv = () -> { };
   @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
-  @FXML private Label statusLabel;
   @FXML private Label inputLabel;
   @FXML private ScrollPane scroll;
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label captionLabel;
 
-  public SweepView(SweepViewModel vm) {
-    this.vm = vm;
-    ViewLoader.load(this);
+  public SweepView(SweepViewModel vm, ScreenContext context) {
+    super(vm, context);
     runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     // A half-run sweep is exported only after Cancel, when it is marked partial.
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));

@@ -114,14 +114,11 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   /** Runs what the chosen metric needs on the current input, in the current switch-off mode. */
   public void run() {
-    BertModel m = session.model();
-    AttentionTrace t = session.trace();
-    if (m == null || t == null || job.isRunning()) {
-      if (t == null) {
-        job.say("Type a sentence first.");
-      }
+    if (noInputOrBusy()) {
       return;
     }
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
     if (!m.hasMaskedLmHead()) {
       session.fail(new HeadScopeException(
           "The sweep measures masked-LM predictions, and " + m.name() + " has no masked-LM head."));
