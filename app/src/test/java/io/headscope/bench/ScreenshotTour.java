@@ -155,7 +155,8 @@ public final class ScreenshotTour {
     headMapDrawn();
     shot(out, "08-head-map-current-input", w, h);
     fx(() -> {
-      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.screen.CorpusSource>) view.lookup("#head-map-source");
+      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.screen.CorpusSource>)
+          view.lookup("#head-map-source");
       choice.setValue(io.headscope.app.gui.screen.CorpusSource.shipped("english-pairs.txt"));
       ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
       return null;

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.headscope.app.gui.Screens;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The floors of the window (docs/ARCHITECTURE.md): the app's packages form no cycle, and a screen stands
  * on the floors alone (session, job runner, dialog service, render), never on the main window or on
- * another screen. A screen package is one that holds a {@code static Screen screen(ScreenContext)}
- * factory, the method the descriptor list names.
+ * another screen. A screen package is one that declares a {@code static ScreenDescriptor}, the value
+ * the descriptor list ({@code Screens.ALL}) names.
  */
 class ScreensTest {
   private static final String GUI = "io.headscope.app.gui";
@@ -37,10 +37,8 @@ class ScreensTest {
         .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/test-classes/"))
         .importPackages(GUI);
     screens = main.stream()
-        .filter(c -> c.getMethods().stream().anyMatch(m -> m.getName().equals("screen")
-            && m.getRawReturnType().isEquivalentTo(Screen.class)
-            && m.getRawParameterTypes().size() == 1
-            && m.getRawParameterTypes().get(0).isEquivalentTo(ScreenContext.class)))
+        .filter(c -> c.getFields().stream().anyMatch(f -> f.getModifiers().contains(JavaModifier.STATIC)
+            && f.getRawType().isEquivalentTo(ScreenDescriptor.class)))
         .map(JavaClass::getPackageName).distinct().sorted().toList();
   }
 

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.dialog.FileAsker;
+import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.FxColors;
@@ -220,7 +220,8 @@ class GuiMainWindowTest {
 
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
-    io.headscope.app.gui.chart.HeatmapPane pane = robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.chart.HeatmapPane.class);
+    io.headscope.app.gui.chart.HeatmapPane pane =
+        robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.chart.HeatmapPane.class);
     return WaitForAsyncUtils.asyncFx(pane::matrix).get();
   }
 

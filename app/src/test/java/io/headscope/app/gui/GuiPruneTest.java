@@ -2,8 +2,8 @@ package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.dialog.FileAsker;
+import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.store.ModelRepository;
 import io.headscope.model.testing.TinyBert;

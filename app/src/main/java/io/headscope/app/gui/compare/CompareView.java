@@ -1,17 +1,17 @@
 package io.headscope.app.gui.compare;
 
-import java.util.List;
-import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.compare.ComparisonResult;
+import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.model.Head;
 import io.headscope.model.store.ModelRepository;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.Point2D;
@@ -34,14 +34,16 @@ import javafx.scene.text.TextAlignment;
  * changed framed; the read-out under the pointer; a clicked head's two maps drawn as every heatmap is.
  */
 public final class CompareView extends ScreenView<CompareViewModel> {
-  /** The screen: the loaded model against a second one, head by head, its CSV and the figure. */
-  public static Screen screen(ScreenContext context) {
-    CompareViewModel vm = new CompareViewModel(context.session(), context.repository());
-    CompareView view = new CompareView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-compare", "Compare CSV…", view::exportCsv, vm.resultProperty().isNull()),
-        new ExportItem("export-compare-figure", "Compare grid as figure (PNG 300 dpi or SVG)…", view::exportFigure,
-            vm.resultProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("compare", "Models", "Compare",
+      "Compare: the loaded model against a fine-tuned one, head by head (Kovaleva)",
+      "Compare: the loaded model against a second checkpoint (e.g. fine-tuned), head by head",
+      c -> new CompareView(new CompareViewModel(c.session(), c.repository()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-compare", "Compare CSV…", this::exportCsv),
+        whenDone("export-compare-figure", "Compare grid as figure (PNG 300 dpi or SVG)…", this::exportFigure));
   }
 
   private static final double LEFT = 34;

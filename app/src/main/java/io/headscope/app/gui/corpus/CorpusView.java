@@ -5,9 +5,9 @@ import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.app.gui.chart.TokenTypeChart;
 import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.model.Head;
@@ -24,15 +24,15 @@ import javafx.scene.layout.VBox;
  * a grid, the model-wide share of each category, token types per layer, and the CSV export.
  */
 public final class CorpusView extends ScreenView<CorpusViewModel> {
-  /** The screen: the view and its two exports (the classify CSV and the figure). */
-  public static Screen screen(ScreenContext context) {
-    CorpusViewModel vm = new CorpusViewModel(context.session());
-    CorpusView view = new CorpusView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-classify-corpus", "Head classification CSV (corpus run)…", view::exportCsv,
-            vm.resultProperty().isNull()),
-        new ExportItem("export-corpus-figure", "Corpus run as figure (PNG 300 dpi or SVG)…", view::exportFigure,
-            vm.resultProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("corpus", "Heads", "Corpus",
+      "Corpus run: classify every head over a corpus…", "Corpus: categories and token types over a whole file",
+      c -> new CorpusView(new CorpusViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-classify-corpus", "Head classification CSV (corpus run)…", this::exportCsv),
+        whenDone("export-corpus-figure", "Corpus run as figure (PNG 300 dpi or SVG)…", this::exportFigure));
   }
 
   @FXML private SourcePicker sources;
@@ -77,7 +77,8 @@ public final class CorpusView extends ScreenView<CorpusViewModel> {
   /** Asks for a file and writes the classification CSV; errors show as a dialog. */
   @FXML
   public void exportCsv() {
-    context.dialogs().export("head classification CSV", "csv", "classify.csv", vm.resultProperty()::get, CorpusViewModel::writeCsv);
+    context.dialogs().export("head classification CSV", "csv", "classify.csv", vm.resultProperty()::get,
+        CorpusViewModel::writeCsv);
   }
 
   /** The node a PNG export of the corpus charts snapshots. */

@@ -86,6 +86,14 @@ public final class BackgroundJob {
    */
   public <T> boolean start(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
       Outcome<T> outcome, Runnable onProgress) {
+    return run(startStatus, startProgress, messages, work, outcome::done, outcome::failed, outcome::cancelled,
+        onProgress);
+  }
+
+  /** The one place a job starts: the status of each ending comes from the three functions. */
+  private <T> boolean run(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
+      java.util.function.Function<T, String> done, java.util.function.Function<Throwable, String> failed,
+      java.util.function.Supplier<String> cancelled, Runnable onProgress) {
     if (running.get()) {
       return false;
     }
@@ -122,18 +130,18 @@ public final class BackgroundJob {
 
       @Override
       public void done(T result) {
-        finish(1, outcome.done(result));
+        finish(1, done.apply(result));
       }
 
       @Override
       public void failed(Throwable error) {
-        finish(0, outcome.failed(error));
+        finish(0, failed.apply(error));
         errors.accept(error);
       }
 
       @Override
       public void cancelled() {
-        finish(0, outcome.cancelled());
+        finish(0, cancelled.get());
       }
     });
     return true;
@@ -221,22 +229,7 @@ public final class BackgroundJob {
 
     /** @return whether it started (not when another job of this runner is still running) */
     public boolean start() {
-      return BackgroundJob.this.start(startStatus, startProgress, messages, work, new Outcome<T>() {
-        @Override
-        public String done(T result) {
-          return done.apply(result);
-        }
-
-        @Override
-        public String failed(Throwable error) {
-          return failed.apply(error);
-        }
-
-        @Override
-        public String cancelled() {
-          return cancelled.get();
-        }
-      }, onProgress);
+      return run(startStatus, startProgress, messages, work, done, failed, cancelled, onProgress);
     }
   }
 

@@ -1,15 +1,15 @@
 package io.headscope.app.gui.favor;
 
-import java.util.List;
+import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
-import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.screen.ScreenView;
-import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
+import java.util.List;
 import java.util.Locale;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
@@ -35,24 +35,22 @@ import javafx.util.StringConverter;
  * heatmap here) with its error-versus-m curve for ORF and iid features.
  */
 public final class FavorView extends ScreenView<FavorViewModel> {
-  /** The screen: FAVOR+ (its menu entry runs it), the map errors CSV and the figure. */
-  public static Screen screen(ScreenContext context) {
-    FavorViewModel vm = new FavorViewModel(context.session());
-    FavorView view = new FavorView(vm, context);
-    Runnable csv = () -> context.dialogs().export("FAVOR+ CSV", "csv", "favor.csv", vm::csv,
-        FavorViewModel::writeCsv);
-    view.setOnExportCsv(csv);
-    return new Screen(view, List.of(
-        new ExportItem("export-favor", "FAVOR+ map errors CSV (linear attention)…", csv,
-            vm.resultProperty().isNull()),
-        new ExportItem("export-favor-figure", "FAVOR+ map errors as figure (PNG 300 dpi or SVG)…",
-            () -> context.dialogs().exportFigure("favor", vm::figure), vm.resultProperty().isNull())), vm::run);
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("favor", "Models", "FAVOR+",
+      "Linear attention: which heads FAVOR+ approximates (Performer)",
+      "Linear attention: which heads Performer's FAVOR+ could replace",
+      c -> new FavorView(new FavorViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-favor", "FAVOR+ map errors CSV (linear attention)…", this::exportCsv),
+        whenDone("export-favor-figure", "FAVOR+ map errors as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("favor", vm::figure)));
   }
 
   private static final double LEFT = 30;
   private static final double TOP = 18;
   private static final double CELL = 24;
-  private Runnable exportCsv = () -> { };
   @FXML private Button exportButton;
   @FXML private Slider featureSlider;
   @FXML private ChoiceBox<RandomFeatures.Kind> kindChoice;
@@ -289,13 +287,15 @@ public final class FavorView extends ScreenView<FavorViewModel> {
     return canvas.localToScreen(LEFT + (head + 0.5) * CELL, TOP + (layer + 0.5) * CELL);
   }
 
-  /** What the Export CSV button does (the app asks where). */
-  public void setOnExportCsv(Runnable action) {
-    exportCsv = action;
+  /** Asks for a file and writes the CSV with the bytes of the command line. */
+  @FXML
+  public void exportCsv() {
+    context.dialogs().export("FAVOR+ CSV", "csv", "favor.csv", vm::csv, FavorViewModel::writeCsv);
   }
 
-  @FXML
-  private void exportCsv() {
-    exportCsv.run();
+  /** The Analysis menu entry starts the run at once, as it always did. */
+  @Override
+  public void onMenu() {
+    vm.run();
   }
 }

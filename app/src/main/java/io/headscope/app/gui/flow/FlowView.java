@@ -1,13 +1,13 @@
 package io.headscope.app.gui.flow;
 
-import java.util.List;
-import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.chart.HeatmapPane;
+import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.HeadMatrix;
+import java.util.List;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.Point2D;
@@ -28,15 +28,17 @@ import javafx.scene.text.TextAlignment;
  * the head view's {@link HeatmapPane} (token axes, hover outline), its colour scale and a read-out.
  */
 public final class FlowView extends ScreenView<FlowViewModel> {
-  /** The screen: rollout, flow and Jacobians of the current input, the rollout JSON and the figure. */
-  public static Screen screen(ScreenContext context) {
-    FlowViewModel vm = new FlowViewModel(context.session());
-    FlowView view = new FlowView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-rollout", "Rollout and flow JSON…", view::exportRolloutJson,
-            vm.resultProperty().isNull()),
-        new ExportItem("export-flow-figure", "Rollout or flow as figure (PNG 300 dpi or SVG)…", view::exportFigure,
-            vm.matrixProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("flow", "Flow", "Rollout, flow",
+      "Information flow: attention rollout and flow (Abnar & Zuidema)",
+      "Information flow: attention rollout, attention flow and token Jacobians",
+      c -> new FlowView(new FlowViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-rollout", "Rollout and flow JSON…", this::exportRolloutJson),
+        new ExportItem("export-flow-figure", "Rollout or flow as figure (PNG 300 dpi or SVG)…", this::exportFigure,
+            vm.matrixProperty().isNull()));
   }
 
   @FXML private Button jacobianButton;
@@ -110,7 +112,8 @@ public final class FlowView extends ScreenView<FlowViewModel> {
 
   /** Asks for a file and writes the JSON of {@code headscope rollout --flow}. */
   public void exportRolloutJson() {
-    context.dialogs().export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get, FlowViewModel::writeJson);
+    context.dialogs().export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get,
+        FlowViewModel::writeJson);
   }
 
   /** The drawn matrix as a figure (PNG at 300 dpi or SVG). */

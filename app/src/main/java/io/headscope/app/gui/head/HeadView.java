@@ -3,16 +3,16 @@ package io.headscope.app.gui.head;
 import io.headscope.app.gui.chart.HeatmapPane;
 import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
-import io.headscope.app.render.HeadMatrix;
 import java.util.Locale;
 import javafx.fxml.FXML;
+import javafx.geometry.Bounds;
+import javafx.geometry.Rectangle2D;
 import javafx.scene.Node;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.geometry.Bounds;
-import javafx.geometry.Rectangle2D;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
@@ -83,10 +83,14 @@ public final class HeadView extends VBox {
       }
     });
     // only the part in view is drawn: follow the scroll position and the viewport's size
-    heatScroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
-    heatScroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
-    linesScroll.vvalueProperty().addListener((o, a, b) -> lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
-    linesScroll.viewportBoundsProperty().addListener((o, a, b) -> lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
+    heatScroll.hvalueProperty().addListener((o, a, b) -> 
+        heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
+    heatScroll.vvalueProperty().addListener((o, a, b) -> 
+        heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
+    linesScroll.vvalueProperty().addListener((o, a, b) -> 
+        lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
+    linesScroll.viewportBoundsProperty().addListener((o, a, b) -> 
+        lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
     lines.setOnMouseMoved(e -> {
       int[] t = lines.tokenAt(e.getX(), e.getY());
       HeadMatrix m = vm.matrixProperty().get();

@@ -1,18 +1,18 @@
 package io.headscope.app.gui.headmap;
 
-import java.util.List;
-import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.heads.HeadPattern;
+import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.app.render.figure.HeadMapFigure;
 import io.headscope.model.Head;
 import io.headscope.model.HeadScopeException;
 import java.nio.file.Path;
+import java.util.List;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
 import javafx.scene.control.ChoiceBox;
@@ -27,15 +27,15 @@ import javafx.scene.layout.VBox;
  * and the distances CSV).
  */
 public final class HeadMapView extends ScreenView<HeadMapViewModel> {
-  /** The screen: the head map, the distances CSV and the figure. */
-  public static Screen screen(ScreenContext context) {
-    HeadMapViewModel vm = new HeadMapViewModel(context.session(), context.scores());
-    HeadMapView view = new HeadMapView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-head-distances", "Head distances CSV (head map)…", view::exportCsv,
-            vm.resultProperty().isNull()),
-        new ExportItem("export-head-map-figure", "Head map as figure (PNG 300 dpi or SVG)…", view::exportFigure,
-            vm.resultProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("head-map", "Heads", "Head map",
+      "Head map: which heads attend alike (Clark et al.)", "Head map: which heads attend alike (Jensen-Shannon, MDS)",
+      c -> new HeadMapView(new HeadMapViewModel(c.session(), c.scores()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-head-distances", "Head distances CSV (head map)…", this::exportCsv),
+        whenDone("export-head-map-figure", "Head map as figure (PNG 300 dpi or SVG)…", this::exportFigure));
   }
 
   @FXML private SourcePicker sources;
@@ -78,7 +78,8 @@ public final class HeadMapView extends ScreenView<HeadMapViewModel> {
   /** Asks for a file and writes the distances CSV (the CLI's {@code head-distances} file). */
   @FXML
   public void exportCsv() {
-    context.dialogs().export("head distances CSV", "csv", "distances.csv", vm.resultProperty()::get, HeadMapViewModel::writeCsv);
+    context.dialogs().export("head distances CSV", "csv", "distances.csv", vm.resultProperty()::get,
+        HeadMapViewModel::writeCsv);
   }
 
   private void refresh() {

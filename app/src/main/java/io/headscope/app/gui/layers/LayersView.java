@@ -1,10 +1,10 @@
 package io.headscope.app.gui.layers;
 
-import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.flow.StitchedPredictions;
+import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
 import java.nio.file.Path;
@@ -29,14 +29,15 @@ import javafx.scene.text.TextAlignment;
  * the intact diagonal framed, the read-out under the pointer, and a clicked cell's predictions.
  */
 public final class LayersView extends ScreenView<LayersViewModel> {
-  /** The screen: layer compatibility, its CSV and the figure. */
-  public static Screen screen(ScreenContext context) {
-    LayersViewModel vm = new LayersViewModel(context.session());
-    LayersView view = new LayersView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-layers", "Layer compatibility CSV…", view::exportCsv, vm.resultProperty().isNull()),
-        new ExportItem("export-layers-figure", "Layer compatibility as figure (PNG 300 dpi or SVG)…",
-            view::exportFigure, vm.resultProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("layers", "Flow", "Layers",
+      "Layers: which layers can stand in for which", "Layer compatibility: which layers can stand in for which",
+      c -> new LayersView(new LayersViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-layers", "Layer compatibility CSV…", this::exportCsv),
+        whenDone("export-layers-figure", "Layer compatibility as figure (PNG 300 dpi or SVG)…", this::exportFigure));
   }
 
   private static final double LEFT = 96;
@@ -81,7 +82,8 @@ public final class LayersView extends ScreenView<LayersViewModel> {
   /** Asks for a file and writes {@code compat.csv} (the bytes of {@code headscope layers}). */
   @FXML
   public void exportCsv() {
-    context.dialogs().export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get, LayersViewModel::writeCsv);
+    context.dialogs().export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get,
+        LayersViewModel::writeCsv);
   }
 
   /** The matrix as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */

@@ -1,12 +1,11 @@
 package io.headscope.app.gui.linguistics;
 
+import io.headscope.app.gui.chart.HeadGridCanvas;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
-import java.util.function.Consumer;
 import javafx.geometry.VPos;
-import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
@@ -16,7 +15,7 @@ import javafx.scene.text.TextAlignment;
  * Layers x heads, each cell coloured by the head's accuracy (white 0 to navy at the grid's best), the
  * percentage written in it when there is room, the best head framed, the opened head outlined.
  */
-public final class AccuracyGrid extends Canvas {
+public final class AccuracyGrid extends HeadGridCanvas {
   static final double LEFT = 30;
   static final double TOP = 18;
   private double[][] values = new double[0][0];
@@ -25,17 +24,6 @@ public final class AccuracyGrid extends Canvas {
 
   public AccuracyGrid() {
     setId("ling-grid");
-  }
-
-  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
-    setOnMouseClicked(e -> {
-      Head h = headAt(e.getX(), e.getY());
-      if (h != null) {
-        onClick.accept(h);
-      }
-    });
-    setOnMouseMoved(e -> onHover.accept(headAt(e.getX(), e.getY())));
-    setOnMouseExited(e -> onHover.accept(null));
   }
 
   void show(double[][] v, Head open, double maxWidth) {
@@ -47,7 +35,8 @@ public final class AccuracyGrid extends Canvas {
     redraw();
   }
 
-  Head headAt(double x, double y) {
+  @Override
+  public Head headAt(double x, double y) {
     if (values.length == 0 || x < LEFT || y < TOP) {
       return null;
     }

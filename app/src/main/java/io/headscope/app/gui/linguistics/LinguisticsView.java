@@ -1,17 +1,17 @@
 package io.headscope.app.gui.linguistics;
 
-import java.util.List;
-import io.headscope.app.gui.screen.ExportItem;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.linguistics.DependencyHeads;
+import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.model.Head;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
-import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.fxml.FXML;
 import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
@@ -28,15 +28,17 @@ import javafx.scene.layout.VBox;
  * renderer).
  */
 public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
-  /** The screen: relations and coreference over a treebank, its CSVs and the grid figure. */
-  public static Screen screen(ScreenContext context) {
-    LinguisticsViewModel vm = new LinguisticsViewModel(context.session());
-    LinguisticsView view = new LinguisticsView(vm, context);
-    return new Screen(view, List.of(
-        new ExportItem("export-linguistics-csv", "Linguistics CSVs (relations, best heads, coreference)…",
-            view::exportCsv, vm.resultProperty().isNull()),
-        new ExportItem("export-linguistics-figure", "Linguistics grid as figure (PNG 300 dpi or SVG)…",
-            view::exportFigure, vm.resultProperty().isNull())));
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("linguistics", "Linguistics",
+      "Syntax, coref", "Linguistics: which heads track syntax and coreference (CoNLL-U)…",
+      "Linguistics: which heads track dependency relations and coreference in a treebank",
+      c -> new LinguisticsView(new LinguisticsViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-linguistics-csv", "Linguistics CSVs (relations, best heads, coreference)…",
+            this::exportCsv),
+        whenDone("export-linguistics-figure", "Linguistics grid as figure (PNG 300 dpi or SVG)…", this::exportFigure));
   }
 
   /** The height of a row of the best-heads table. */

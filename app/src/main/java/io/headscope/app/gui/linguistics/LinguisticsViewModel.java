@@ -48,7 +48,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
 
   public LinguisticsViewModel(Session session) {
     super(session,
-        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.", e -> { });
+        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.",
+        e -> { });
     // the status line says what went wrong, in one line; no dialog, nothing else changes
     this.sentenceJob = new BackgroundJob(session.worker(), e -> { }, "");
     chosen.addListener((o, a, b) -> {

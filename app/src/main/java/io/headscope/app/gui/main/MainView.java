@@ -4,17 +4,17 @@ import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.dialog.FxDialogService;
 import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.main.grid.CategoryLegend;
-import io.headscope.app.gui.main.grid.ModelGridView;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
+import io.headscope.app.gui.main.grid.CategoryLegend;
+import io.headscope.app.gui.main.grid.ModelGridView;
 import io.headscope.app.gui.predict.PredictionsView;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.Screen;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.screen.Sources;
-import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.MapsShown;
@@ -161,7 +161,7 @@ public final class MainView extends BorderPane {
       show.setId("menu-" + d.id());
       show.setOnAction(e -> {
         nav.show(d.id());
-        s.onMenu().run();
+        s.onMenu();
       });
       analysisMenu.getItems().add(show);
       if (!s.exports().isEmpty()) {
@@ -267,7 +267,8 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void openFolder() {
-    Path p = dialogs.openFolder("A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
+    Path p = dialogs.openFolder(
+        "A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
     if (p != null) {
       vm.loadModel(p.toString());
     }

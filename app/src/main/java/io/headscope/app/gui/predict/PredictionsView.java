@@ -4,18 +4,18 @@ import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import io.headscope.model.ablation.TargetMetric;
-import javafx.animation.PauseTransition;
-import javafx.scene.control.ChoiceBox;
-import javafx.scene.control.TextField;
-import javafx.util.Duration;
 import java.util.List;
+import javafx.animation.PauseTransition;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TextField;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
+import javafx.util.Duration;
 
 /** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
 public final class PredictionsView extends ScrollPane {

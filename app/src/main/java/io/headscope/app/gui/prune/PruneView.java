@@ -1,9 +1,8 @@
 package io.headscope.app.gui.prune;
 
-import java.util.List;
-import io.headscope.app.gui.screen.Screen;
-import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.model.ablation.Pruning;
 import java.nio.file.Path;
 import javafx.fxml.FXML;
@@ -15,10 +14,12 @@ import javafx.scene.control.Label;
 
 /** Pruning curves: importance and random order in one line chart of the metric against the share pruned. */
 public final class PruneView extends ScreenView<PruneViewModel> {
-  /** The screen: both pruning curves; each exports from its own button. */
-  public static Screen screen(ScreenContext context) {
-    return new Screen(new PruneView(new PruneViewModel(context.session()), context), List.of());
-  }
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("prune", "Causes", "Pruning",
+      "Pruning curves: importance vs random order…",
+      "Pruning curves: heads removed in order of importance, and at random",
+      c -> new PruneView(new PruneViewModel(c.session()), c));
+
 
   @FXML private Label fileLabel;
   @FXML private LineChart<Number, Number> chart;
@@ -57,7 +58,8 @@ public final class PruneView extends ScreenView<PruneViewModel> {
 
   @FXML
   private void openFile() {
-    Path p = context.dialogs().openFile("A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
+    Path p = context.dialogs().openFile(
+        "A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
         + "or a text file (one input per line) for masked-LM quality");
     if (p != null) {
       vm.corpusProperty().set(p);

@@ -4,15 +4,16 @@ import java.util.List;
 import javafx.scene.Node;
 
 /**
- * A built screen: its content, the exports it offers in the Export menu, and what its menu entry does
- * besides showing it (the sweep and FAVOR+ start at once, as they always did).
+ * A built screen, as the main window sees it: its content, the exports it offers in the Export menu,
+ * and what its menu entry does besides showing it (the sweep and FAVOR+ start at once).
  */
-public record Screen(Node view, List<ExportItem> exports, Runnable onMenu) {
-  public Screen {
-    exports = List.copyOf(exports);
+public interface Screen {
+  Node view();
+
+  default List<ExportItem> exports() {
+    return List.of();
   }
 
-  public Screen(Node view, List<ExportItem> exports) {
-    this(view, exports, () -> { });
+  default void onMenu() {
   }
 }

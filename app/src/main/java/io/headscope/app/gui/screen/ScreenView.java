@@ -3,17 +3,19 @@ package io.headscope.app.gui.screen;
 import io.headscope.app.gui.fxml.ViewLoader;
 import javafx.beans.value.ObservableBooleanValue;
 import javafx.fxml.FXML;
+import javafx.scene.Node;
 import javafx.scene.control.Label;
 import javafx.scene.layout.VBox;
 
 /**
  * What every screen's view has, written once: its view model, the screen context, its layout from the
  * FXML file named after it, the run bar ({@code fx:id="runBar"}) and the status line
- * ({@code fx:id="statusLabel"}). A screen's view adds how it shows the result.
+ * ({@code fx:id="statusLabel"}); it is the {@link Screen} the main window lists. A screen's view adds how
+ * it shows the result and what it exports.
  *
  * @param <M> the screen's view model
  */
-public abstract class ScreenView<M extends ScreenModel<?>> extends VBox {
+public abstract class ScreenView<M extends ScreenModel<?>> extends VBox implements Screen {
   protected final M vm;
   protected final ScreenContext context;
   @FXML protected RunBar runBar;
@@ -23,6 +25,16 @@ public abstract class ScreenView<M extends ScreenModel<?>> extends VBox {
     this.vm = vm;
     this.context = context;
     ViewLoader.load(this);
+  }
+
+  @Override
+  public Node view() {
+    return this;
+  }
+
+  /** An export that is off until the screen has a result. */
+  protected ExportItem whenDone(String id, String text, Runnable action) {
+    return new ExportItem(id, text, action, vm.resultProperty().isNull());
   }
 
   /** Run starts {@code start}; it is off while the job runs and while no model is loaded. */

@@ -1,12 +1,12 @@
 package io.headscope.app.gui.sweep;
 
-import java.util.List;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
-import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.model.ablation.AblationResult;
+import java.util.List;
 import java.util.Locale;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
@@ -24,18 +24,17 @@ import javafx.scene.text.TextAlignment;
 
 /** The sweep: a run button with progress and Cancel, and the layers x heads heatmap of effects. */
 public final class SweepView extends ScreenView<SweepViewModel> {
-  /** The screen: the sweep (its menu entry runs it), the ablation CSV and the figure. */
-  public static Screen screen(ScreenContext context) {
-    SweepViewModel vm = new SweepViewModel(context.session());
-    SweepView view = new SweepView(vm, context);
-    Runnable csv = () -> context.dialogs().export("ablation CSV", "csv", "ablation.csv", vm::csv,
-        SweepViewModel::writeCsv);
-    view.setOnExportCsv(csv);
-    return new Screen(view, List.of(
-        new ExportItem("export-ablation", "Ablation CSV (sweep)…", csv, vm.resultProperty().isNull()),
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("sweep", "Causes", "Sweep",
+      "Ablation sweep: every head off alone", "Ablation sweep: every head switched off in turn, the metric you choose",
+      c -> new SweepView(new SweepViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-ablation", "Ablation CSV (sweep)…", this::exportCsv),
         new ExportItem("export-sweep-figure", "Sweep as figure (PNG 300 dpi or SVG)…",
             () -> context.dialogs().exportFigure("sweep", vm::figure),
-            vm.resultProperty().isNull().and(vm.importanceProperty().isNull()))), vm::run);
+            vm.resultProperty().isNull().and(vm.importanceProperty().isNull())));
   }
 
   private static final double LEFT = 34;
@@ -43,7 +42,6 @@ public final class SweepView extends ScreenView<SweepViewModel> {
   private static final double GAP = 12;
   private double cell = 30;
   @FXML private Button exportButton;
-  private Runnable exportCsv = () -> { };
   @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
   @FXML private Label inputLabel;
   @FXML private ScrollPane scroll;
@@ -199,14 +197,16 @@ public final class SweepView extends ScreenView<SweepViewModel> {
     }
   }
 
-  /** What the Export CSV button does (the app writes the file where the user says). */
-  public void setOnExportCsv(Runnable action) {
-    exportCsv = action;
+  /** Asks for a file and writes the CSV with the bytes of the command line. */
+  @FXML
+  public void exportCsv() {
+    context.dialogs().export("ablation CSV", "csv", "ablation.csv", vm::csv, SweepViewModel::writeCsv);
   }
 
-  @FXML
-  private void exportCsv() {
-    exportCsv.run();
+  /** The Analysis menu entry starts the run at once, as it always did. */
+  @Override
+  public void onMenu() {
+    vm.run();
   }
 
   /** The node a PNG export snapshots. */
