@@ -7,11 +7,9 @@ import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
-import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
-import javafx.scene.text.TextAlignment;
 
 /**
  * Layers x heads, each cell in the colour of the head's most frequent category over the corpus,
@@ -46,24 +44,11 @@ public final class ShareGrid extends HeadGridCanvas {
   }
 
   private void redraw() {
-    GraphicsContext g = getGraphicsContext2D();
     if (result == null) {
-      setWidth(1);
-      setHeight(1);
-      g.clearRect(0, 0, 1, 1);
+      drawNothing();
       return;
     }
-    setWidth(LEFT + result.heads() * cell + 4);
-    setHeight(TOP + result.layers() * cell + 4);
-    g.setFill(Color.WHITE);
-    g.fillRect(0, 0, getWidth(), getHeight());
-    g.setTextAlign(TextAlignment.CENTER);
-    g.setTextBaseline(VPos.CENTER);
-    g.setFont(Font.font(10));
-    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
-    for (int h = 0; h < result.heads(); h++) {
-      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
-    }
+    GraphicsContext g = startGrid(result.layers(), result.heads(), LEFT, TOP, cell);
     for (int l = 0; l < result.layers(); l++) {
       g.setFill(FxColors.of(UiColor.TEXT_SOFT));
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);

@@ -5,11 +5,9 @@ import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.Head;
 import java.util.Locale;
-import javafx.geometry.VPos;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
-import javafx.scene.text.TextAlignment;
 
 /**
  * Layers x heads, each cell coloured by the head's accuracy (white 0 to navy at the grid's best), the
@@ -51,26 +49,13 @@ public final class AccuracyGrid extends HeadGridCanvas {
   }
 
   private void redraw() {
-    GraphicsContext g = getGraphicsContext2D();
     if (values.length == 0) {
-      setWidth(1);
-      setHeight(1);
-      g.clearRect(0, 0, 1, 1);
+      drawNothing();
       return;
     }
     int layers = values.length;
     int heads = values[0].length;
-    setWidth(LEFT + heads * cell + 4);
-    setHeight(TOP + layers * cell + 4);
-    g.setFill(Color.WHITE);
-    g.fillRect(0, 0, getWidth(), getHeight());
-    g.setTextAlign(TextAlignment.CENTER);
-    g.setTextBaseline(VPos.CENTER);
-    g.setFont(Font.font(10));
-    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
-    for (int h = 0; h < heads; h++) {
-      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
-    }
+    GraphicsContext g = startGrid(layers, heads, LEFT, TOP, cell);
     for (int l = 0; l < layers; l++) {
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
     }
