@@ -79,4 +79,12 @@ class ScreensTest {
         .should().dependOnClassesThat().resideInAnyPackage(above)
         .check(main);
   }
+
+  @Test
+  void theMainWindowKnowsScreensOnlyByTheirDescriptors() {
+    noClasses().that().resideInAPackage(GUI + ".main..")
+        .should().dependOnClassesThat().resideInAnyPackage(screens.stream().map(p -> p + "..").toArray(String[]::new))
+        .because("the window lists what Screens.ALL gives it; adding a screen changes no MainView")
+        .check(main);
+  }
 }

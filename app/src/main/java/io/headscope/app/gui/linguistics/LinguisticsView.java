@@ -79,9 +79,10 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
     previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
     nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
-    // the table is as tall as its rows: the page scrolls, not a scroll area inside it
+    // the table is as tall as its rows (and its sideways scroll bar): the page scrolls, not the table
     bestTable.setFixedCellSize(TABLE_ROW);
-    bestTable.prefHeightProperty().bind(Bindings.size(bestTable.getItems()).multiply(TABLE_ROW).add(2 * TABLE_ROW));
+    bestTable.prefHeightProperty().bind(
+        Bindings.size(bestTable.getItems()).multiply(TABLE_ROW).add(2 * TABLE_ROW + 16));
     bestTable.minHeightProperty().bind(bestTable.prefHeightProperty());
     vm.resultProperty().addListener((o, a, b) -> {
       opened = null;
