@@ -54,6 +54,11 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("layers")) {
+      layers(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("screens")) {
       screens(out, w, h, args.length > 4 ? Path.of(args[4]) : null);
       Platform.exit();
@@ -276,6 +281,32 @@ public final class ScreenshotTour {
       }
       shot(out, "screen-" + id, w, h);
     }
+  }
+
+  /** The Layers screen on the app's first sentence, the cell h4 -> layer 8 opened (layers 5-7 skipped). */
+  private static void layers(Path out, int w, int h) throws Exception {
+    fx(() -> {
+      view.viewModel().textAProperty().set("The cat sat on the [MASK] because it was tired.");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.showScreen("layers");
+      ((javafx.scene.control.Button) view.lookup("#layers-run")).fire();
+      return null;
+    });
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    Thread.sleep(500);
+    while (fx(() -> view.lookup("#layers-cancel").isDisabled()) == Boolean.FALSE && System.nanoTime() < end) {
+      Thread.sleep(200);
+    }
+    fx(() -> {
+      ((io.headscope.app.gui.layers.LayersView) view.lookup("#layers-view")).viewModel().select(4, 8);
+      return null;
+    });
+    Thread.sleep(3000);
+    shot(out, "13-layers-h4-to-8", w, h);
   }
 
   private static void headMapDrawn() throws Exception {

@@ -267,11 +267,6 @@ public final class FavorView extends ScreenView<FavorViewModel> {
     }
   }
 
-  /** The view model (tours and tests drive the screen through it). */
-  public FavorViewModel viewModel() {
-    return vm;
-  }
-
   private static double min(float[][] m) {
     double v = 0;
     for (float[] r : m) {

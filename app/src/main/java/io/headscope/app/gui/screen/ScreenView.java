@@ -27,6 +27,11 @@ public abstract class ScreenView<M extends ScreenModel<?>> extends VBox implemen
     ViewLoader.load(this);
   }
 
+  /** The screen's view model (tests and the screenshot tour drive it). */
+  public M viewModel() {
+    return vm;
+  }
+
   @Override
   public Node view() {
     return this;
