@@ -54,6 +54,16 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("layers")) {
+      layers(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
+    if (args.length > 3 && args[3].equals("screens")) {
+      screens(out, w, h, args.length > 4 ? Path.of(args[4]) : null);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("favor")) {
       favor(out, w, h);
       Platform.exit();
@@ -142,11 +152,7 @@ public final class ScreenshotTour {
   @SuppressWarnings("unchecked")
   private static void headMap(Path out, int w, int h) throws Exception {
     fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-head-map".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("head-map");
       view.viewModel().select(new Head(8, 10));
       ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
       return null;
@@ -154,8 +160,9 @@ public final class ScreenshotTour {
     headMapDrawn();
     shot(out, "08-head-map-current-input", w, h);
     fx(() -> {
-      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.corpus.CorpusSource>) view.lookup("#head-map-source");
-      choice.setValue(io.headscope.app.gui.corpus.CorpusSource.shipped("english-pairs.txt"));
+      var choice = (javafx.scene.control.ChoiceBox<io.headscope.app.gui.screen.CorpusSource>)
+          view.lookup("#head-map-source");
+      choice.setValue(io.headscope.app.gui.screen.CorpusSource.shipped("english-pairs.txt"));
       ((javafx.scene.control.Button) view.lookup("#head-map-draw")).fire();
       return null;
     });
@@ -184,11 +191,7 @@ public final class ScreenshotTour {
     idle();
     shot(out, "10-words-switch", w, h);
     io.headscope.app.gui.linguistics.LinguisticsView ling = fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-linguistics".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("linguistics");
       var v = (io.headscope.app.gui.linguistics.LinguisticsView) view.lookup("#linguistics-view");
       v.open(treebank);
       return v;
@@ -218,11 +221,7 @@ public final class ScreenshotTour {
   private static void favor(Path out, int w, int h) throws Exception {
     long start = System.nanoTime();
     fx(() -> {
-      for (javafx.scene.Node n : view.lookupAll(".tab-pane")) {
-        TabPane tabs = (TabPane) n;
-        tabs.getTabs().stream().filter(t -> "tab-favor".equals(t.getId())).findFirst()
-            .ifPresent(t -> tabs.getSelectionModel().select(t));
-      }
+      view.showScreen("favor");
       ((javafx.scene.control.Button) view.lookup("#favor-run")).fire();
       return null;
     });
@@ -247,6 +246,67 @@ public final class ScreenshotTour {
     Thread.sleep(300);
     idle();
     shot(out, "10b-linear-attention-predictions", w, h);
+  }
+
+  /**
+   * Every screen of the navigation, in its order, as a new user meets it: the quick ones run on the
+   * current input (the corpus screen on the first shipped corpus, Compare against the same model, the
+   * linguistics screen on a treebank when one is given); FAVOR+ and pruning shown before a run.
+   */
+  private static void screens(Path out, int w, int h, Path treebank) throws Exception {
+    java.util.List<String> ids = new java.util.ArrayList<>(java.util.List.of("grid"));
+    io.headscope.app.gui.Screens.ALL.forEach(d -> ids.add(d.id()));
+    java.util.Map<String, String> run = java.util.Map.of("head-map", "#head-map-draw", "corpus", "#corpus-run",
+        "sweep", "#sweep-run", "flow", "#flow-compute", "layers", "#layers-run", "compare", "#compare-run");
+    for (String id : ids) {
+      fx(() -> {
+        view.showScreen(id);
+        if (id.equals("compare")) {
+          var second = (javafx.scene.control.ChoiceBox<?>) view.lookup("#compare-second");
+          second.getSelectionModel().selectFirst();
+        }
+        if (id.equals("linguistics") && treebank != null) {
+          ((io.headscope.app.gui.linguistics.LinguisticsView) view.lookup("#linguistics-view")).open(treebank);
+        }
+        if (run.containsKey(id)) {
+          ((javafx.scene.control.Button) view.lookup(run.get(id))).fire();
+        }
+        return null;
+      });
+      Thread.sleep(500);
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (fx(() -> view.lookupAll(".button").stream().anyMatch(b -> b.getId() != null
+          && b.getId().endsWith("-cancel") && b.isVisible() && !b.isDisabled())) && System.nanoTime() < end) {
+        Thread.sleep(200);
+      }
+      shot(out, "screen-" + id, w, h);
+    }
+  }
+
+  /** The Layers screen on the app's first sentence, the cell h4 -> layer 8 opened (layers 5-7 skipped). */
+  private static void layers(Path out, int w, int h) throws Exception {
+    fx(() -> {
+      view.viewModel().textAProperty().set("The cat sat on the [MASK] because it was tired.");
+      view.viewModel().analyse();
+      return null;
+    });
+    idle();
+    fx(() -> {
+      view.showScreen("layers");
+      ((javafx.scene.control.Button) view.lookup("#layers-run")).fire();
+      return null;
+    });
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    Thread.sleep(500);
+    while (fx(() -> view.lookup("#layers-cancel").isDisabled()) == Boolean.FALSE && System.nanoTime() < end) {
+      Thread.sleep(200);
+    }
+    fx(() -> {
+      ((io.headscope.app.gui.layers.LayersView) view.lookup("#layers-view")).viewModel().select(4, 8);
+      return null;
+    });
+    Thread.sleep(3000);
+    shot(out, "13-layers-h4-to-8", w, h);
   }
 
   private static void headMapDrawn() throws Exception {

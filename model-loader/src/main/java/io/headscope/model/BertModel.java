@@ -225,41 +225,6 @@ public final class BertModel implements AutoCloseable {
     return traces.of(t, run(request));
   }
 
-  // kept until the GUI call sites move: one-line delegates to trace(TraceRequest)
-
-  /** @deprecated {@code trace(TraceRequest.of(input).mask(mask).top(topK)).get(0)} */
-  @Deprecated
-  public AttentionTrace trace(Encoding input, HeadMask mask, int topK) {
-    return trace(TraceRequest.of(input).mask(mask).top(topK)).get(0);
-  }
-
-  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK))} */
-  @Deprecated
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK) {
-    return trace(TraceRequest.of(inputs).mask(mask).top(topK));
-  }
-
-  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps))} */
-  @Deprecated
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps) {
-    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps));
-  }
-
-  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms))} */
-  @Deprecated
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
-      boolean layerNorms) {
-    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms));
-  }
-
-  /** @deprecated {@code trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms)
-   *     .adjust(interventions))} */
-  @Deprecated
-  public List<AttentionTrace> trace(List<Encoding> inputs, HeadMask mask, int topK, AttentionTrace.Maps maps,
-      boolean layerNorms, UnaryOperator<RunRequest> interventions) {
-    return trace(TraceRequest.of(inputs).mask(mask).top(topK).maps(maps).layerNorms(layerNorms).adjust(interventions));
-  }
-
   /**
    * Makes libtorch run this thread's operations on this thread alone, for a thread that runs forward
    * passes beside others (the corpus runs' workers, one per core): on two cores two such threads got

@@ -40,8 +40,7 @@ class TraceRequestTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation")
-  void theRequestAndTheOldOverloadsGiveTheSameTraces() {
+  void theRequestsMaskIsTheHeadInterventionItNames() {
     try (BertModel model = BertModel.load(TinyBert.create(3, 4, 8).writeTo(dir.resolve("m")))) {
       List<Encoding> batch = List.of(model.encode("the cat sat on the mat.", null), model.encode("a dog ran", null));
       HeadMask off = HeadMask.of(Set.of(new Head(1, 2), new Head(2, 0)), HeadMask.Mode.ZERO);
@@ -49,7 +48,9 @@ class TraceRequestTest {
           new float[][][] {{{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 0, 1, 1}}}, HeadMask.Mode.UNIFORM);
       List<AttentionTrace> fresh = model.trace(TraceRequest.of(batch).mask(off).top(3)
           .maps(AttentionTrace.Maps.AS_RUN).layerNorms().adjust(r -> r.intervene(more)));
-      List<AttentionTrace> old = model.trace(batch, off, 3, AttentionTrace.Maps.AS_RUN, true, r -> r.intervene(more));
+      // the same switches written as the engine's own interventions, without the request's mask option
+      List<AttentionTrace> old = model.trace(TraceRequest.of(batch).top(3).maps(AttentionTrace.Maps.AS_RUN)
+          .layerNorms().adjust(r -> r.intervene(Intervention.heads(off, model.config())).intervene(more)));
       assertThat(fresh).hasSize(2);
       for (int i = 0; i < 2; i++) {
         AttentionTrace a = fresh.get(i);
@@ -59,6 +60,7 @@ class TraceRequestTest {
         assertThat(a.hiddenStates()).isDeepEqualTo(b.hiddenStates());
         assertThat(a.predictions()).hasSameSizeAs(b.predictions());
         assertThat(a.mapsLabel()).isEqualTo("as-run");
+        assertThat(a.mask()).isEqualTo(off);
       }
       // the added intervention ran: the map of 3-2 differs from a trace without it
       AttentionTrace without = model.trace(TraceRequest.of(batch).mask(off).top(3).maps(AttentionTrace.Maps.AS_RUN))

@@ -30,14 +30,22 @@ public final class HeadScopeApp extends Application {
   /** Builds the window's content on a stage (the UI tests use this with their own model). */
   public static MainView create(Stage stage, io.headscope.app.gui.exec.Worker worker, ModelRepository repo) {
     MainViewModel vm = new MainViewModel(worker, repo);
-    MainView view = new MainView(vm, null);
-    AppServices.install(view);
-    Scene scene = new Scene(view, 1280, 800);
+    MainView view = new MainView(vm);
+    view.install(Screens.ALL);
+    javafx.geometry.Rectangle2D screen = javafx.stage.Screen.getPrimary().getVisualBounds();
+    Scene scene = new Scene(view, width(screen.getWidth(), 1280), width(screen.getHeight(), 800));
     Theme.apply(scene);
     stage.setScene(scene);
     stage.setTitle("HeadScope");
-    view.setFileAsker(new io.headscope.app.gui.main.DialogFileAsker(stage));
     return view;
+  }
+
+  /**
+   * The window's side on a screen of this side: the design size (1280 x 800) where the screen has room,
+   * nine tenths of a larger screen, never more than the screen (a 1920 x 1080 desktop opens at 1728 x 972).
+   */
+  static double width(double screen, double design) {
+    return Math.min(screen, Math.max(design, 0.9 * screen));
   }
 
   @Override

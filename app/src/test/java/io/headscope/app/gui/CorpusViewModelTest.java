@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.app.cli.HeadScopeCli;
-import io.headscope.app.gui.corpus.CorpusSource;
 import io.headscope.app.gui.corpus.CorpusViewModel;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.exec.Worker;
 import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.gui.sweep.SweepViewModel;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadScopeException;

@@ -12,9 +12,9 @@ import io.headscope.app.cli.HeadScopeCli;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.favor.FavorViewModel;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.predict.PredictionRow;
 import io.headscope.app.render.figure.FigureFile;
 import io.headscope.model.AttentionTrace;
-import io.headscope.app.gui.predict.PredictionRow;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
 import io.headscope.model.engine.Activation;
@@ -54,7 +54,7 @@ class FavorViewModelTest {
     MainViewModel main = main();
     FavorViewModel vm = new FavorViewModel(main.session());
     vm.run();
-    assertThat(vm.computedProperty().get()).isNotNull();
+    assertThat(vm.resultProperty().get()).isNotNull();
     AttentionTrace t = main.traceProperty().get();
     var o = new FavorAnalysis.Options(FavorViewModel.FEATURES, FavorViewModel.DRAWS, FavorViewModel.SEED,
         List.of(RandomFeatures.Kind.ORF, RandomFeatures.Kind.IID), false);
@@ -140,7 +140,7 @@ class FavorViewModelTest {
     main.loadModel(tiny.toString());
     FavorViewModel vm = new FavorViewModel(main.session());
     vm.run();
-    assertThat(vm.computedProperty().get()).isNull();
+    assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("Type a sentence");
   }
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.app.cli.HeadScopeCli;
 import io.headscope.app.gui.exec.DirectWorker;
-import io.headscope.app.gui.head.FlowViewModel;
+import io.headscope.app.gui.flow.FlowViewModel;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.figure.FigureFile;

@@ -3,8 +3,8 @@ package io.headscope.app.gui;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.app.gui.compare.CompareView;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.core.Head;
 import io.headscope.model.repository.ModelRepository;
@@ -78,11 +78,11 @@ class GuiCompareTest {
   @Test
   void theLoadedModelAgainstItselfIsCosineOneInEveryCell(FxRobot robot) throws Exception {
     waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
-    // nine tabs: the last one's header is inside the strip (not cut off behind the overflow menu)
+    // every screen is listed: the entry is inside the navigation column, not cut off at its bottom
     javafx.scene.Node header = robot.lookup("#tab-compare").query();
-    javafx.scene.Node tabs = robot.lookup("#left-tabs").query();
-    assertThat(header.localToScreen(header.getBoundsInLocal()).getMaxX())
-        .isLessThanOrEqualTo(tabs.localToScreen(tabs.getBoundsInLocal()).getMaxX() - 20);
+    javafx.scene.Node nav = robot.lookup("#screen-nav-scroll").query();
+    assertThat(header.localToScreen(header.getBoundsInLocal()).getMaxY())
+        .isLessThanOrEqualTo(nav.localToScreen(nav.getBoundsInLocal()).getMaxY());
     robot.clickOn("#tab-compare");
     robot.clickOn("#compare-open-model");
     robot.clickOn("#compare-run");

@@ -3,7 +3,7 @@ package io.headscope.app.gui;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.head.FlowView;
+import io.headscope.app.gui.flow.FlowView;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;

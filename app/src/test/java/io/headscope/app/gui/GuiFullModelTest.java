@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.export.HeadCsv;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.render.HeadMatrix;

@@ -2,9 +2,9 @@ package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.headmap.HeadMapView;
-import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.core.Head;
 import io.headscope.model.repository.ModelRepository;

@@ -3,10 +3,10 @@ package io.headscope.app.gui;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.grid.ModelGridView;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.main.TokenStrip;
+import io.headscope.app.gui.main.grid.ModelGridView;
 import io.headscope.app.render.MapsShown;
 import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.Head;

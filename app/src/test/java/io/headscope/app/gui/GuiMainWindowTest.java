@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.FxColors;
@@ -220,7 +220,8 @@ class GuiMainWindowTest {
 
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
-    io.headscope.app.gui.head.HeatmapPane pane = robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.head.HeatmapPane.class);
+    io.headscope.app.gui.chart.HeatmapPane pane =
+        robot.lookup("#head-heatmap").queryAs(io.headscope.app.gui.chart.HeatmapPane.class);
     return WaitForAsyncUtils.asyncFx(pane::matrix).get();
   }
 
@@ -337,5 +338,31 @@ class GuiMainWindowTest {
     double cell = (b.getHeight() - 20 - 6) / 3;
     robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 34 + 1.5 * cell, b.getMinY() + 20 + 2.5 * cell)).clickOn();
     waitFor(() -> new Head(2, 1).equals(vm().selectedProperty().get()));
+  }
+
+  @Test
+  void everyScreenIsListedUnderItsGroupAndReachedByKeys(FxRobot robot) throws Exception {
+    waitFor(() -> vm().layersProperty().get() == 3);
+    // every screen of the list has its entry, and the window opens on All heads with its name shown
+    for (var d : io.headscope.app.gui.Screens.ALL) {
+      assertThat(robot.lookup("#tab-" + d.id()).tryQuery()).as(d.id()).isPresent();
+    }
+    Label title = robot.lookup("#screen-title").queryAs(Label.class);
+    assertThat(title.getText()).isEqualTo("Heads › All heads");
+    // Ctrl+PgDn walks the list in its order; Ctrl+PgUp walks back; Ctrl+digit jumps
+    robot.clickOn("#tab-grid");
+    robot.push(KeyCode.CONTROL, KeyCode.PAGE_DOWN);
+    waitFor(() -> io.headscope.app.gui.Screens.ALL.get(0).id().equals(view.shownScreen()));
+    assertThat(title.getText()).isEqualTo("Heads › " + io.headscope.app.gui.Screens.ALL.get(0).title());
+    robot.push(KeyCode.CONTROL, KeyCode.PAGE_UP);
+    waitFor(() -> "grid".equals(view.shownScreen()));
+    var fourth = io.headscope.app.gui.Screens.ALL.get(2);
+    robot.push(KeyCode.CONTROL, KeyCode.DIGIT4);
+    waitFor(() -> fourth.id().equals(view.shownScreen()));
+    assertThat(title.getText()).isEqualTo(fourth.group() + " › " + fourth.title());
+    // the Analysis menu shows a screen too
+    robot.clickOn("Analysis").clickOn("Layers: which layers can stand in for which");
+    waitFor(() -> "layers".equals(view.shownScreen()));
+    assertThat(title.getText()).isEqualTo("Flow › Layers");
   }
 }

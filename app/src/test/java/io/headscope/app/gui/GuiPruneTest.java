@@ -2,8 +2,8 @@ package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
-import io.headscope.app.gui.main.FileAsker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
@@ -74,8 +74,7 @@ class GuiPruneTest {
   @Test
   void bothCurvesAreDrawnTogetherAndExportAsTheCommandWritesThem(FxRobot robot) throws Exception {
     waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
-    robot.clickOn("#tab-sweep");
-    robot.clickOn("Pruning curves (importance vs random order)");
+    robot.clickOn("#tab-prune");
     robot.clickOn("#prune-open");
     assertThat(robot.lookup("#prune-file").queryAs(Label.class).getText()).isEqualTo("labelled.tsv");
     robot.clickOn("#prune-run");

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.distance.JensenShannon;
 import io.headscope.app.cli.HeadScopeCli;
-import io.headscope.app.gui.corpus.CorpusSource;
 import io.headscope.app.gui.exec.DirectWorker;
 import io.headscope.app.gui.headmap.HeadMapViewModel;
 import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.app.gui.screen.CorpusSource;
 import io.headscope.app.render.figure.FigureFile;
 import io.headscope.app.render.figure.HeadMapFigure;
 import io.headscope.model.AttentionTrace;
@@ -46,7 +46,7 @@ class HeadMapViewModelTest {
     MainViewModel main = main();
     HeadMapViewModel vm = new HeadMapViewModel(main.session(), main.scoresProperty());
     vm.draw();
-    HeadMap m = vm.mapProperty().get();
+    HeadMap m = vm.resultProperty().get();
     assertThat(m).isNotNull();
     assertThat(m.distances().count()).isEqualTo(6);
     AttentionTrace t = main.traceProperty().get();
@@ -68,7 +68,7 @@ class HeadMapViewModelTest {
     HeadMapViewModel vm = new HeadMapViewModel(main.session(), main.scoresProperty());
     vm.sourceProperty().set(CorpusSource.file(corpus));
     vm.draw();
-    HeadMap m = vm.mapProperty().get();
+    HeadMap m = vm.resultProperty().get();
     assertThat(m.distances().inputs()).isEqualTo(2);
     Path app = dir.resolve("app-distances.csv");
     HeadMapViewModel.writeCsv(m, app);
@@ -89,7 +89,7 @@ class HeadMapViewModelTest {
     main.loadModel(tiny.toString());
     HeadMapViewModel vm = new HeadMapViewModel(main.session(), main.scoresProperty());
     vm.draw();
-    assertThat(vm.mapProperty().get()).isNull();
+    assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("Type a sentence");
   }
 }

@@ -77,7 +77,8 @@ class MainViewModelTest {
     assertThat(ablated.mask().off()).containsExactly(new Head(1, 2));
     // the same pass run directly on the engine gives the numbers the panel shows
     try (BertModel m = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(tiny))) {
-      AttentionTrace direct = m.trace(intact.encoding(), HeadMask.of(Set.of(new Head(1, 2)), HeadMask.Mode.ZERO), 5);
+      AttentionTrace direct = m.trace(io.headscope.model.TraceRequest.of(intact.encoding())
+          .mask(HeadMask.of(Set.of(new Head(1, 2)), HeadMask.Mode.ZERO)).top(5)).get(0);
       PredictionRow row = vm.predictionsProperty().get(0);
       assertThat(row.changed()).isTrue();
       assertThat(row.after().get(0).token()).isEqualTo(direct.predictions().get(0).top().get(0).token());

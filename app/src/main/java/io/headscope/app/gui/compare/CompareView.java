@@ -1,24 +1,25 @@
 package io.headscope.app.gui.compare;
 
 import io.headscope.analysis.compare.ComparisonResult;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.corpus.CorpusSource;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.model.core.Head;
 import io.headscope.model.repository.ModelRepository;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.Point2D;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.HBox;
@@ -32,20 +33,26 @@ import javafx.scene.text.TextAlignment;
  * colour means the same number in every run), its scale with numbers underneath, heads whose category
  * changed framed; the read-out under the pointer; a clicked head's two maps drawn as every heatmap is.
  */
-public final class CompareView extends VBox {
+public final class CompareView extends ScreenView<CompareViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("compare", "Models", "Compare",
+      "Compare: the loaded model against a fine-tuned one, head by head (Kovaleva)",
+      "Compare: the loaded model against a second checkpoint (e.g. fine-tuned), head by head",
+      c -> new CompareView(new CompareViewModel(c.session(), c.repository()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-compare", "Compare CSV…", this::exportCsv),
+        whenDone("export-compare-figure", "Compare grid as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
   private static final double LEFT = 34;
   private static final double TOP = 18;
   /** The scale under the grid: its bar and its numbers. */
   private static final double SCALE = 50;
-  private final CompareViewModel vm;
-  private final MainView main;
   private double cell = 30;
   @FXML private ChoiceBox<CompareViewModel.SecondModel> secondChoice;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
+  @FXML private SourcePicker sources;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private Canvas canvas;
@@ -57,27 +64,15 @@ public final class CompareView extends VBox {
   @FXML private Canvas imageA;
   @FXML private Canvas imageB;
 
-  public CompareView(CompareViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
+  public CompareView(CompareViewModel vm, ScreenContext context) {
+    super(vm, context);
     // the models the Model menu offers, then folders opened here
-    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
-      if (main.viewModel().canLoad(e)) {
-        secondChoice.getItems().add(new CompareViewModel.SecondModel(e.modelName, e.modelName));
-      }
+    for (String name : context.loadable()) {
+      secondChoice.getItems().add(new CompareViewModel.SecondModel(name, name));
     }
     secondChoice.valueProperty().bindBidirectional(vm.secondProperty());
-    sourceChoice.getItems().add(CompareViewModel.CURRENT_INPUT);
-    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull())
-        .or(vm.secondProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    sources.bind(context, vm.sourceProperty(), List.of(CompareViewModel.CURRENT_INPUT));
+    bindRun(vm::run, vm.secondProperty().isNull());
     mapStatus.textProperty().bind(vm.mapStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     mapsBox.visibleProperty().bind(vm.mapsProperty().isNotNull());
@@ -101,16 +96,9 @@ public final class CompareView extends VBox {
     });
   }
 
-  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
-  public void offer(CorpusSource s) {
-    if (s != null && !sourceChoice.getItems().contains(s)) {
-      sourceChoice.getItems().add(s);
-    }
-  }
-
   @FXML
   private void openModel() {
-    Path p = main.files().openFolder("Model B: a Hugging Face BERT folder of the same shape as the loaded model");
+    Path p = context.dialogs().openFolder("Model B: a Hugging Face BERT folder of the same shape as the loaded model");
     if (p != null) {
       CompareViewModel.SecondModel m = new CompareViewModel.SecondModel(
           p.getFileName() == null ? p.toString() : p.getFileName().toString(), p.toString());
@@ -119,36 +107,16 @@ public final class CompareView extends VBox {
     }
   }
 
-  @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      offer(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes {@code compare.csv} (the bytes of {@code headscope compare}). */
   @FXML
   public void exportCsv() {
-    main.export("compare CSV", "csv", "compare.csv", vm.resultProperty()::get, CompareViewModel::writeCsv);
+    context.dialogs().export("compare CSV", "csv", "compare.csv", vm.resultProperty()::get, CompareViewModel::writeCsv);
   }
 
   /** The grid as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("compare", vm::figure);
+    context.dialogs().exportFigure("compare", vm::figure);
   }
 
   private Head headAt(double x, double y) {

@@ -8,8 +8,9 @@ import io.headscope.analysis.compare.ModelComparison;
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.heads.HeadClassifier;
-import io.headscope.app.gui.corpus.CorpusSource;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.CorpusSource;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
@@ -37,7 +38,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * the worker with progress and Cancel; a clicked head's two maps on the current input, A's tokens fed
  * to both (the main view selects the head too). B stays loaded between runs until another one is picked.
  */
-public final class CompareViewModel {
+public final class CompareViewModel extends ScreenModel<ComparisonResult> {
   /** The choice that means "the input typed above", not a corpus. */
   public static final CorpusSource CURRENT_INPUT = new CorpusSource("current input", null, null);
 
@@ -52,13 +53,10 @@ public final class CompareViewModel {
   /** A clicked head's maps on the current input, and their numbers there. */
   public record HeadMaps(Head head, List<String> tokens, float[][] a, float[][] b, double cosine, double js) {}
 
-  private final Session session;
   private final ModelRepository repository;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CURRENT_INPUT);
   private final ObjectProperty<SecondModel> second = new SimpleObjectProperty<>();
-  private final ReadOnlyObjectWrapper<ComparisonResult> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMaps> maps = new ReadOnlyObjectWrapper<>();
-  private final BackgroundJob job;
   private final BackgroundJob mapJob;
   /** B, once loaded; used and replaced on the worker only. */
   private volatile BertModel loaded;
@@ -67,17 +65,17 @@ public final class CompareViewModel {
   private volatile BertModel shownB;
 
   public CompareViewModel(Session session, ModelRepository repository) {
-    this.session = session;
-    this.repository = repository;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Pick the second model (e.g. the fine-tuned one) and press Run.");
+    this.repository = repository;
     this.mapJob = new BackgroundJob(session.worker(), session::fail, "");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      maps.set(null);
-      shownB = null;
-    });
+  }
+
+  @Override
+  protected void clear() {
+    super.clear();
+    maps.set(null);
+    shownB = null;
   }
 
   /** The current input ({@link #CURRENT_INPUT}) or a corpus. */
@@ -90,25 +88,9 @@ public final class CompareViewModel {
     return second;
   }
 
-  public ReadOnlyObjectProperty<ComparisonResult> resultProperty() {
-    return result.getReadOnlyProperty();
-  }
-
   /** The clicked head's maps on the current input, or null. */
   public ReadOnlyObjectProperty<HeadMaps> mapsProperty() {
     return maps.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   public ReadOnlyStringProperty mapStatusProperty() {
@@ -143,7 +125,7 @@ public final class CompareViewModel {
     }
     HeadClassifier classifier = new HeadClassifier();
     BertModel[] used = {null};
-    job.start("Loading " + with.label() + "…", -1, true, p -> {
+    job.task("Loading " + with.label() + "…", p -> {
       BertModel b = second(with, p);
       used[0] = b;
       Corpus c = corpus != null ? corpus : src.read();
@@ -158,29 +140,21 @@ public final class CompareViewModel {
               total > 0 ? done / (double) total : -1);
         }
       }, p::isCancelled);
-    }, new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(ComparisonResult r) {
-        result.set(r);
-        maps.set(null);
-        shownB = used[0];
-        int changed = r.changedCategories().size();
-        return String.format(Locale.ROOT, "%s vs %s over %s (%d input%s): lowest layer mean cosine %.3f (layer %d); "
-            + "%d head%s changed category. Click a head for its two maps.", r.modelA(), r.modelB(), what, r.inputs(),
-            r.inputs() == 1 ? "" : "s", r.layersByCosine().get(0).cosine(), r.layersByCosine().get(0).layer() + 1,
-            changed, changed == 1 ? "" : "s");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "The comparison failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the grid did not change.";
-      }
-    });
+    })
+        .messages()
+        .onSuccess(r -> {
+          result.set(r);
+          maps.set(null);
+          shownB = used[0];
+          int changed = r.changedCategories().size();
+          return String.format(Locale.ROOT, "%s vs %s over %s (%d input%s): lowest layer mean cosine %.3f (layer %d); "
+              + "%d head%s changed category. Click a head for its two maps.", r.modelA(), r.modelB(), what, r.inputs(),
+              r.inputs() == 1 ? "" : "s", r.layersByCosine().get(0).cosine(), r.layersByCosine().get(0).layer() + 1,
+              changed, changed == 1 ? "" : "s");
+        })
+        .onFailure(e -> "The comparison failed: " + Session.message(e))
+        .onCancel("Cancelled; the grid did not change.")
+        .start();
   }
 
   /**
@@ -204,10 +178,6 @@ public final class CompareViewModel {
     loaded = b;
     loadedSpec = with.spec();
     return b;
-  }
-
-  public void cancel() {
-    job.cancel();
   }
 
   /** The layers and heads of the shown result (0 before a run). */
@@ -248,7 +218,7 @@ public final class CompareViewModel {
       mapJob.say("Type a sentence to see this head's maps.");
       return;
     }
-    mapJob.start("Tracing the current input through B…", -1, false, p -> {
+    mapJob.task("Tracing the current input through B…", p -> {
       BertModel b = shownB;
       if (b == null) {
         throw new HeadScopeException("Run the comparison first.");
@@ -257,24 +227,15 @@ public final class CompareViewModel {
       float[][] ma = ta.map(h);
       float[][] mb = tb.map(h);
       return new HeadMaps(h, ta.tokens(), ma, mb, MapComparison.cosine(ma, mb), MapComparison.jsDivergence(ma, mb));
-    }, new BackgroundJob.Outcome<HeadMaps>() {
-      @Override
-      public String done(HeadMaps m) {
-        maps.set(m);
-        return String.format(Locale.ROOT, "L%d H%d on the current input (%d tokens): cosine %.4f, JS %.5f nats. %s",
-            h.layer() + 1, h.head() + 1, m.tokens().size(), m.cosine(), m.js(), describe(h));
-      }
-
-      @Override
-      public String failed(Throwable error) {
-        return "The maps failed.";
-      }
-
-      @Override
-      public String cancelled() {
-        return "";
-      }
-    });
+    })
+        .onSuccess(m -> {
+          maps.set(m);
+          return String.format(Locale.ROOT, "L%d H%d on the current input (%d tokens): cosine %.4f, JS %.5f nats. %s",
+              h.layer() + 1, h.head() + 1, m.tokens().size(), m.cosine(), m.js(), describe(h));
+        })
+        .onFailure(error -> "The maps failed.")
+        .onCancel("")
+        .start();
   }
 
   /** The grid as a figure: layers down, heads across, each cell's mean cosine. */

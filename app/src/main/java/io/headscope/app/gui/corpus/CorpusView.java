@@ -2,18 +2,19 @@ package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.facts.TokenTypeChart;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.chart.TokenTypeChart;
+import io.headscope.app.gui.screen.CorpusSource;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.model.core.Head;
-import java.nio.file.Path;
+import java.util.List;
 import javafx.fxml.FXML;
 import javafx.scene.Node;
-import javafx.scene.control.Button;
-import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
@@ -22,14 +23,19 @@ import javafx.scene.layout.VBox;
  * The corpus screen: choose a corpus, run it (progress, Cancel), then each head's category shares as
  * a grid, the model-wide share of each category, token types per layer, and the CSV export.
  */
-public final class CorpusView extends VBox {
-  private final CorpusViewModel vm;
-  private final MainView main;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
+public final class CorpusView extends ScreenView<CorpusViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("corpus", "Heads", "Corpus",
+      "Corpus run: classify every head over a corpus…", "Corpus: categories and token types over a whole file",
+      c -> new CorpusView(new CorpusViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-classify-corpus", "Head classification CSV (corpus run)…", this::exportCsv),
+        whenDone("export-corpus-figure", "Corpus run as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
+  @FXML private SourcePicker sources;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private HBox colourKey;
@@ -38,19 +44,11 @@ public final class CorpusView extends VBox {
   @FXML private CategoryShareChart shares;
   @FXML private TokenTypeChart layers;
 
-  public CorpusView(CorpusViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
+  public CorpusView(CorpusViewModel vm, ScreenContext context) {
+    super(vm, context);
     grid.onHead(vm::select, h -> hover.setText(h == null ? " " : vm.describe(h)));
-    sourceChoice.getItems().setAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    sources.bind(context, vm.sourceProperty(), List.of());
+    bindRun(vm::run);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }
@@ -60,33 +58,13 @@ public final class CorpusView extends VBox {
   }
 
   @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      sourceChoice.getItems().add(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
-  @FXML
   private void exportPng() {
     exportFigure();
   }
 
   /** The corpus run as a figure: each head's most frequent category and the model-wide shares. */
   public void exportFigure() {
-    main.exportFigure("corpus", () -> {
+    context.dialogs().exportFigure("corpus", () -> {
       CorpusResult r = vm.resultProperty().get();
       if (r == null) {
         throw new io.headscope.model.core.HeadScopeException("Run the corpus first.");
@@ -99,7 +77,8 @@ public final class CorpusView extends VBox {
   /** Asks for a file and writes the classification CSV; errors show as a dialog. */
   @FXML
   public void exportCsv() {
-    main.export("head classification CSV", "csv", "classify.csv", vm.resultProperty()::get, CorpusViewModel::writeCsv);
+    context.dialogs().export("head classification CSV", "csv", "classify.csv", vm.resultProperty()::get,
+        CorpusViewModel::writeCsv);
   }
 
   /** The node a PNG export of the corpus charts snapshots. */

@@ -5,8 +5,9 @@ import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadSummary;
-import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
+import io.headscope.app.gui.screen.CorpusSource;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
@@ -14,11 +15,6 @@ import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
 import java.util.Locale;
 import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.ReadOnlyBooleanProperty;
-import javafx.beans.property.ReadOnlyDoubleProperty;
-import javafx.beans.property.ReadOnlyObjectProperty;
-import javafx.beans.property.ReadOnlyObjectWrapper;
-import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.SimpleObjectProperty;
 
 /**
@@ -26,41 +22,17 @@ import javafx.beans.property.SimpleObjectProperty;
  * module's {@link CorpusAnalysis} on the worker, with progress and cancel; the result feeds the share
  * grid, the category chart and the classification CSV (the CLI {@code classify} writer).
  */
-public final class CorpusViewModel {
-  private final Session session;
+public final class CorpusViewModel extends ScreenModel<CorpusResult> {
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CorpusSource.SHIPPED.get(0));
-  private final ReadOnlyObjectWrapper<CorpusResult> result = new ReadOnlyObjectWrapper<>();
-  private final BackgroundJob job;
 
   public CorpusViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Pick a shipped corpus or open a file (one input per line, a TAB between the sentences of a pair), then Run.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-    });
   }
 
   /** The corpus the next run reads. */
   public ObjectProperty<CorpusSource> sourceProperty() {
     return source;
-  }
-
-  public ReadOnlyObjectProperty<CorpusResult> resultProperty() {
-    return result.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** Reads the chosen corpus and classifies it; the previous result stays until the new one is done. */
@@ -71,32 +43,15 @@ public final class CorpusViewModel {
     }
     CorpusSource src = source.get();
     int heads = m.config().numHiddenLayers() * m.config().numAttentionHeads();
-    job.start("Reading " + src.label() + "…", -1, true, p -> {
+    job.task("Reading " + src.label() + "…", p -> {
       Corpus c = src.read();
       return new CorpusAnalysis(m).run(c, (done, total) -> p.update(
           "Classifying " + heads + " heads on " + done + " of " + total + " inputs…", done / (double) total),
           p::isCancelled);
-    }, new BackgroundJob.Outcome<CorpusResult>() {
-      @Override
-      public String done(CorpusResult r) {
-        result.set(r);
-        return summary(r, src);
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "The corpus run failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; nothing changed.";
-      }
-    });
-  }
-
-  public void cancel() {
-    job.cancel();
+    }).messages().onSuccess(r -> {
+      result.set(r);
+      return summary(r, src);
+    }).onFailure(e -> "The corpus run failed: " + Session.message(e)).start();
   }
 
   /** Writes the {@code classify} CSV of the last run (the same writer and columns as the CLI). */

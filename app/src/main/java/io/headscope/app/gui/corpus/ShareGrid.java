@@ -2,23 +2,20 @@ package io.headscope.app.gui.corpus;
 
 import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
+import io.headscope.app.gui.chart.HeadGridCanvas;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
 import java.util.Locale;
-import java.util.function.Consumer;
-import javafx.geometry.VPos;
-import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
-import javafx.scene.text.TextAlignment;
 
 /**
  * Layers x heads, each cell in the colour of the head's most frequent category over the corpus,
  * paler the smaller that category's share, with the share written in it when there is room.
  */
-public final class ShareGrid extends Canvas {
+public final class ShareGrid extends HeadGridCanvas {
   static final double LEFT = 30;
   static final double TOP = 18;
   private CorpusResult result;
@@ -26,18 +23,6 @@ public final class ShareGrid extends Canvas {
 
   public ShareGrid() {
     setId("corpus-grid");
-  }
-
-  /** What a click and the pointer over a head do (null: outside the grid). */
-  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
-    setOnMouseClicked(e -> {
-      Head h = headAt(e.getX(), e.getY());
-      if (h != null) {
-        onClick.accept(h);
-      }
-    });
-    setOnMouseMoved(e -> onHover.accept(headAt(e.getX(), e.getY())));
-    setOnMouseExited(e -> onHover.accept(null));
   }
 
   void show(CorpusResult r, double maxWidth, double maxHeight) {
@@ -48,7 +33,8 @@ public final class ShareGrid extends Canvas {
     redraw();
   }
 
-  Head headAt(double x, double y) {
+  @Override
+  public Head headAt(double x, double y) {
     if (result == null || x < LEFT || y < TOP) {
       return null;
     }
@@ -58,24 +44,11 @@ public final class ShareGrid extends Canvas {
   }
 
   private void redraw() {
-    GraphicsContext g = getGraphicsContext2D();
     if (result == null) {
-      setWidth(1);
-      setHeight(1);
-      g.clearRect(0, 0, 1, 1);
+      drawNothing();
       return;
     }
-    setWidth(LEFT + result.heads() * cell + 4);
-    setHeight(TOP + result.layers() * cell + 4);
-    g.setFill(Color.WHITE);
-    g.fillRect(0, 0, getWidth(), getHeight());
-    g.setTextAlign(TextAlignment.CENTER);
-    g.setTextBaseline(VPos.CENTER);
-    g.setFont(Font.font(10));
-    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
-    for (int h = 0; h < result.heads(); h++) {
-      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
-    }
+    GraphicsContext g = startGrid(result.layers(), result.heads(), LEFT, TOP, cell);
     for (int l = 0; l < result.layers(); l++) {
       g.setFill(FxColors.of(UiColor.TEXT_SOFT));
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);

@@ -1,6 +1,6 @@
 package io.headscope.app.gui.dialog;
 
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.fxml.ViewLoader;
 import javafx.application.Platform;
 import javafx.fxml.FXML;
 import javafx.scene.control.DialogPane;

@@ -86,6 +86,14 @@ public final class BackgroundJob {
    */
   public <T> boolean start(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
       Outcome<T> outcome, Runnable onProgress) {
+    return run(startStatus, startProgress, messages, work, outcome::done, outcome::failed, outcome::cancelled,
+        onProgress);
+  }
+
+  /** The one place a job starts: the status of each ending comes from the three functions. */
+  private <T> boolean run(String startStatus, double startProgress, boolean messages, Worker.Work<T> work,
+      java.util.function.Function<T, String> done, java.util.function.Function<Throwable, String> failed,
+      java.util.function.Supplier<String> cancelled, Runnable onProgress) {
     if (running.get()) {
       return false;
     }
@@ -122,21 +130,107 @@ public final class BackgroundJob {
 
       @Override
       public void done(T result) {
-        finish(1, outcome.done(result));
+        finish(1, done.apply(result));
       }
 
       @Override
       public void failed(Throwable error) {
-        finish(0, outcome.failed(error));
+        finish(0, failed.apply(error));
         errors.accept(error);
       }
 
       @Override
       public void cancelled() {
-        finish(0, outcome.cancelled());
+        finish(0, cancelled.get());
       }
     });
     return true;
+  }
+
+  /**
+   * A job stated fluently (JabRef's BackgroundTask): what it computes, then what each ending says.
+   * Nothing runs before {@link Task#start()}.
+   *
+   * @param startStatus the status line at once
+   */
+  public <T> Task<T> task(String startStatus, Worker.Work<T> work) {
+    return new Task<>(startStatus, work);
+  }
+
+  /**
+   * Cancels the running job and then runs {@code reset} whenever one of the inputs changes (the model,
+   * the input text): a result of the old input is never shown beside the new one.
+   */
+  public void cancelWhenChanged(Runnable reset, javafx.beans.Observable... inputs) {
+    for (javafx.beans.Observable in : inputs) {
+      in.addListener(o -> {
+        cancel();
+        reset.run();
+      });
+    }
+  }
+
+  /** One job's statement: its work and the status line of each ending; {@link #start()} submits it. */
+  public final class Task<T> {
+    private final String startStatus;
+    private final Worker.Work<T> work;
+    private double startProgress = -1;
+    private boolean messages;
+    private Runnable onProgress = () -> { };
+    private java.util.function.Function<T, String> done = r -> "";
+    private java.util.function.Function<Throwable, String> failed = e -> "";
+    private java.util.function.Supplier<String> cancelled = () -> "Cancelled; nothing changed.";
+
+    private Task(String startStatus, Worker.Work<T> work) {
+      this.startStatus = startStatus;
+      this.work = work;
+    }
+
+    /** The progress shown at once (-1, the default: of unknown length). */
+    public Task<T> progress(double start) {
+      startProgress = start;
+      return this;
+    }
+
+    /** The work's progress messages replace the status line while it runs. */
+    public Task<T> messages() {
+      messages = true;
+      return this;
+    }
+
+    /** Runs on the UI thread after each progress report (a screen draws partial results there). */
+    public Task<T> onProgress(Runnable r) {
+      onProgress = r;
+      return this;
+    }
+
+    /** Keeps the result and returns the status line after success. */
+    public Task<T> onSuccess(java.util.function.Function<T, String> r) {
+      done = r;
+      return this;
+    }
+
+    /** The status line after a failure; the error itself goes to the job's error handler. */
+    public Task<T> onFailure(java.util.function.Function<Throwable, String> r) {
+      failed = r;
+      return this;
+    }
+
+    /** The status line after Cancel (by default: nothing changed). */
+    public Task<T> onCancel(String status) {
+      return onCancel(() -> status);
+    }
+
+    /** Keeps what the work had done, if anything, and returns the status line after Cancel. */
+    public Task<T> onCancel(java.util.function.Supplier<String> r) {
+      cancelled = r;
+      return this;
+    }
+
+    /** @return whether it started (not when another job of this runner is still running) */
+    public boolean start() {
+      return run(startStatus, startProgress, messages, work, done, failed, cancelled, onProgress);
+    }
   }
 
   /** Asks the running job to stop; it ends as cancelled at its next check, changing nothing. */

@@ -1,12 +1,17 @@
 package io.headscope.app.gui.favor;
 
 import io.headscope.analysis.favor.RandomFeatures;
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
+import java.util.List;
 import java.util.Locale;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
@@ -16,11 +21,9 @@ import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.Slider;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.image.Image;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
@@ -31,19 +34,26 @@ import javafx.util.StringConverter;
  * head its exact map, its FAVOR+ map and their difference (one pixel per cell, unsmoothed, as every
  * heatmap here) with its error-versus-m curve for ORF and iid features.
  */
-public final class FavorView extends VBox {
+public final class FavorView extends ScreenView<FavorViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("favor", "Models", "FAVOR+",
+      "Linear attention: which heads FAVOR+ approximates (Performer)",
+      "Linear attention: which heads Performer's FAVOR+ could replace",
+      c -> new FavorView(new FavorViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-favor", "FAVOR+ map errors CSV (linear attention)…", this::exportCsv),
+        whenDone("export-favor-figure", "FAVOR+ map errors as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("favor", vm::figure)));
+  }
+
   private static final double LEFT = 30;
   private static final double TOP = 18;
   private static final double CELL = 24;
-  private final FavorViewModel vm;
-  private Runnable exportCsv = () -> { };
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
   @FXML private Button exportButton;
-  @FXML private ProgressBar progressBar;
   @FXML private Slider featureSlider;
   @FXML private ChoiceBox<RandomFeatures.Kind> kindChoice;
-  @FXML private Label statusLabel;
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label headLabel;
@@ -58,16 +68,10 @@ public final class FavorView extends VBox {
   @FXML private ChoiceBox<FavorViewModel.Scope> scopeChoice;
   @FXML private Label predictionsLabel;
 
-  public FavorView(FavorViewModel vm) {
-    this.vm = vm;
-    ViewLoader.load(this);
-    runButton.disableProperty().bind(vm.runningProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    exportButton.disableProperty().bind(vm.computedProperty().isNull().or(vm.runningProperty()));
-    statusLabel.textProperty().bind(vm.statusProperty());
+  public FavorView(FavorViewModel vm, ScreenContext context) {
+    super(vm, context);
+    runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
+    exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     featureSlider.setMax(FavorViewModel.FEATURES.length - 1);
     featureSlider.setLabelFormatter(new StringConverter<>() {
       @Override
@@ -129,7 +133,7 @@ public final class FavorView extends VBox {
     });
     vm.scopeProperty().addListener((o, a, b) -> describePredictions());
     describePredictions();
-    vm.computedProperty().addListener((o, a, b) -> redraw());
+    vm.resultProperty().addListener((o, a, b) -> redraw());
     vm.featureIndexProperty().addListener((o, a, b) -> redraw());
     vm.kindProperty().addListener((o, a, b) -> redraw());
     vm.mapsProperty().addListener((o, a, b) -> showHead());
@@ -151,18 +155,8 @@ public final class FavorView extends VBox {
     return String.join(", ", heads.stream().map(Head::toString).toList());
   }
 
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   private int[] size() {
-    FavorViewModel.Computed c = vm.computedProperty().get();
+    FavorViewModel.Computed c = vm.resultProperty().get();
     return c == null ? null : new int[] {c.input().layers(), c.input().heads()};
   }
 
@@ -273,11 +267,6 @@ public final class FavorView extends VBox {
     }
   }
 
-  /** The view model (tours and tests drive the screen through it). */
-  public FavorViewModel viewModel() {
-    return vm;
-  }
-
   private static double min(float[][] m) {
     double v = 0;
     for (float[] r : m) {
@@ -293,13 +282,15 @@ public final class FavorView extends VBox {
     return canvas.localToScreen(LEFT + (head + 0.5) * CELL, TOP + (layer + 0.5) * CELL);
   }
 
-  /** What the Export CSV button does (the app asks where). */
-  public void setOnExportCsv(Runnable action) {
-    exportCsv = action;
+  /** Asks for a file and writes the CSV with the bytes of the command line. */
+  @FXML
+  public void exportCsv() {
+    context.dialogs().export("FAVOR+ CSV", "csv", "favor.csv", vm::csv, FavorViewModel::writeCsv);
   }
 
-  @FXML
-  private void exportCsv() {
-    exportCsv.run();
+  /** The Analysis menu entry starts the run at once, as it always did. */
+  @Override
+  public void onMenu() {
+    vm.run();
   }
 }

@@ -6,6 +6,7 @@ import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.analysis.favor.FavorInput;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
@@ -38,7 +39,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * (so the CSV is the command's), the selected head's exact and FAVOR+ maps (draw 0) and their difference,
  * and its error-versus-m curve.
  */
-public final class FavorViewModel {
+public final class FavorViewModel extends ScreenModel<FavorViewModel.Computed> {
   /** The command's default m, draws and seed: the screen shows what {@code favor --text} writes. */
   public static final int[] FEATURES = {16, 32, 64, 128, 256};
   public static final int DRAWS = 8;
@@ -70,9 +71,6 @@ public final class FavorViewModel {
   public record HeadMaps(Head head, int m, RandomFeatures.Kind kind, float[][] exact, float[][] favor,
       float[][] difference, double error) {}
 
-  private final Session session;
-  private final BackgroundJob job;
-  private final ReadOnlyObjectWrapper<Computed> computed = new ReadOnlyObjectWrapper<>();
   private final IntegerProperty featureIndex = new SimpleIntegerProperty(2);
   private final ObjectProperty<RandomFeatures.Kind> kind = new SimpleObjectProperty<>(RandomFeatures.Kind.ORF);
   private final ReadOnlyObjectWrapper<Head> selected = new ReadOnlyObjectWrapper<>();
@@ -81,18 +79,12 @@ public final class FavorViewModel {
   private final BooleanProperty predictionsOnFavor = new SimpleBooleanProperty(false);
 
   public FavorViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Approximates every head's map with FAVOR+ random features (Performer) and measures how far it is.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      computed.set(null);
-      maps.set(null);
-    });
     featureIndex.addListener((o, a, b) -> updateMaps());
     kind.addListener((o, a, b) -> updateMaps());
     selected.addListener((o, a, b) -> updateMaps());
-    computed.addListener((o, a, b) -> updateMaps());
+    result.addListener((o, a, b) -> updateMaps());
     // the toggle follows m, the kind, the scope and the selection while it is on
     predictionsOnFavor.addListener((o, a, b) -> applyToPredictions());
     featureIndex.addListener((o, a, b) -> applyToPredictions());
@@ -106,6 +98,11 @@ public final class FavorViewModel {
         predictionsOnFavor.set(false);
       }
     });
+  }
+  @Override
+  protected void clear() {
+    super.clear();
+    maps.set(null);
   }
 
   /** Which heads the predictions toggle puts on FAVOR+. */
@@ -186,10 +183,6 @@ public final class FavorViewModel {
     return session.favor().heads().contains(new Head(layer, head));
   }
 
-  public ReadOnlyObjectProperty<Computed> computedProperty() {
-    return computed.getReadOnlyProperty();
-  }
-
   /** Index into {@link #FEATURES} of the m the grid and maps show. */
   public IntegerProperty featureIndexProperty() {
     return featureIndex;
@@ -211,61 +204,31 @@ public final class FavorViewModel {
     return maps.getReadOnlyProperty();
   }
 
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
-  }
-
   /** Map errors of every head on the current input, on the worker. */
   public void run() {
-    BertModel m = session.model();
-    AttentionTrace t = session.trace();
-    if (m == null || t == null || job.isRunning()) {
-      if (t == null) {
-        job.say("Type a sentence first.");
-      }
+    if (noInputOrBusy()) {
       return;
     }
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
     var options = new FavorAnalysis.Options(FEATURES, DRAWS, SEED, KINDS, false);
     String sentence = String.join(" ", t.tokens());
     List<String> tokens = List.copyOf(t.tokens());
     int maps = t.layers() * t.heads() * FEATURES.length * KINDS.size() * DRAWS;
-    job.start("Computing " + maps + " FAVOR+ maps…", -1, false,
+    job.task("Computing " + maps + " FAVOR+ maps…",
         p -> new Computed(FavorAnalysis.run(m, List.of(t.encoding()), options, p::update, p::isCancelled),
-            FavorInput.capture(m, t.encoding()), tokens, sentence),
-        new BackgroundJob.Outcome<Computed>() {
-          @Override
-          public String done(Computed c) {
-            computed.set(c);
-            if (selected.get() == null) {
-              selected.set(new Head(0, 0));
-            }
-            return String.format(Locale.ROOT, "%d heads × %d m × %d draws, ORF and iid. Model mean error at m = %d: "
-                + "ORF %.3f, iid %.3f. Click a cell to see the head's maps.", t.layers() * t.heads(), FEATURES.length,
-                DRAWS, features(), modelError(RandomFeatures.Kind.ORF), modelError(RandomFeatures.Kind.IID));
+            FavorInput.capture(m, t.encoding()), tokens, sentence))
+        .onSuccess(c -> {
+          result.set(c);
+          if (selected.get() == null) {
+            selected.set(new Head(0, 0));
           }
-
-          @Override
-          public String failed(Throwable e) {
-            return "FAVOR+ failed.";
-          }
-
-          @Override
-          public String cancelled() {
-            return "Cancelled; nothing changed.";
-          }
-        });
-  }
-
-  public void cancel() {
-    job.cancel();
+          return String.format(Locale.ROOT, "%d heads × %d m × %d draws, ORF and iid. Model mean error at m = %d: "
+              + "ORF %.3f, iid %.3f. Click a cell to see the head's maps.", t.layers() * t.heads(), FEATURES.length,
+              DRAWS, features(), modelError(RandomFeatures.Kind.ORF), modelError(RandomFeatures.Kind.IID));
+        })
+        .onFailure(e -> "FAVOR+ failed.")
+        .start();
   }
 
   /** The row of a head (0-based) at m and kind; null before a run. */
@@ -275,7 +238,7 @@ public final class FavorViewModel {
 
   /** A row by the CSV's numbering: 1-based, -1 for a whole layer's head or the model's layer. */
   private FavorAnalysis.Row csvRow(int layer, int head, int m, RandomFeatures.Kind k) {
-    Computed c = computed.get();
+    Computed c = result.get();
     if (c == null) {
       return null;
     }
@@ -329,7 +292,7 @@ public final class FavorViewModel {
   }
 
   private void updateMaps() {
-    Computed c = computed.get();
+    Computed c = result.get();
     Head h = selected.get();
     if (c == null || h == null) {
       maps.set(null);
@@ -352,7 +315,7 @@ public final class FavorViewModel {
 
   /** The rows the CSV export writes (the {@code favor} command's rows for this input). */
   public List<FavorAnalysis.Row> csv() {
-    Computed c = computed.get();
+    Computed c = result.get();
     if (c == null) {
       throw new HeadScopeException("Compute the FAVOR+ errors first.");
     }
@@ -366,7 +329,7 @@ public final class FavorViewModel {
 
   /** The grid at the chosen m and kind as a figure (PNG/SVG through the figure renderer). */
   public Figure figure() {
-    Computed c = computed.get();
+    Computed c = result.get();
     if (c == null) {
       throw new HeadScopeException("Compute the FAVOR+ errors first.");
     }

@@ -1,17 +1,18 @@
 package io.headscope.app.gui.head;
 
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.chart.HeatmapPane;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
-import io.headscope.app.render.HeadMatrix;
 import java.util.Locale;
 import javafx.fxml.FXML;
+import javafx.geometry.Bounds;
+import javafx.geometry.Rectangle2D;
 import javafx.scene.Node;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.geometry.Bounds;
-import javafx.geometry.Rectangle2D;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
@@ -82,10 +83,14 @@ public final class HeadView extends VBox {
       }
     });
     // only the part in view is drawn: follow the scroll position and the viewport's size
-    heatScroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(visibleArea(heatScroll, heatmap)));
-    heatScroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(visibleArea(heatScroll, heatmap)));
-    linesScroll.vvalueProperty().addListener((o, a, b) -> lines.setVisibleArea(visibleArea(linesScroll, lines)));
-    linesScroll.viewportBoundsProperty().addListener((o, a, b) -> lines.setVisibleArea(visibleArea(linesScroll, lines)));
+    heatScroll.hvalueProperty().addListener((o, a, b) -> 
+        heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
+    heatScroll.vvalueProperty().addListener((o, a, b) -> 
+        heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap)));
+    linesScroll.vvalueProperty().addListener((o, a, b) -> 
+        lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
+    linesScroll.viewportBoundsProperty().addListener((o, a, b) -> 
+        lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines)));
     lines.setOnMouseMoved(e -> {
       int[] t = lines.tokenAt(e.getX(), e.getY());
       HeadMatrix m = vm.matrixProperty().get();
@@ -118,7 +123,7 @@ public final class HeadView extends VBox {
       if (!fitted) {
         redraw();
       } else {
-        heatmap.setVisibleArea(visibleArea(heatScroll, heatmap));
+        heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap));
       }
     });
     redraw();
@@ -153,18 +158,6 @@ public final class HeadView extends VBox {
       }
     });
     vm.wordsProperty().addListener((o, a, b) -> (b ? words : pieces).setSelected(true));
-  }
-
-  /** The part of a scroll pane's content in view, in the content's coordinates. */
-  static Rectangle2D visibleArea(ScrollPane sp, Region content) {
-    Bounds vp = sp.getViewportBounds();
-    double cw = content.getPrefWidth();
-    double ch = content.getPrefHeight();
-    double h = sp.getHmax() > sp.getHmin() ? (sp.getHvalue() - sp.getHmin()) / (sp.getHmax() - sp.getHmin()) : 0;
-    double v = sp.getVmax() > sp.getVmin() ? (sp.getVvalue() - sp.getVmin()) / (sp.getVmax() - sp.getVmin()) : 0;
-    double x = Math.max(0, cw - vp.getWidth()) * h;
-    double y = Math.max(0, ch - vp.getHeight()) * v;
-    return new Rectangle2D(x, y, Math.max(1, vp.getWidth()), Math.max(1, vp.getHeight()));
   }
 
   /** The Fit button: the whole map fills the visible area, each axis on its own (cells may be under a pixel). */
@@ -219,14 +212,14 @@ public final class HeadView extends VBox {
       return;
     }
     heatmap.show(m, cellWidth, cellHeight, m != null && m.signed());
-    heatmap.setVisibleArea(visibleArea(heatScroll, heatmap));
+    heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap));
     drawScale(m);
   }
 
   private void showLines() {
     HeadMatrix m = vm.matrixProperty().get();
     lines.show(m == null ? java.util.List.of() : wholeLayer.isSelected() ? vm.layerMatrices() : java.util.List.of(m));
-    lines.setVisibleArea(visibleArea(linesScroll, lines));
+    lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines));
     linesNote.setText(lines.describe());
   }
 

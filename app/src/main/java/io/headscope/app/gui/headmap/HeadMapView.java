@@ -2,20 +2,21 @@ package io.headscope.app.gui.headmap;
 
 import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.heads.HeadPattern;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.corpus.CorpusSource;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.CategorySwatch;
 import io.headscope.app.render.figure.HeadMapFigure;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadScopeException;
 import java.nio.file.Path;
+import java.util.List;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
@@ -25,81 +26,51 @@ import javafx.scene.layout.VBox;
  * as a point placed by how alike it attends to the others, a colour key, and the exports (the figure
  * and the distances CSV).
  */
-public final class HeadMapView extends VBox {
-  private final HeadMapViewModel vm;
-  private final MainView main;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
-  @FXML private Button drawButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
+public final class HeadMapView extends ScreenView<HeadMapViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("head-map", "Heads", "Head map",
+      "Head map: which heads attend alike (Clark et al.)", "Head map: which heads attend alike (Jensen-Shannon, MDS)",
+      c -> new HeadMapView(new HeadMapViewModel(c.session(), c.scores()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-head-distances", "Head distances CSV (head map)…", this::exportCsv),
+        whenDone("export-head-map-figure", "Head map as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
+  @FXML private SourcePicker sources;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private HBox colourKey;
   @FXML private HeadMapCanvas canvas;
   @FXML private Label hover;
 
-  public HeadMapView(HeadMapViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
+  public HeadMapView(HeadMapViewModel vm, ScreenContext context) {
+    super(vm, context);
     canvas.onHead(vm::select, h -> hover.setText(vm.describe(h)));
-    sourceChoice.getItems().add(HeadMapViewModel.CURRENT_INPUT);
-    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    drawButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    sources.bind(context, vm.sourceProperty(), List.of(HeadMapViewModel.CURRENT_INPUT));
+    bindRun(vm::draw);
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }
-    results.visibleProperty().bind(vm.mapProperty().isNotNull());
-    vm.mapProperty().addListener((o, a, b) -> refresh());
+    results.visibleProperty().bind(vm.resultProperty().isNotNull());
+    vm.resultProperty().addListener((o, a, b) -> refresh());
     vm.scores().addListener((ListChangeListener<Object>) c -> refresh());
     vm.selectedProperty().addListener((o, a, b) -> canvas.select(b));
     scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
   }
 
-  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
-  public void offer(CorpusSource s) {
-    if (s != null && !sourceChoice.getItems().contains(s)) {
-      sourceChoice.getItems().add(s);
-    }
-  }
-
-  @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      offer(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void draw() {
-    vm.draw();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** The map as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("head-map", () -> {
-      HeadMap m = vm.mapProperty().get();
+    context.dialogs().exportFigure("head-map", () -> {
+      HeadMap m = vm.resultProperty().get();
       if (m == null) {
         throw new HeadScopeException("Draw the map first.");
       }
-      String a = main.viewModel().textAProperty().get();
-      String b = main.viewModel().textBProperty().get();
+      String[] text = context.session().inputText();
+      String a = text[0];
+      String b = text[1];
       return HeadMapFigure.of(m, vm::category, b == null || b.isBlank() ? a : a + " ‖ " + b);
     });
   }
@@ -107,7 +78,8 @@ public final class HeadMapView extends VBox {
   /** Asks for a file and writes the distances CSV (the CLI's {@code head-distances} file). */
   @FXML
   public void exportCsv() {
-    main.export("head distances CSV", "csv", "distances.csv", vm.mapProperty()::get, HeadMapViewModel::writeCsv);
+    context.dialogs().export("head distances CSV", "csv", "distances.csv", vm.resultProperty()::get,
+        HeadMapViewModel::writeCsv);
   }
 
   private void refresh() {
@@ -116,7 +88,7 @@ public final class HeadMapView extends VBox {
     // square, as large as the pane allows with the heading, the key, the read-out and the export
     // buttons (about 110 px) still in view
     double size = Math.max(240, Math.min(w - 8, h - 110));
-    canvas.show(vm.mapProperty().get(), vm::category, vm.selectedProperty().get(), size);
+    canvas.show(vm.resultProperty().get(), vm::category, vm.selectedProperty().get(), size);
   }
 
   /** For tests: where a head's point is drawn, in the scene's coordinates. */

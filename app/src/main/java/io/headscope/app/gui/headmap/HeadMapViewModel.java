@@ -7,8 +7,9 @@ import io.headscope.analysis.distance.HeadMap;
 import io.headscope.analysis.export.HeadDistanceCsv;
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.app.gui.corpus.CorpusSource;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.CorpusSource;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
@@ -32,49 +33,25 @@ import javafx.collections.ObservableList;
  * points take their colours from the current input's categories, and a click selects a head for the
  * head view, as the grid does.
  */
-public final class HeadMapViewModel {
+public final class HeadMapViewModel extends ScreenModel<HeadMap> {
   /** The choice that means "the input typed above", not a corpus. */
   public static final CorpusSource CURRENT_INPUT = new CorpusSource("current input", null, null);
 
-  private final Session session;
   private final ObservableList<HeadScore> scores;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CURRENT_INPUT);
-  private final ReadOnlyObjectWrapper<HeadMap> map = new ReadOnlyObjectWrapper<>();
-  private final BackgroundJob job;
 
   /**
    * @param scores every head's category on the current input, layer-major (the main view model's)
    */
   public HeadMapViewModel(Session session, ObservableList<HeadScore> scores) {
-    this.session = session;
-    this.scores = scores;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Compare every pair of heads on the current input or on a corpus: press Draw.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      map.set(null);
-    });
+    this.scores = scores;
   }
 
   /** The current input ({@link #CURRENT_INPUT}) or a corpus. */
   public ObjectProperty<CorpusSource> sourceProperty() {
     return source;
-  }
-
-  public ReadOnlyObjectProperty<HeadMap> mapProperty() {
-    return map.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   public ReadOnlyObjectProperty<Head> selectedProperty() {
@@ -100,44 +77,29 @@ public final class HeadMapViewModel {
         return;
       }
       int pairs = t.layers() * t.heads() * (t.layers() * t.heads() - 1) / 2;
-      job.start("Comparing " + pairs + " pairs of heads…", 0, true,
+      start(job.task("Comparing " + pairs + " pairs of heads…",
           p -> HeadMap.of(HeadDistanceAnalysis.of(t, p::isCancelled,
               f -> p.update(String.format(Locale.ROOT, "Comparing %d pairs of heads on %d tokens… %.0f%%", pairs,
-                  t.tokens().size(), 100 * f), f))),
-          outcome("the current input (" + t.tokens().size() + " tokens)"));
+                  t.tokens().size(), 100 * f), f)))).progress(0),
+          "the current input (" + t.tokens().size() + " tokens)");
       return;
     }
-    job.start("Reading " + src.label() + "…", -1, true, p -> {
+    start(job.task("Reading " + src.label() + "…", p -> {
       Corpus c = src.read();
       HeadDistances d = new HeadDistanceAnalysis(m).run(c, 0, (done, total) -> p.update(
           "Comparing every pair of heads on " + done + " of " + total + " inputs…", done / (double) total),
           p::isCancelled);
       return HeadMap.of(d);
-    }, outcome(src.label()));
+    }), src.label());
   }
 
-  private BackgroundJob.Outcome<HeadMap> outcome(String what) {
-    return new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(HeadMap r) {
-        map.set(r);
-        return summary(r, what);
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "The head distances failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the map did not change.";
-      }
-    };
-  }
-
-  public void cancel() {
-    job.cancel();
+  /** Starts a map's job: the work's messages as the status, the map kept when done. */
+  private void start(BackgroundJob.Task<HeadMap> task, String what) {
+    task.messages().onSuccess(r -> {
+      result.set(r);
+      return summary(r, what);
+    }).onFailure(e -> "The head distances failed: " + Session.message(e))
+        .onCancel("Cancelled; the map did not change.").start();
   }
 
   /** Clicking a point shows that head in the head view, as a click on the grid does. */
@@ -147,7 +109,7 @@ public final class HeadMapViewModel {
 
   /** The head's Kovaleva category on the current input, or null before there is one. */
   public HeadPattern category(Head h) {
-    HeadMap r = map.get();
+    HeadMap r = result.get();
     int heads = r != null ? r.distances().heads() : session.trace() == null ? 0 : session.trace().heads();
     int i = h.layer() * heads + h.head();
     return heads > 0 && i < scores.size() && scores.get(i).head().equals(h) ? scores.get(i).category() : null;
@@ -155,7 +117,7 @@ public final class HeadMapViewModel {
 
   /** One line for the pointer: the head, its category, and the head that attends most like it. */
   public String describe(Head h) {
-    HeadMap r = map.get();
+    HeadMap r = result.get();
     if (r == null || h == null) {
       return " ";
     }
@@ -183,7 +145,7 @@ public final class HeadMapViewModel {
 
   /** For the view: the heads in map order. */
   List<Head> heads() {
-    HeadMap r = map.get();
+    HeadMap r = result.get();
     return r == null ? List.of() : Head.all(r.distances().layers(), r.distances().heads());
   }
 }

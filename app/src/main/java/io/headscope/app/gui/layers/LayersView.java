@@ -1,9 +1,11 @@
 package io.headscope.app.gui.layers;
 
 import io.headscope.analysis.flow.StitchedPredictions;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.corpus.CorpusSource;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
+import io.headscope.app.gui.screen.SourcePicker;
 import io.headscope.app.gui.style.FxColors;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,10 +16,8 @@ import javafx.geometry.Point2D;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -28,17 +28,22 @@ import javafx.scene.text.TextAlignment;
  * The Layers screen: the 13 x 12 matrix of Δ log-prob on the diverging scale (red: worse than intact),
  * the intact diagonal framed, the read-out under the pointer, and a clicked cell's predictions.
  */
-public final class LayersView extends VBox {
+public final class LayersView extends ScreenView<LayersViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("layers", "Flow", "Layers",
+      "Layers: which layers can stand in for which", "Layer compatibility: which layers can stand in for which",
+      c -> new LayersView(new LayersViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-layers", "Layer compatibility CSV…", this::exportCsv),
+        whenDone("export-layers-figure", "Layer compatibility as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
   private static final double LEFT = 96;
   private static final double TOP = 20;
-  private final LayersViewModel vm;
-  private final MainView main;
   private double cell = 30;
-  @FXML private ChoiceBox<CorpusSource> sourceChoice;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
+  @FXML private SourcePicker sources;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private Canvas canvas;
@@ -46,19 +51,10 @@ public final class LayersView extends VBox {
   @FXML private Label cellStatus;
   @FXML private VBox predictionsBox;
 
-  public LayersView(LayersViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
-    sourceChoice.getItems().add(LayersViewModel.CURRENT_INPUT);
-    sourceChoice.getItems().addAll(CorpusSource.SHIPPED);
-    sourceChoice.valueProperty().bindBidirectional(vm.sourceProperty());
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+  public LayersView(LayersViewModel vm, ScreenContext context) {
+    super(vm, context);
+    sources.bind(context, vm.sourceProperty(), List.of(LayersViewModel.CURRENT_INPUT));
+    bindRun(vm::run);
     cellStatus.textProperty().bind(vm.cellStatusProperty());
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> redraw());
@@ -83,43 +79,17 @@ public final class LayersView extends VBox {
     });
   }
 
-  /** A corpus file chosen elsewhere (the corpus screen) is offered here too. */
-  public void offer(CorpusSource s) {
-    if (s != null && !sourceChoice.getItems().contains(s)) {
-      sourceChoice.getItems().add(s);
-    }
-  }
-
-  @FXML
-  private void openFile() {
-    Path p = main.files().openFile("A corpus: UTF-8 text, one input per line, a TAB between the sentences of a pair");
-    if (p != null) {
-      CorpusSource s = CorpusSource.file(p);
-      offer(s);
-      vm.sourceProperty().set(s);
-    }
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes {@code compat.csv} (the bytes of {@code headscope layers}). */
   @FXML
   public void exportCsv() {
-    main.export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get, LayersViewModel::writeCsv);
+    context.dialogs().export("layer compatibility CSV", "csv", "compat.csv", vm.resultProperty()::get,
+        LayersViewModel::writeCsv);
   }
 
   /** The matrix as a figure (PNG at 300 dpi or SVG), through the one figure renderer. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("layers", vm::figure);
+    context.dialogs().exportFigure("layers", vm::figure);
   }
 
   /** {from, to} under a point (to 1-based), or null outside the matrix. */

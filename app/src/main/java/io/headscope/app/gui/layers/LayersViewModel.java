@@ -5,8 +5,9 @@ import io.headscope.analysis.corpus.CorpusInput;
 import io.headscope.analysis.flow.LayerCompatibility;
 import io.headscope.analysis.flow.LayerCompatibilityCsv;
 import io.headscope.analysis.flow.StitchedPredictions;
-import io.headscope.app.gui.corpus.CorpusSource;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.CorpusSource;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.MatrixFigure;
@@ -35,44 +36,37 @@ import javafx.beans.property.SimpleObjectProperty;
  * beside the intact one ({@link StitchedPredictions}, on the first input the matrix was computed on).
  * Seed 0 for inputs without a {@code [MASK]}, as {@code headscope layers} by default.
  */
-public final class LayersViewModel {
+public final class LayersViewModel extends ScreenModel<LayerCompatibility> {
   /** The choice that means "the input typed above", not a corpus. */
   public static final CorpusSource CURRENT_INPUT = new CorpusSource("current input", null, null);
   /** The CLI's default {@code --seed}. */
   static final long SEED = 0;
   static final int TOP_K = 5;
 
-  private final Session session;
   private final ObjectProperty<CorpusSource> source = new SimpleObjectProperty<>(CURRENT_INPUT);
-  private final ReadOnlyObjectWrapper<LayerCompatibility> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<StitchedPredictions> predictions = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyStringWrapper about = new ReadOnlyStringWrapper("");
-  private final BackgroundJob job;
   private final BackgroundJob cellJob;
   /** The first input of the shown matrix: the one a click's predictions are read on. */
   private Encoding example;
   private int exampleCount;
 
   public LayersViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Feed the hidden state after layer i into layer j and measure the masked-LM prediction: press Run.");
     this.cellJob = new BackgroundJob(session.worker(), session::fail, "");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      predictions.set(null);
-      example = null;
-    });
+  }
+
+  @Override
+  protected void clear() {
+    super.clear();
+    predictions.set(null);
+    example = null;
   }
 
   /** The current input ({@link #CURRENT_INPUT}) or a corpus. */
   public ObjectProperty<CorpusSource> sourceProperty() {
     return source;
-  }
-
-  public ReadOnlyObjectProperty<LayerCompatibility> resultProperty() {
-    return result.getReadOnlyProperty();
   }
 
   /** The clicked cell's predictions, or null. */
@@ -83,18 +77,6 @@ public final class LayersViewModel {
   /** What the shown matrix was computed on. */
   public ReadOnlyStringProperty aboutProperty() {
     return about.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** The status of a clicked cell's predictions (computing, or what they are). */
@@ -123,13 +105,13 @@ public final class LayersViewModel {
         return;
       }
       List<Encoding> inputs = List.of(t.encoding());
-      job.start("Running the " + cells + " stitched models…", 0, false,
-          p -> LayerCompatibility.run(m, inputs, SEED, p::update, p::isCancelled),
-          outcome(inputs, "the current input (" + t.tokens().size() + " tokens)"));
+      start(job.task("Running the " + cells + " stitched models…",
+          p -> LayerCompatibility.run(m, inputs, SEED, p::update, p::isCancelled)).progress(0),
+          inputs, "the current input (" + t.tokens().size() + " tokens)");
       return;
     }
     List<Encoding> read = new ArrayList<>();
-    job.start("Reading " + src.label() + "…", -1, true, p -> {
+    start(job.task("Reading " + src.label() + "…", p -> {
       Corpus c = src.read();
       for (CorpusInput line : c.inputs()) {
         try {
@@ -140,36 +122,21 @@ public final class LayersViewModel {
       }
       return LayerCompatibility.run(m, read, SEED, (message, f) -> p.update(String.format(Locale.ROOT,
           "%s: the %s stitched models… %.0f%%", message, cells, 100 * f), f), p::isCancelled);
-    }, outcome(read, src.label()));
+    }).messages(), read, src.label());
   }
 
-  private BackgroundJob.Outcome<LayerCompatibility> outcome(List<Encoding> inputs, String what) {
-    return new BackgroundJob.Outcome<>() {
-      @Override
-      public String done(LayerCompatibility r) {
-        result.set(r);
-        predictions.set(null);
-        example = inputs.get(0);
-        exampleCount = inputs.size();
-        about.set(what);
-        return String.format(Locale.ROOT, "Intact log-probability %.3f on %s%s. Click a cell for its predictions.",
-            r.intact(), what, r.inputs() > 1 ? " (mean over " + r.inputs() + " inputs)" : "");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Layer compatibility failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the matrix did not change.";
-      }
-    };
-  }
-
-  public void cancel() {
-    job.cancel();
+  /** Starts a matrix's job: the matrix and its first input kept when done. */
+  private void start(BackgroundJob.Task<LayerCompatibility> task, List<Encoding> inputs, String what) {
+    task.onSuccess(r -> {
+      result.set(r);
+      predictions.set(null);
+      example = inputs.get(0);
+      exampleCount = inputs.size();
+      about.set(what);
+      return String.format(Locale.ROOT, "Intact log-probability %.3f on %s%s. Click a cell for its predictions.",
+          r.intact(), what, r.inputs() > 1 ? " (mean over " + r.inputs() + " inputs)" : "");
+    }).onFailure(e -> "Layer compatibility failed: " + Session.message(e))
+        .onCancel("Cancelled; the matrix did not change.").start();
   }
 
   /** The number of hidden states fed in (rows: i = 0..L), 0 before a run. */
@@ -219,26 +186,17 @@ public final class LayersViewModel {
     if (m == null || e == null || cellJob.isRunning()) {
       return;
     }
-    cellJob.start("Predicting with h" + from + " fed into layer " + to + "…", -1, false,
-        p -> StitchedPredictions.of(m, e, SEED, from, to, TOP_K), new BackgroundJob.Outcome<StitchedPredictions>() {
-          @Override
-          public String done(StitchedPredictions s) {
-            predictions.set(s);
-            return "Top " + TOP_K + " at each probed position, h" + from + " fed into layer " + to
-                + (to == from + 1 ? " (the intact model)" : "") + " against the intact model"
-                + (exampleCount > 1 ? ", on the first of the " + exampleCount + " inputs" : "") + ":";
-          }
-
-          @Override
-          public String failed(Throwable error) {
-            return "The predictions failed.";
-          }
-
-          @Override
-          public String cancelled() {
-            return "";
-          }
-        });
+    cellJob.task("Predicting with h" + from + " fed into layer " + to + "…",
+        p -> StitchedPredictions.of(m, e, SEED, from, to, TOP_K))
+        .onSuccess(s -> {
+          predictions.set(s);
+          return "Top " + TOP_K + " at each probed position, h" + from + " fed into layer " + to
+              + (to == from + 1 ? " (the intact model)" : "") + " against the intact model"
+              + (exampleCount > 1 ? ", on the first of the " + exampleCount + " inputs" : "") + ":";
+        })
+        .onFailure(error -> "The predictions failed.")
+        .onCancel("")
+        .start();
   }
 
   /** The matrix as a figure for a paper: Δ log-prob on the diverging scale, the numbers in the cells. */

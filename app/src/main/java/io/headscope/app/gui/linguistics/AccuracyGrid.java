@@ -1,22 +1,19 @@
 package io.headscope.app.gui.linguistics;
 
+import io.headscope.app.gui.chart.HeadGridCanvas;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
 import java.util.Locale;
-import java.util.function.Consumer;
-import javafx.geometry.VPos;
-import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
-import javafx.scene.text.TextAlignment;
 
 /**
  * Layers x heads, each cell coloured by the head's accuracy (white 0 to navy at the grid's best), the
  * percentage written in it when there is room, the best head framed, the opened head outlined.
  */
-public final class AccuracyGrid extends Canvas {
+public final class AccuracyGrid extends HeadGridCanvas {
   static final double LEFT = 30;
   static final double TOP = 18;
   private double[][] values = new double[0][0];
@@ -25,17 +22,6 @@ public final class AccuracyGrid extends Canvas {
 
   public AccuracyGrid() {
     setId("ling-grid");
-  }
-
-  void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
-    setOnMouseClicked(e -> {
-      Head h = headAt(e.getX(), e.getY());
-      if (h != null) {
-        onClick.accept(h);
-      }
-    });
-    setOnMouseMoved(e -> onHover.accept(headAt(e.getX(), e.getY())));
-    setOnMouseExited(e -> onHover.accept(null));
   }
 
   void show(double[][] v, Head open, double maxWidth) {
@@ -47,7 +33,8 @@ public final class AccuracyGrid extends Canvas {
     redraw();
   }
 
-  Head headAt(double x, double y) {
+  @Override
+  public Head headAt(double x, double y) {
     if (values.length == 0 || x < LEFT || y < TOP) {
       return null;
     }
@@ -62,26 +49,13 @@ public final class AccuracyGrid extends Canvas {
   }
 
   private void redraw() {
-    GraphicsContext g = getGraphicsContext2D();
     if (values.length == 0) {
-      setWidth(1);
-      setHeight(1);
-      g.clearRect(0, 0, 1, 1);
+      drawNothing();
       return;
     }
     int layers = values.length;
     int heads = values[0].length;
-    setWidth(LEFT + heads * cell + 4);
-    setHeight(TOP + layers * cell + 4);
-    g.setFill(Color.WHITE);
-    g.fillRect(0, 0, getWidth(), getHeight());
-    g.setTextAlign(TextAlignment.CENTER);
-    g.setTextBaseline(VPos.CENTER);
-    g.setFont(Font.font(10));
-    g.setFill(FxColors.of(UiColor.TEXT_SOFT));
-    for (int h = 0; h < heads; h++) {
-      g.fillText(String.valueOf(h + 1), LEFT + (h + 0.5) * cell, TOP / 2);
-    }
+    GraphicsContext g = startGrid(layers, heads, LEFT, TOP, cell);
     for (int l = 0; l < layers; l++) {
       g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
     }

@@ -1,19 +1,22 @@
 package io.headscope.app.gui.linguistics;
 
 import io.headscope.analysis.linguistics.DependencyHeads;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.model.core.Head;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.fxml.FXML;
 import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
@@ -24,14 +27,24 @@ import javafx.scene.layout.VBox;
  * the best-head table, one head on one sentence, and the exports (the CLI's CSV writers, the figure
  * renderer).
  */
-public final class LinguisticsView extends VBox {
-  private final LinguisticsViewModel vm;
-  private final MainView main;
+public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("linguistics", "Linguistics",
+      "Syntax, coref", "Linguistics: which heads track syntax and coreference (CoNLL-U)…",
+      "Linguistics: which heads track dependency relations and coreference in a treebank",
+      c -> new LinguisticsView(new LinguisticsViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-linguistics-csv", "Linguistics CSVs (relations, best heads, coreference)…",
+            this::exportCsv),
+        whenDone("export-linguistics-figure", "Linguistics grid as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
+  /** The height of a row of the best-heads table. */
+  private static final double TABLE_ROW = 24;
   @FXML private Button openButton;
   @FXML private CheckBox universalBox;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private VBox results;
   @FXML private ChoiceBox<RelationChoice> relationChoice;
@@ -44,17 +57,11 @@ public final class LinguisticsView extends VBox {
   @FXML private SentenceMap sentenceMap;
   private Head opened;
 
-  public LinguisticsView(LinguisticsViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
-    openButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull()));
+  public LinguisticsView(LinguisticsViewModel vm, ScreenContext context) {
+    super(vm, context);
+    openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    runBar.bindCancel(vm, statusLabel);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     relationChoice.setItems(vm.relations());
     relationChoice.valueProperty().bindBidirectional(vm.chosenProperty());
@@ -72,6 +79,11 @@ public final class LinguisticsView extends VBox {
     previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
     nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
+    // the table is as tall as its rows (and its sideways scroll bar): the page scrolls, not the table
+    bestTable.setFixedCellSize(TABLE_ROW);
+    bestTable.prefHeightProperty().bind(
+        Bindings.size(bestTable.getItems()).multiply(TABLE_ROW).add(2 * TABLE_ROW + 16));
+    bestTable.minHeightProperty().bind(bestTable.prefHeightProperty());
     vm.resultProperty().addListener((o, a, b) -> {
       opened = null;
       bestTable.getItems().setAll(vm.best());
@@ -96,7 +108,7 @@ public final class LinguisticsView extends VBox {
 
   @FXML
   private void openFile() {
-    Path p = main.files().openFile("A CoNLL-U treebank (UTF-8; Universal Dependencies, CorefUD)");
+    Path p = context.dialogs().openFile("A CoNLL-U treebank (UTF-8; Universal Dependencies, CorefUD)");
     if (p != null) {
       vm.open(p);
     }
@@ -123,11 +135,6 @@ public final class LinguisticsView extends VBox {
   }
 
   @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
-  @FXML
   private void previous() {
     vm.step(-1);
   }
@@ -140,14 +147,14 @@ public final class LinguisticsView extends VBox {
   /** Asks for a file name and writes relations.csv, -best and (with coreference) -coref, -coref-baselines. */
   @FXML
   public void exportCsv() {
-    main.export("linguistics CSVs", "csv", "relations.csv", vm.resultProperty()::get,
+    context.dialogs().export("linguistics CSVs", "csv", "relations.csv", vm.resultProperty()::get,
         LinguisticsViewModel::writeCsvs);
   }
 
   /** The accuracy grid as a PNG (300 dpi) or SVG figure. */
   @FXML
   public void exportFigure() {
-    main.exportFigure("linguistics", vm::figure);
+    context.dialogs().exportFigure("linguistics", vm::figure);
   }
 
   private void refresh() {

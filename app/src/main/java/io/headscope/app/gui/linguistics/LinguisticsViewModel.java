@@ -8,6 +8,7 @@ import io.headscope.analysis.linguistics.LinguisticsRun;
 import io.headscope.analysis.linguistics.Sentence;
 import io.headscope.analysis.linguistics.SyntaxCsv;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
@@ -36,12 +37,9 @@ import javafx.collections.ObservableList;
  * head on one sentence of the file with its gold arcs. A file that cannot be used leaves the previous
  * result as it was and says why in the status line.
  */
-public final class LinguisticsViewModel {
-  private final Session session;
-  private final BackgroundJob job;
+public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Result> {
   private final BackgroundJob sentenceJob;
   private final BooleanProperty universal = new SimpleBooleanProperty(false);
-  private final ReadOnlyObjectWrapper<LinguisticsRun.Result> result = new ReadOnlyObjectWrapper<>();
   private final ObservableList<RelationChoice> relations = FXCollections.observableArrayList();
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
@@ -49,31 +47,27 @@ public final class LinguisticsViewModel {
   private int sentenceIndex = -1;
 
   public LinguisticsViewModel(Session session) {
-    this.session = session;
+    super(session,
+        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.",
+        e -> { });
     // the status line says what went wrong, in one line; no dialog, nothing else changes
-    this.job = new BackgroundJob(session.worker(), e -> { },
-        "Open a CoNLL-U treebank (Universal Dependencies; CorefUD Entity= for coreference) to score every head.");
     this.sentenceJob = new BackgroundJob(session.worker(), e -> { }, "");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      relations.clear();
-      sentence.set(null);
-    });
     chosen.addListener((o, a, b) -> {
       if (openHead != null && b != null) {
         open(openHead);
       }
     });
   }
+  @Override
+  protected void clear() {
+    super.clear();
+    relations.clear();
+    sentence.set(null);
+  }
 
   /** Collapse relation subtypes ({@code nmod:poss} to {@code nmod}) in the next run. */
   public BooleanProperty universalProperty() {
     return universal;
-  }
-
-  public ReadOnlyObjectProperty<LinguisticsRun.Result> resultProperty() {
-    return result.getReadOnlyProperty();
   }
 
   /** {@code all} first, then the relations by count, then coreference when the file has mentions. */
@@ -90,18 +84,6 @@ public final class LinguisticsViewModel {
     return sentence.getReadOnlyProperty();
   }
 
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
-  }
-
   /** What the sentence panel says (which sentence, how many arcs the head gets right), or why it failed. */
   public ReadOnlyStringProperty sentenceStatusProperty() {
     return sentenceJob.statusProperty();
@@ -114,32 +96,18 @@ public final class LinguisticsViewModel {
       return;
     }
     boolean uni = universal.get();
-    job.start("Reading " + file.getFileName() + "…", -1, true,
+    job.task("Reading " + file.getFileName() + "…",
         p -> LinguisticsRun.run(m, file, uni, (phase, done, total) -> p.update(String.format(Locale.ROOT,
             "%s: %d of %d %s…", phase, done, total, phase.equals("syntax") ? "sentences" : "windows"),
-            total == 0 ? -1 : done / (double) total), p::isCancelled),
-        new BackgroundJob.Outcome<LinguisticsRun.Result>() {
-          @Override
-          public String done(LinguisticsRun.Result r) {
-            show(r);
-            return summary(r);
-          }
-
-          @Override
-          public String failed(Throwable e) {
-            return "Could not use " + file.getFileName() + ": " + Session.message(e).replace('\n', ' ')
-                + (result.get() == null ? "" : " (the previous treebank stays)");
-          }
-
-          @Override
-          public String cancelled() {
-            return "Cancelled; nothing changed.";
-          }
-        });
-  }
-
-  public void cancel() {
-    job.cancel();
+            total == 0 ? -1 : done / (double) total), p::isCancelled))
+        .messages()
+        .onSuccess(r -> {
+          show(r);
+          return summary(r);
+        })
+        .onFailure(e -> "Could not use " + file.getFileName() + ": " + Session.message(e).replace('\n', ' ')
+    + (result.get() == null ? "" : " (the previous treebank stays)"))
+        .start();
   }
 
   private void show(LinguisticsRun.Result r) {
@@ -277,24 +245,14 @@ public final class LinguisticsViewModel {
     Sentence s = r.treebank().sentences().get(index);
     RelationChoice c = chosen.get();
     String rel = c == null || c.coreference() ? DependencyHeads.ALL : c.relation();
-    sentenceJob.start("Running sentence " + s.id() + "…", -1, false, p -> HeadOnSentence.of(m, s, h),
-        new BackgroundJob.Outcome<HeadOnSentence>() {
-          @Override
-          public String done(HeadOnSentence on) {
-            sentence.set(on);
-            return describe(on, rel, index, r.treebank().sentences().size());
-          }
-
-          @Override
-          public String failed(Throwable e) {
-            return Session.message(e);
-          }
-
-          @Override
-          public String cancelled() {
-            return "";
-          }
-        });
+    sentenceJob.task("Running sentence " + s.id() + "…", p -> HeadOnSentence.of(m, s, h))
+        .onSuccess(on -> {
+          sentence.set(on);
+          return describe(on, rel, index, r.treebank().sentences().size());
+        })
+        .onFailure(e -> Session.message(e))
+        .onCancel("")
+        .start();
   }
 
   static String describe(HeadOnSentence on, String relation, int index, int sentences) {

@@ -1,8 +1,8 @@
 package io.headscope.app.gui.main;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.facts.HeadFactsView;
-import io.headscope.app.gui.facts.HeadFactsViewModel;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.main.facts.HeadFactsView;
+import io.headscope.app.gui.main.facts.HeadFactsViewModel;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.core.Head;
 import javafx.fxml.FXML;

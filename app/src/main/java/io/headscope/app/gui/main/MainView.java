@@ -1,21 +1,24 @@
 package io.headscope.app.gui.main;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.dialog.DialogService;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.dialog.FxDialogService;
 import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.export.Exports;
-import io.headscope.app.gui.grid.CategoryLegend;
-import io.headscope.app.gui.grid.ModelGridView;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.head.HeadView;
 import io.headscope.app.gui.head.HeadViewModel;
+import io.headscope.app.gui.main.grid.CategoryLegend;
+import io.headscope.app.gui.main.grid.ModelGridView;
 import io.headscope.app.gui.predict.PredictionsView;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.Screen;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.Sources;
 import io.headscope.app.gui.style.States;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.figure.Caption;
-import io.headscope.app.render.figure.Figure;
-import io.headscope.app.render.figure.FigureFile;
 import io.headscope.app.render.figure.GridFigure;
 import io.headscope.app.render.figure.HeadFigure;
 import io.headscope.app.render.figure.LinesFigure;
@@ -25,11 +28,8 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.repository.ModelRepository;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 import javafx.animation.PauseTransition;
 import javafx.fxml.FXML;
-import javafx.scene.Node;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
@@ -37,8 +37,6 @@ import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.SplitPane;
-import javafx.scene.control.Tab;
-import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
@@ -60,10 +58,9 @@ public final class MainView extends BorderPane {
   private final HeadView headView;
   private final HeadPanel headPanel;
   private final CategoryLegend legend;
-  private FileAsker files;
-  private DialogService dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow());
-  /** Exports, written off the FX thread one at a time. */
-  private final BackgroundJob exports;
+  /** Errors, questions, file choosers and exports, for the window and every screen. */
+  private final FxDialogService dialogs;
+  private final ScreenNav nav;
   @FXML private Menu modelMenu;
   @FXML private Menu analysisMenu;
   @FXML private Menu exportMenu;
@@ -76,7 +73,8 @@ public final class MainView extends BorderPane {
   @FXML private HBox mapsToggle;
   @FXML private Label inputNote;
   @FXML private TokenStrip tokenStrip;
-  @FXML private TabPane leftTabs;
+  @FXML private javafx.scene.layout.BorderPane leftPane;
+  @FXML private VBox allHeads;
   @FXML private SplitPane center;
   @FXML private SplitPane right;
   @FXML private SplitPane lower;
@@ -84,27 +82,35 @@ public final class MainView extends BorderPane {
   @FXML private ProgressBar progress;
   @FXML private Label status;
 
-  public MainView(MainViewModel vm, FileAsker files) {
+  public MainView(MainViewModel vm) {
     this.vm = vm;
-    this.files = files;
     this.headVm = new HeadViewModel(vm.session());
     this.grid = new ModelGridView(vm);
     this.legend = new CategoryLegend(vm);
     this.headView = new HeadView(headVm);
     this.headPanel = new HeadPanel(vm);
-    this.exports = new BackgroundJob(vm.worker(), vm::fail, "");
+    // exports are written off the FX thread one at a time
+    this.dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow(),
+        new BackgroundJob(vm.worker(), vm::fail, ""), vm::fail, vm::note);
     VBox.setVgrow(grid, Priority.ALWAYS);
     ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
         "predictions", new PredictionsView(vm.predictions())));
-    center.setDividerPositions(0.47);
-    right.setDividerPositions(0.6);
-    lower.setDividerPositions(0.58);
+    // the navigation and the 12 x 12 grid on the left; on the right the head view over the head panel
+    // and the predictions, both tall enough at 1280 x 800 for what they say
+    center.setDividerPositions(0.49);
+    right.setDividerPositions(0.54);
+    lower.setDividerPositions(0.57);
     bindInputs();
     bindMapsToggle();
     bindStale();
     bindTokenStrip();
     bindStatusBar();
     addModelItems();
+    nav = new ScreenNav();
+    leftPane.setCenter(nav.content());
+    leftPane.setLeft(nav.column());
+    nav.add("Heads", "All heads", "grid", "Every head's map at once, framed by its category", allHeads);
+    addMainExports();
 
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -130,19 +136,104 @@ public final class MainView extends BorderPane {
     return headPanel;
   }
 
-  /** Adds a screen beside the grid (sweep, corpus). */
-  public Tab addLeftTab(String title, String id, Node content) {
-    Tab t = new Tab(title, content);
-    t.setId(id);
-    leftTabs.getTabs().add(t);
-    return t;
+  /**
+   * Builds the screens of the list and lists them in the navigation, the Analysis menu and the Export
+   * menu, in the list's order. The window knows them only by their descriptors.
+   */
+  public void install(java.util.List<ScreenDescriptor> screens) {
+    java.util.List<String> loadable = new java.util.ArrayList<>();
+    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+      if (vm.canLoad(e)) {
+        loadable.add(e.modelName);
+      }
+    }
+    ScreenContext context = new ScreenContext(vm.session(), dialogs, new Sources(), vm.repository(),
+        java.util.List.copyOf(loadable), vm.scoresProperty());
+    String group = null;
+    for (ScreenDescriptor d : screens) {
+      Screen s = d.create().apply(context);
+      nav.add(d.group(), d.title(), d.id(), d.tooltip(), s.view());
+      if (group != null && !group.equals(d.group())) {
+        analysisMenu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
+      }
+      group = d.group();
+      MenuItem show = new MenuItem(d.menuText());
+      show.setId("menu-" + d.id());
+      show.setOnAction(e -> {
+        nav.show(d.id());
+        s.onMenu();
+      });
+      analysisMenu.getItems().add(show);
+      if (!s.exports().isEmpty()) {
+        exportMenu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
+      }
+      for (ExportItem x : s.exports()) {
+        MenuItem item = new MenuItem(x.text());
+        item.setId(x.id());
+        item.setOnAction(e -> x.action().run());
+        item.disableProperty().bind(x.disabled());
+        exportMenu.getItems().add(item);
+      }
+    }
+    nav.installKeys(this);
   }
 
-  public void showLeftTab(Tab t) {
-    leftTabs.getSelectionModel().select(t);
+  /** Shows a screen by its id ({@code grid}, {@code sweep}, …). */
+  public void showScreen(String id) {
+    nav.show(id);
   }
 
-  /** The menu the analysis services (corpus, sweep) add their items to. */
+  /** The id of the screen shown. */
+  public String shownScreen() {
+    return nav.shown();
+  }
+
+  /** The main window's own exports beside the attention JSON: the sentence's classification, token types. */
+  private void addMainExports() {
+    MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
+    sentenceCsv.setId("export-classify-sentence");
+    sentenceCsv.setOnAction(e -> dialogs.export("head classification CSV", "csv", "classify.csv",
+        () -> Exports.oneInput(java.util.List.copyOf(vm.scoresProperty()), vm.classifier()),
+        Exports::classificationCsv));
+    sentenceCsv.disableProperty().bind(vm.traceProperty().isNull());
+    MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
+    layerPng.setOnAction(e -> dialogs.exportFigure("token-types", this::tokenTypeFigure));
+    exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng);
+  }
+
+  /**
+   * Clark et al.'s token types per layer as a figure: rows are layers, columns the share of attention
+   * to [CLS], [SEP], punctuation and other tokens, weights beside norm-weighted.
+   */
+  private io.headscope.app.render.figure.Figure tokenTypeFigure() {
+    var layers = java.util.List.copyOf(headPanel.facts().viewModel().layersProperty());
+    if (layers.isEmpty()) {
+      throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
+    }
+    double[][] v = new double[layers.size()][8];
+    java.util.List<String> rows = new java.util.ArrayList<>();
+    for (int l = 0; l < layers.size(); l++) {
+      var w = layers.get(l).weight();
+      var n = layers.get(l).norm();
+      v[l] = new double[] {w.cls(), w.sep(), w.punct(), w.other(), n.cls(), n.sep(), n.punct(), n.other()};
+      rows.add("L" + (layers.get(l).layer() + 1));
+    }
+    return io.headscope.app.render.figure.MatrixFigure.of(vm.modelNameProperty().get()
+        + " · attention to token types per layer",
+        java.util.List.of("mean over the layer's heads and the query tokens (Clark et al. 2019); weights, then "
+            + "norm-weighted (Kobayashi)"),
+        inputLine(), rows, java.util.List.of("[CLS] weight", "[SEP] weight", "punct. weight", "other weight",
+            "[CLS] norm", "[SEP] norm", "punct. norm", "other norm"), v, false, "share of attention", 44, true);
+  }
+
+  /** The input as figures name it: the sentence, or the pair joined by ‖. */
+  private String inputLine() {
+    String a = vm.textAProperty().get();
+    String b = vm.textBProperty().get();
+    return b == null || b.isBlank() ? a : a + " ‖ " + b;
+  }
+
+  /** The menu the screens add their items to. */
   public Menu analysisMenu() {
     return analysisMenu;
   }
@@ -151,17 +242,13 @@ public final class MainView extends BorderPane {
     return exportMenu;
   }
 
-  /** Replaces the error and question dialogs (tests answer them). */
-  public void setDialogService(DialogService d) {
-    dialogs = d;
-  }
-
+  /** Replaces the file choosers (UI tests answer them with fixed paths). */
   public void setFileAsker(FileAsker f) {
-    files = f;
+    dialogs.setFileAsker(f);
   }
 
   public FileAsker files() {
-    return files;
+    return dialogs.files();
   }
 
   /**
@@ -180,7 +267,8 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void openFolder() {
-    Path p = files.openFolder("A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
+    Path p = dialogs.openFolder(
+        "A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
     if (p != null) {
       vm.loadModel(p.toString());
     }
@@ -225,14 +313,14 @@ public final class MainView extends BorderPane {
     // the maps on screen: intact, or as run with the heads in "disabled" ("maps": "as-run")
     // over words when the words switch is on (as `attention --words`)
     boolean words = vm.session().wordsShown();
-    export("Attention JSON", "json", "attention.json", vm.session()::shownTrace,
+    dialogs.export("Attention JSON", "json", "attention.json", vm.session()::shownTrace,
         (t, p) -> Exports.attentionJson(t, words, p));
   }
 
   /** Every head as a figure: the maps on screen (intact, as run or difference), category frames and legend. */
   @FXML
   private void exportGridFigure() {
-    exportFigure("grid", () -> {
+    dialogs.exportFigure("grid", () -> {
       AttentionTrace intact = vm.traceProperty().get();
       if (intact == null) {
         throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
@@ -250,7 +338,7 @@ public final class MainView extends BorderPane {
   /** The head view as a figure: the map as shown (display, pair filter, maps), or its lines. */
   @FXML
   private void exportHeadFigure() {
-    exportFigure(headView.showingLines() ? "lines" : "head", () -> {
+    dialogs.exportFigure(headView.showingLines() ? "lines" : "head", () -> {
       HeadMatrix m = headVm.matrixProperty().get();
       if (m == null) {
         throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence and pick a head.");
@@ -267,81 +355,13 @@ public final class MainView extends BorderPane {
 
   /** What a figure says about the maps it shows. */
   private Caption caption(AttentionTrace run, MapsShown shown) {
-    String input = vm.textBProperty().get() == null || vm.textBProperty().get().isBlank() ? vm.textAProperty().get()
-        : vm.textAProperty().get() + " ‖ " + vm.textBProperty().get();
+    String input = inputLine();
     String maps = switch (shown) {
       case INTACT -> "intact";
       case AS_RUN -> "as run";
       case DIFFERENCE -> "difference as run − intact";
     };
     return new Caption(vm.modelNameProperty().get(), input, run == null ? HeadMask.NONE : run.mask(), maps);
-  }
-
-  /**
-   * Asks for a PNG or SVG file and writes the figure made on the FX thread (a copy of the state) off it:
-   * SVG by the name's extension, PNG at 300 dpi (less when that would pass the size limit).
-   */
-  public void exportFigure(String name, Supplier<Figure> figure) {
-    Path p = files.save("Export figure (PNG at 300 dpi, or SVG)", java.util.List.of("png", "svg"), name + ".png");
-    if (p == null) {
-      return;
-    }
-    Figure f;
-    try {
-      f = figure.get();
-    } catch (RuntimeException ex) {
-      vm.fail(ex);
-      return;
-    }
-    FigureFile.Format format = FigureFile.Format.of(p);
-    double scale = Math.min(FigureFile.DPI_300, FigureFile.MAX_SIDE / Math.max(f.width(), f.height()));
-    writeInBackground(p, () -> FigureFile.write(f, p, format, scale));
-  }
-
-  /**
-   * Asks for a file, takes what goes in it on the FX thread (a copy of the state, a snapshot), then
-   * writes it off the FX thread as a background job; a failure shows the dialog and leaves nothing
-   * half-written (the writers replace the file atomically).
-   */
-  public <T> void export(String what, String ext, String name, Supplier<T> content, BiConsumer<T, Path> writer) {
-    Path p = files.save("Export " + what, ext, name);
-    if (p == null) {
-      return;
-    }
-    T data;
-    try {
-      data = content.get();
-    } catch (RuntimeException ex) {
-      vm.fail(ex);
-      return;
-    }
-    writeInBackground(p, () -> writer.accept(data, p));
-  }
-
-  private void writeInBackground(Path p, Runnable write) {
-    boolean started = exports.start("Writing " + p + "…", -1, false, progress -> {
-      write.run();
-      return p;
-    }, new BackgroundJob.Outcome<Path>() {
-      @Override
-      public String done(Path written) {
-        vm.note("Wrote " + written);
-        return "Wrote " + written;
-      }
-
-      @Override
-      public String failed(Throwable error) {
-        return "Could not write " + p;
-      }
-
-      @Override
-      public String cancelled() {
-        return "Not written: " + p;
-      }
-    });
-    if (!started) {
-      vm.note("An export is still being written; try again when it is done.");
-    }
   }
 
   private void bindInputs() {

@@ -11,6 +11,7 @@ import io.headscope.app.gui.predict.PredictionsViewModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
+import io.headscope.model.TraceRequest;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
@@ -386,12 +387,12 @@ public final class MainViewModel {
       Encoding enc = m.encode(first, second.isEmpty() ? null : second);
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
       AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
-          : m.trace(List.of(enc), HeadMask.NONE, TOP_K, AttentionTrace.Maps.COMPUTED, true).get(0);
+          : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
-          : m.trace(List.of(enc), currentMask, TOP_K, AttentionTrace.Maps.AS_RUN, false,
-              r -> currentFavor.applyTo(m, r)).get(0);
+          : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
+              .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);

@@ -1,20 +1,21 @@
 package io.headscope.app.gui.predict;
 
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.style.States;
 import io.headscope.model.MaskPrediction.TokenProbability;
 import io.headscope.analysis.ablation.TargetMetric;
-import javafx.animation.PauseTransition;
-import javafx.scene.control.ChoiceBox;
-import javafx.scene.control.TextField;
-import javafx.util.Duration;
 import java.util.List;
+import javafx.animation.PauseTransition;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TextField;
 import javafx.scene.layout.GridPane;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
+import javafx.util.Duration;
 
 /** Per {@code [MASK]}: top tokens before and after switching heads off, and classifier probabilities. */
 public final class PredictionsView extends ScrollPane {
@@ -78,6 +79,8 @@ public final class PredictionsView extends ScrollPane {
         if (!line.isEmpty()) {
           Label l = new Label(line);
           l.getStyleClass().add("hs-number");
+          l.setWrapText(true);
+          l.setMinHeight(Region.USE_PREF_SIZE);
           targetRows.getChildren().add(l);
         }
       }
@@ -103,16 +106,17 @@ public final class PredictionsView extends ScrollPane {
       for (int k = 0; k < r.before().size(); k++) {
         TokenProbability b = r.before().get(k);
         g.add(new Label((k + 1) + "."), 0, k + 1);
-        g.add(new Label(b.token() + "  " + PredictionRow.percent(b.probability())), 1, k + 1);
+        g.add(whole(new Label(b.token() + "  " + PredictionRow.percent(b.probability()))), 1, k + 1);
         if (r.changed() && k < r.after().size()) {
           TokenProbability a = r.after().get(k);
           Label al = new Label("→  " + a.token() + "  " + PredictionRow.percent(a.probability()));
           al.getStyleClass().add("prediction-after");
           al.pseudoClassStateChanged(States.CHANGED, !a.token().equals(b.token()));
           al.setId("after-" + r.title().replaceAll("\\D", "") + "-" + (k + 1));
-          g.add(al, 2, k + 1);
+          g.add(whole(al), 2, k + 1);
         }
       }
+      t.setWrapText(true);
       Label s = new Label(r.summary());
       s.setId("summary-" + r.title().replaceAll("\\D", ""));
       s.setWrapText(true);
@@ -130,5 +134,14 @@ public final class PredictionsView extends ScrollPane {
             + " (" + PredictionRow.signedPoints(r.after() - r.before()) + ")" : "")));
       }
     }
+  }
+
+  /**
+   * A token and its probability are read whole or not at all: never cut to "everyone 0.…" (the panel
+   * scrolls sideways instead, which it needs only in a window narrower than 1280 pixels).
+   */
+  private static Label whole(Label l) {
+    l.setMinWidth(Region.USE_PREF_SIZE);
+    return l;
   }
 }

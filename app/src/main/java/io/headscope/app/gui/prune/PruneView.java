@@ -1,7 +1,8 @@
 package io.headscope.app.gui.prune;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.analysis.ablation.Pruning;
 import java.nio.file.Path;
 import javafx.fxml.FXML;
@@ -10,35 +11,26 @@ import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
-import javafx.scene.layout.VBox;
 
 /** Pruning curves: importance and random order in one line chart of the metric against the share pruned. */
-public final class PruneView extends VBox {
-  private final PruneViewModel vm;
-  private final MainView main;
+public final class PruneView extends ScreenView<PruneViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("prune", "Causes", "Pruning",
+      "Pruning curves: importance vs random order…",
+      "Pruning curves: heads removed in order of importance, and at random",
+      c -> new PruneView(new PruneViewModel(c.session()), c));
+
+
   @FXML private Label fileLabel;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
-  @FXML private ProgressBar progressBar;
-  @FXML private Label statusLabel;
   @FXML private LineChart<Number, Number> chart;
   @FXML private NumberAxis yAxis;
   @FXML private Button exportImportance;
   @FXML private Button exportRandom;
 
-  public PruneView(PruneViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
+  public PruneView(PruneViewModel vm, ScreenContext context) {
+    super(vm, context);
     fileLabel.textProperty().bind(vm.corpusProperty().map(p -> p.getFileName().toString()).orElse("no file"));
-    runButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().modelProperty().isNull())
-        .or(vm.corpusProperty().isNull()));
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
+    bindRun(vm::run, vm.corpusProperty().isNull());
     exportImportance.disableProperty().bind(vm.resultProperty().isNull());
     exportRandom.disableProperty().bind(vm.resultProperty().isNull());
     vm.resultProperty().addListener((o, a, b) -> draw(b));
@@ -66,27 +58,18 @@ public final class PruneView extends VBox {
 
   @FXML
   private void openFile() {
-    Path p = main.files().openFile("A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
+    Path p = context.dialogs().openFile(
+        "A labelled file (text<TAB>label or text_a<TAB>text_b<TAB>label) for a classifier, "
         + "or a text file (one input per line) for masked-LM quality");
     if (p != null) {
       vm.corpusProperty().set(p);
     }
   }
 
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes the importance-order curve (the bytes of {@code headscope prune}). */
   @FXML
   public void exportImportance() {
-    main.export("pruning curve CSV (importance order)", "csv", "prune-importance.csv",
+    context.dialogs().export("pruning curve CSV (importance order)", "csv", "prune-importance.csv",
         () -> vm.resultProperty().get() == null ? null : vm.resultProperty().get().importance(),
         PruneViewModel::writeCsv);
   }
@@ -94,7 +77,7 @@ public final class PruneView extends VBox {
   /** Asks for a file and writes the random-order curve. */
   @FXML
   public void exportRandom() {
-    main.export("pruning curve CSV (random order)", "csv", "prune-random.csv",
+    context.dialogs().export("pruning curve CSV (random order)", "csv", "prune-random.csv",
         () -> vm.resultProperty().get() == null ? null : vm.resultProperty().get().random(),
         PruneViewModel::writeCsv);
   }

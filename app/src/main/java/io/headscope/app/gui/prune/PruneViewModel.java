@@ -6,6 +6,7 @@ import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.LabelledCorpus;
 import io.headscope.analysis.corpus.LabelledInput;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.HeadMask;
@@ -36,7 +37,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * for a model with a classifier head, else masked-LM log-probability on text. One background job computes
  * both, with progress and Cancel; each curve exports with the CLI's bytes.
  */
-public final class PruneViewModel {
+public final class PruneViewModel extends ScreenModel<PruneViewModel.Curves> {
   /** The CLI's defaults. */
   static final double STEP = 0.1;
   static final long SEED = 0;
@@ -45,40 +46,16 @@ public final class PruneViewModel {
   /** The two curves drawn together. */
   public record Curves(Pruning.Curve importance, Pruning.Curve random, String corpus) {}
 
-  private final Session session;
   private final ObjectProperty<Path> corpus = new SimpleObjectProperty<>();
-  private final ReadOnlyObjectWrapper<Curves> result = new ReadOnlyObjectWrapper<>();
-  private final BackgroundJob job;
 
   public PruneViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Open a labelled file (text<TAB>label) for a classifier, or a text file for masked-LM quality, and press Run.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-    });
   }
 
   /** The corpus file the curves are computed on. */
   public ObjectProperty<Path> corpusProperty() {
     return corpus;
-  }
-
-  public ReadOnlyObjectProperty<Curves> resultProperty() {
-    return result.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** Computes both curves; the shown ones stay until the new ones are done. */
@@ -94,7 +71,7 @@ public final class PruneViewModel {
     }
     int layers = m.config().numHiddenLayers();
     int heads = m.config().numAttentionHeads();
-    job.start("Reading " + file.getFileName() + "…", -1, true, p -> {
+    job.task("Reading " + file.getFileName() + "…", p -> {
       PruneTarget target = target(m, file);
       ProgressListener first = (s, f) -> p.update("Importance order: " + s, f / 2);
       Pruning.Curve imp = Pruning.run(target, layers, heads, Pruning.Order.IMPORTANCE, STEP, SEED, first,
@@ -103,27 +80,15 @@ public final class PruneViewModel {
       Pruning.Curve random = Pruning.run(target, layers, heads, Pruning.Order.RANDOM, STEP, SEED, second,
           p::isCancelled);
       return new Curves(imp, random, file.getFileName().toString());
-    }, new BackgroundJob.Outcome<Curves>() {
-      @Override
-      public String done(Curves c) {
-        result.set(c);
-        return summary(c);
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Pruning failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; the curves did not change.";
-      }
-    });
-  }
-
-  public void cancel() {
-    job.cancel();
+    })
+        .messages()
+        .onSuccess(c -> {
+          result.set(c);
+          return summary(c);
+        })
+        .onFailure(e -> "Pruning failed: " + Session.message(e))
+        .onCancel("Cancelled; the curves did not change.")
+        .start();
   }
 
   /** Accuracy on a labelled file for a classifier (as the CLI chooses), else masked-LM quality on text. */

@@ -1,9 +1,14 @@
 package io.headscope.app.gui.sweep;
 
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.analysis.ablation.AblationResult;
+import java.util.List;
 import java.util.Locale;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.fxml.FXML;
 import javafx.geometry.VPos;
 import javafx.scene.Node;
@@ -12,47 +17,46 @@ import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
 /** The sweep: a run button with progress and Cancel, and the layers x heads heatmap of effects. */
-public final class SweepView extends VBox {
+public final class SweepView extends ScreenView<SweepViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("sweep", "Causes", "Sweep",
+      "Ablation sweep: every head off alone", "Ablation sweep: every head switched off in turn, the metric you choose",
+      c -> new SweepView(new SweepViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-ablation", "Ablation CSV (sweep)…", this::exportCsv),
+        new ExportItem("export-sweep-figure", "Sweep as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("sweep", vm::figure),
+            vm.resultProperty().isNull().and(vm.importanceProperty().isNull())));
+  }
+
   private static final double LEFT = 34;
   private static final double TOP = 20;
   private static final double GAP = 12;
-  private final SweepViewModel vm;
   private double cell = 30;
-  @FXML private Button runButton;
-  @FXML private Button cancelButton;
   @FXML private Button exportButton;
-  private Runnable exportCsv = () -> { };
-  @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<SweepViewModel.Metric> metricChoice;
-  @FXML private Label statusLabel;
   @FXML private Label inputLabel;
   @FXML private ScrollPane scroll;
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label captionLabel;
 
-  public SweepView(SweepViewModel vm) {
-    this.vm = vm;
-    ViewLoader.load(this);
-    runButton.disableProperty().bind(vm.runningProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
+  public SweepView(SweepViewModel vm, ScreenContext context) {
+    super(vm, context);
+    runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     // A half-run sweep is exported only after Cancel, when it is marked partial.
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     captionLabel.textProperty().bind(vm.captionProperty());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
     inputLabel.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
     canvas.setOnMouseMoved(e -> {
       int[] lh = cellAt(e.getX(), e.getY());
@@ -76,16 +80,6 @@ public final class SweepView extends VBox {
       redraw();
     });
     redraw();
-  }
-
-  @FXML
-  private void run() {
-    vm.run();
-  }
-
-  @FXML
-  private void cancel() {
-    vm.cancel();
   }
 
   /** {layers, heads} of what the metric shows, or null when there is nothing to draw. */
@@ -203,14 +197,16 @@ public final class SweepView extends VBox {
     }
   }
 
-  /** What the Export CSV button does (the app writes the file where the user says). */
-  public void setOnExportCsv(Runnable action) {
-    exportCsv = action;
+  /** Asks for a file and writes the CSV with the bytes of the command line. */
+  @FXML
+  public void exportCsv() {
+    context.dialogs().export("ablation CSV", "csv", "ablation.csv", vm::csv, SweepViewModel::writeCsv);
   }
 
-  @FXML
-  private void exportCsv() {
-    exportCsv.run();
+  /** The Analysis menu entry starts the run at once, as it always did. */
+  @Override
+  public void onMenu() {
+    vm.run();
   }
 
   /** The node a PNG export snapshots. */

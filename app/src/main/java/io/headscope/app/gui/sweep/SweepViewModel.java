@@ -3,6 +3,7 @@ package io.headscope.app.gui.sweep;
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.AblationTable;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.model.AttentionTrace;
@@ -37,7 +38,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * the intact top token's log-probability, accuracy, KL, the target followed in the predictions panel
  * (its log-probability, probability or logit difference), or Michel et al.'s gradient importance.
  */
-public final class SweepViewModel {
+public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   /** Which effect the heatmap shows. */
   public enum Metric {
@@ -59,11 +60,8 @@ public final class SweepViewModel {
     }
   }
 
-  private final Session session;
-  private final ReadOnlyObjectWrapper<AblationResult> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<ImportanceResult> importance = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyBooleanWrapper partial = new ReadOnlyBooleanWrapper();
-  private final BackgroundJob job;
   private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.LOGPROB);
   private final ReadOnlyStringWrapper input = new ReadOnlyStringWrapper("");
   private final ReadOnlyStringWrapper caption = new ReadOnlyStringWrapper("");
@@ -76,21 +74,12 @@ public final class SweepViewModel {
   private record Encoding(String a, String b) {}
 
   public SweepViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      clear();
-    });
     metric.addListener((o, a, b) -> updateCaption());
     session.maskProperty().addListener((o, a, b) -> updateCaption());
     session.targetProperty().addListener((o, a, b) -> updateCaption());
     updateCaption();
-  }
-
-  public ReadOnlyObjectProperty<AblationResult> resultProperty() {
-    return result.getReadOnlyProperty();
   }
 
   /** The gradient importance of the current input, once run. */
@@ -101,18 +90,6 @@ public final class SweepViewModel {
   /** Whether the shown sweep was cancelled part-way (the layers not swept are blank). */
   public ReadOnlyBooleanProperty partialProperty() {
     return partial.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** The sentence the shown result belongs to. */
@@ -137,14 +114,11 @@ public final class SweepViewModel {
 
   /** Runs what the chosen metric needs on the current input, in the current switch-off mode. */
   public void run() {
-    BertModel m = session.model();
-    AttentionTrace t = session.trace();
-    if (m == null || t == null || job.isRunning()) {
-      if (t == null) {
-        job.say("Type a sentence first.");
-      }
+    if (noInputOrBusy()) {
       return;
     }
+    BertModel m = session.model();
+    AttentionTrace t = session.trace();
     if (!m.hasMaskedLmHead()) {
       session.fail(new HeadScopeException(
           "The sweep measures masked-LM predictions, and " + m.name() + " has no masked-LM head."));
@@ -176,41 +150,33 @@ public final class SweepViewModel {
     input.set(sentence);
     String[] typed = session.inputText();
     shownInput = new Encoding(typed[0].isEmpty() ? sentence : typed[0], typed[1]);
-    job.start("Sweeping " + variants + " variants…", 0, false,
+    job.task("Sweeping " + variants + " variants…",
         p -> new AblationSweep(m).run(List.of(t.encoding()), o, p::update, p::isCancelled, (soFar, done, layers) -> {
           latest.set(soFar);
           layersDone[0] = done;
-        }),
-        new BackgroundJob.Outcome<AblationResult>() {
-          @Override
-          public String done(AblationResult r) {
-            result.set(r);
-            partial.set(false);
-            updateCaption();
-            return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f, accuracy %.0f%%. "
-                + "Click a cell to view the head.", variants, r.positions(), r.metric(), r.baselineLogprob(),
-                100 * r.baselineAccuracy());
+        }))
+        .progress(0)
+        .onSuccess(r -> {
+          result.set(r);
+          partial.set(false);
+          updateCaption();
+          return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f, accuracy %.0f%%. "
+              + "Click a cell to view the head.", variants, r.positions(), r.metric(), r.baselineLogprob(),
+              100 * r.baselineAccuracy());
+        })
+        .onFailure(e -> "Sweep failed.")
+        .onCancel(() -> {
+          AblationResult soFar = latest.get();
+          if (soFar == null) {
+            return "Sweep cancelled before the first layer; nothing was swept.";
           }
-
-          @Override
-          public String failed(Throwable e) {
-            return "Sweep failed.";
-          }
-
-          @Override
-          public String cancelled() {
-            AblationResult soFar = latest.get();
-            if (soFar == null) {
-              return "Sweep cancelled before the first layer; nothing was swept.";
-            }
-            result.set(soFar);
-            partial.set(true);
-            updateCaption();
-            return String.format(Locale.ROOT, "Sweep cancelled: partial, %d of %d layers (%d of %d variants) kept.",
-                layersDone[0], soFar.layers(), layersDone[0] * (soFar.heads() + 1), variants);
-          }
-        },
-        () -> {
+          result.set(soFar);
+          partial.set(true);
+          updateCaption();
+          return String.format(Locale.ROOT, "Sweep cancelled: partial, %d of %d layers (%d of %d variants) kept.",
+              layersDone[0], soFar.layers(), layersDone[0] * (soFar.heads() + 1), variants);
+        })
+        .onProgress(() -> {
           // on the UI thread after each layer: draw what is done, count, and estimate the rest
           AblationResult soFar = latest.get();
           if (soFar != null && job.isRunning()) {
@@ -221,41 +187,29 @@ public final class SweepViewModel {
             job.say(String.format(Locale.ROOT, "%d / %d variants · about %.0f s left", done * (soFar.heads() + 1),
                 variants, left));
           }
-        });
+        })
+        .start();
   }
 
   private void runImportance(BertModel m, AttentionTrace t, String sentence) {
     importance.set(null);
     input.set(sentence);
-    job.start("Computing the gradient of the masked-LM loss with respect to every head's switch…", -1, false,
-        p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled),
-        new BackgroundJob.Outcome<ImportanceResult>() {
-          @Override
-          public String done(ImportanceResult r) {
-            importance.set(r);
-            updateCaption();
-            return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
-                r.importance().length * r.importance()[0].length, r.meanLoss());
-          }
-
-          @Override
-          public String failed(Throwable e) {
-            return "Importance failed.";
-          }
-
-          @Override
-          public String cancelled() {
-            return "Importance cancelled; nothing changed.";
-          }
-        });
+    job.task("Computing the gradient of the masked-LM loss with respect to every head's switch…",
+        p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled))
+        .onSuccess(r -> {
+          importance.set(r);
+          updateCaption();
+          return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
+              r.importance().length * r.importance()[0].length, r.meanLoss());
+        })
+        .onFailure(e -> "Importance failed.")
+        .onCancel("Importance cancelled; nothing changed.")
+        .start();
   }
 
-  public void cancel() {
-    job.cancel();
-  }
-
-  private void clear() {
-    result.set(null);
+  @Override
+  protected void clear() {
+    super.clear();
     importance.set(null);
     partial.set(false);
     followed = null;

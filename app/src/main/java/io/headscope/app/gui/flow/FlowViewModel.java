@@ -1,4 +1,4 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.gui.flow;
 
 import io.headscope.analysis.flow.AttentionFlow;
 import io.headscope.analysis.flow.JacobianJson;
@@ -7,6 +7,7 @@ import io.headscope.analysis.flow.Rollout;
 import io.headscope.analysis.flow.RolloutJson;
 import io.headscope.analysis.flow.TokenJacobian;
 import io.headscope.app.gui.exec.BackgroundJob;
+import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.figure.Figure;
@@ -39,7 +40,7 @@ import javafx.beans.property.SimpleObjectProperty;
  * columns: inputs i); and, on request, each layer's token-to-token Jacobian norms (the estimate with k = 32)
  * with their correlation with the layer's attention.
  */
-public final class FlowViewModel {
+public final class FlowViewModel extends ScreenModel<FlowViewModel.Result> {
   /** Flow solves n^2 maximum flows over a graph of (L + 1) n nodes: beyond this many tokens, rollout only. */
   public static final int MAX_FLOW_TOKENS = 40;
 
@@ -65,24 +66,15 @@ public final class FlowViewModel {
   /** What a computation gives: the trace it ran on, rollout of every layer, the flow (null when skipped). */
   public record Result(AttentionTrace trace, double[][][] rollout, AttentionFlow flow) {}
 
-  private final Session session;
   private final ObjectProperty<Show> show = new SimpleObjectProperty<>(Show.ROLLOUT);
   private final IntegerProperty layer = new SimpleIntegerProperty(1);
-  private final ReadOnlyObjectWrapper<Result> result = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMatrix> matrix = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TokenJacobian> jacobian = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyStringWrapper correlation = new ReadOnlyStringWrapper("");
-  private final BackgroundJob job;
 
   public FlowViewModel(Session session) {
-    this.session = session;
-    this.job = new BackgroundJob(session.worker(), session::fail,
+    super(session,
         "Where information ends up across the layers, for the current input: press Compute.");
-    session.modelProperty().addListener((o, a, b) -> {
-      cancel();
-      result.set(null);
-      jacobian.set(null);
-    });
     session.ablatedProperty().addListener((o, a, b) -> {
       if (result.get() != null && b != result.get().trace()) {
         job.say("The input or the switched-off heads changed: press Compute for this one.");
@@ -92,6 +84,11 @@ public final class FlowViewModel {
     layer.addListener((o, a, b) -> update());
     result.addListener((o, a, b) -> update());
     jacobian.addListener((o, a, b) -> update());
+  }
+  @Override
+  protected void clear() {
+    super.clear();
+    jacobian.set(null);
   }
 
   /** The Jacobian norms of the current input, once computed ({@link #computeJacobian}). */
@@ -118,31 +115,21 @@ public final class FlowViewModel {
     }
     HeadMask mask = session.mask();
     int k = TokenJacobian.DEFAULT_SAMPLES;
-    job.start("Jacobian norms of " + t.layers() + " layers, k = " + k + " samples per output token…", 0, false,
-        p -> TokenJacobian.of(m, t.encoding(), mask, k, 0, f -> p.update("Backward passes", f), p::isCancelled),
-        new BackgroundJob.Outcome<TokenJacobian>() {
-          @Override
-          public String done(TokenJacobian j) {
-            if (layer.get() < 1 || layer.get() > j.norms().length) {
-              layer.set(j.norms().length);
-            }
-            jacobian.set(j);
-            show.set(Show.JACOBIAN);
-            return "Jacobian norms of " + j.norms().length + " layers: random-projection estimate, k = " + j.samples()
-                + " (relative standard deviation of J² at most " + Math.round(100 * Math.sqrt(2.0 / j.samples()))
-                + "%).";
+    job.task("Jacobian norms of " + t.layers() + " layers, k = " + k + " samples per output token…",
+        p -> TokenJacobian.of(m, t.encoding(), mask, k, 0, f -> p.update("Backward passes", f), p::isCancelled))
+        .progress(0)
+        .onSuccess(j -> {
+          if (layer.get() < 1 || layer.get() > j.norms().length) {
+            layer.set(j.norms().length);
           }
-
-          @Override
-          public String failed(Throwable e) {
-            return "The Jacobian failed: " + Session.message(e);
-          }
-
-          @Override
-          public String cancelled() {
-            return "Cancelled; nothing changed.";
-          }
-        });
+          jacobian.set(j);
+          show.set(Show.JACOBIAN);
+          return "Jacobian norms of " + j.norms().length + " layers: random-projection estimate, k = " + j.samples()
+              + " (relative standard deviation of J² at most " + Math.round(100 * Math.sqrt(2.0 / j.samples()))
+              + "%).";
+        })
+        .onFailure(e -> "The Jacobian failed: " + Session.message(e))
+        .start();
   }
 
   public ObjectProperty<Show> showProperty() {
@@ -154,25 +141,9 @@ public final class FlowViewModel {
     return layer;
   }
 
-  public ReadOnlyObjectProperty<Result> resultProperty() {
-    return result.getReadOnlyProperty();
-  }
-
   /** What is drawn: the chosen matrix of the result, or null. */
   public ReadOnlyObjectProperty<HeadMatrix> matrixProperty() {
     return matrix.getReadOnlyProperty();
-  }
-
-  public ReadOnlyBooleanProperty runningProperty() {
-    return job.runningProperty();
-  }
-
-  public ReadOnlyDoubleProperty progressProperty() {
-    return job.progressProperty();
-  }
-
-  public ReadOnlyStringProperty statusProperty() {
-    return job.statusProperty();
   }
 
   /** Rollout of every layer and, up to {@link #MAX_FLOW_TOKENS} tokens, the flow; on the maps as run. */
@@ -184,39 +155,25 @@ public final class FlowViewModel {
     }
     int n = t.tokens().size();
     boolean withFlow = n <= MAX_FLOW_TOKENS;
-    job.start("Rollout" + (withFlow ? " and flow" : "") + " of " + n + " tokens…", -1, false, p -> {
+    job.task("Rollout" + (withFlow ? " and flow" : "") + " of " + n + " tokens…", p -> {
       double[][][] r = Rollout.of(t.attention());
       if (p.isCancelled()) {
         throw new CancellationException();
       }
       return new Result(t, r, withFlow ? AttentionFlow.of(t.attention()) : null);
-    }, new BackgroundJob.Outcome<Result>() {
-      @Override
-      public String done(Result r) {
-        if (layer.get() < 1 || layer.get() > r.rollout().length || result.get() == null) {
-          layer.set(r.rollout().length);
-        }
-        result.set(r);
-        return "Rollout of " + r.rollout().length + " layers on " + n + " tokens"
-            + (r.trace().mask().isEmpty() ? "" : ", as run with " + r.trace().mask().off().size() + " head(s) off")
-            + (withFlow ? "; flow into layer " + r.rollout().length + "'s outputs."
-                : "; flow skipped: it is computed up to " + MAX_FLOW_TOKENS + " tokens.");
-      }
-
-      @Override
-      public String failed(Throwable e) {
-        return "Rollout failed: " + Session.message(e);
-      }
-
-      @Override
-      public String cancelled() {
-        return "Cancelled; nothing changed.";
-      }
-    });
-  }
-
-  public void cancel() {
-    job.cancel();
+    })
+        .onSuccess(r -> {
+          if (layer.get() < 1 || layer.get() > r.rollout().length || result.get() == null) {
+            layer.set(r.rollout().length);
+          }
+          result.set(r);
+          return "Rollout of " + r.rollout().length + " layers on " + n + " tokens"
+              + (r.trace().mask().isEmpty() ? "" : ", as run with " + r.trace().mask().off().size() + " head(s) off")
+              + (withFlow ? "; flow into layer " + r.rollout().length + "'s outputs."
+                  : "; flow skipped: it is computed up to " + MAX_FLOW_TOKENS + " tokens.");
+        })
+        .onFailure(e -> "Rollout failed: " + Session.message(e))
+        .start();
   }
 
   /** The values drawn: {@code [j][i]}, output j, input i; null when there is nothing for the choice. */

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.corpus;
+package io.headscope.app.gui.screen;
 
 import io.headscope.analysis.corpus.Corpus;
 import io.headscope.analysis.corpus.CorpusReader;

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.facts;
+package io.headscope.app.gui.chart;
 
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
@@ -12,12 +12,12 @@ import javafx.scene.paint.Color;
 import javafx.scene.shape.Rectangle;
 
 /** A number in [0,1] as a short horizontal bar with its value: the panels' one visual unit. */
-final class Bars {
-  static final double WIDTH = 50;
+public final class Bars {
+  public static final double WIDTH = 50;
 
   private Bars() {}
 
-  static Node bar(double value, Color color) {
+  public static Node bar(double value, Color color) {
     double v = Double.isFinite(value) ? Math.max(0, Math.min(1, value)) : 0;
     Rectangle track = new Rectangle(WIDTH, 8, FxColors.of(UiColor.TRACK));
     Rectangle fill = new Rectangle(Math.max(0.5, v * WIDTH), 8, color);
@@ -31,14 +31,14 @@ final class Bars {
     return row;
   }
 
-  static Label name(String text) {
+  public static Label name(String text) {
     Label l = new Label(text);
     l.getStyleClass().add("hs-small");
     l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     return l;
   }
 
-  static Label heading(String text) {
+  public static Label heading(String text) {
     Label l = new Label(text);
     l.getStyleClass().add("hs-small-heading");
     l.setWrapText(true);

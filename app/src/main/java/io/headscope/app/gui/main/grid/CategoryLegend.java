@@ -1,4 +1,4 @@
-package io.headscope.app.gui.grid;
+package io.headscope.app.gui.main.grid;
 
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;

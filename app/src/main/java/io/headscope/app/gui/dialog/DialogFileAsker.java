@@ -1,4 +1,4 @@
-package io.headscope.app.gui.main;
+package io.headscope.app.gui.dialog;
 
 import java.io.File;
 import java.nio.file.Path;
@@ -8,10 +8,11 @@ import javafx.stage.Window;
 
 /** The app's file dialogs; remembers the last folder. */
 public final class DialogFileAsker implements FileAsker {
-  private final Window owner;
+  private final java.util.function.Supplier<Window> owner;
   private File lastDir = new File(System.getProperty("user.home"));
 
-  public DialogFileAsker(Window owner) {
+  /** @param owner the window the choosers belong to (asked each time: null before it is shown) */
+  public DialogFileAsker(java.util.function.Supplier<Window> owner) {
     this.owner = owner;
   }
 
@@ -22,7 +23,7 @@ public final class DialogFileAsker implements FileAsker {
     c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
     c.setInitialFileName(suggestedName);
     c.getExtensionFilters().add(new FileChooser.ExtensionFilter(extension.toUpperCase() + " files", "*." + extension));
-    return remember(c.showSaveDialog(owner));
+    return remember(c.showSaveDialog(owner.get()));
   }
 
   @Override
@@ -34,7 +35,7 @@ public final class DialogFileAsker implements FileAsker {
     for (String e : extensions) {
       c.getExtensionFilters().add(new FileChooser.ExtensionFilter(e.toUpperCase() + " files", "*." + e));
     }
-    File f = c.showSaveDialog(owner);
+    File f = c.showSaveDialog(owner.get());
     // the chosen filter decides the type when the name has no extension of its own
     if (f != null && !f.getName().contains(".") && c.getSelectedExtensionFilter() != null) {
       f = new File(f.getPath() + c.getSelectedExtensionFilter().getExtensions().get(0).substring(1));
@@ -47,7 +48,7 @@ public final class DialogFileAsker implements FileAsker {
     DirectoryChooser c = new DirectoryChooser();
     c.setTitle(title);
     c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
-    File f = c.showDialog(owner);
+    File f = c.showDialog(owner.get());
     if (f != null) {
       lastDir = f.getParentFile() != null ? f.getParentFile() : f;
     }
@@ -59,7 +60,7 @@ public final class DialogFileAsker implements FileAsker {
     FileChooser c = new FileChooser();
     c.setTitle(title);
     c.setInitialDirectory(lastDir.isDirectory() ? lastDir : null);
-    return remember(c.showOpenDialog(owner));
+    return remember(c.showOpenDialog(owner.get()));
   }
 
   private Path remember(File f) {

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.gui.chart;
 
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.gui.style.FxImages;
@@ -23,11 +23,11 @@ import javafx.scene.text.TextAlignment;
  * the token labels stay in view while the map scrolls under them (as a spreadsheet's frozen headers).
  */
 public final class HeatmapPane extends Pane {
-  static final double LABEL = 90;
+  public static final double LABEL = 90;
   /** The margin when cells are too small for labels: room for the "N tokens" note only. */
-  static final double SMALL_LABEL = 30;
+  public static final double SMALL_LABEL = 30;
   /** The smallest cell, in pixels, at which the token labels are drawn. */
-  static final double LABELLED_CELL = 6;
+  public static final double LABELLED_CELL = 6;
   private final Canvas canvas = new Canvas();
   private HeadMatrix matrix;
   /** One pixel per cell, computed once per matrix (zoom and scroll reuse it). */
@@ -60,7 +60,7 @@ public final class HeatmapPane extends Pane {
    * Shows a matrix at a cell size; {@code diverging} draws signed values on the diverging scale
    * (−max red … 0 white … +max blue) instead of 0 white … max navy.
    */
-  void show(HeadMatrix m, double cellW, double cellH, boolean signed) {
+  public void show(HeadMatrix m, double cellW, double cellH, boolean signed) {
     if (m != matrix || signed != diverging) {
       matrix = m;
       diverging = signed;
@@ -86,12 +86,12 @@ public final class HeatmapPane extends Pane {
   }
 
   /** The label strips' width at a cell size: token labels need {@link #LABEL}, no labels much less. */
-  static double margin(double cellW, double cellH) {
+  public static double margin(double cellW, double cellH) {
     return cellW >= LABELLED_CELL && cellH >= LABELLED_CELL ? LABEL : SMALL_LABEL;
   }
 
   /** The part of the pane in view (pane coordinates); only this part is drawn. */
-  void setVisibleArea(Rectangle2D area) {
+  public void setVisibleArea(Rectangle2D area) {
     if (!area.equals(visible)) {
       visible = area;
       redraw();
@@ -99,7 +99,7 @@ public final class HeatmapPane extends Pane {
   }
 
   /** Outlines the cell under the pointer and its row and column labels. */
-  void hover(int row, int col) {
+  public void hover(int row, int col) {
     if (row != hoverRow || col != hoverCol) {
       hoverRow = row;
       hoverCol = col;
@@ -107,16 +107,16 @@ public final class HeatmapPane extends Pane {
     }
   }
 
-  double cellWidth() {
+  public double cellWidth() {
     return cellWidth;
   }
 
-  double cellHeight() {
+  public double cellHeight() {
     return cellHeight;
   }
 
   /** Cell under a point in pane coordinates: {row, col}, negative when outside the map or on the labels. */
-  int[] cellAt(double x, double y) {
+  public int[] cellAt(double x, double y) {
     if (matrix == null || x - visible.getMinX() < label || y - visible.getMinY() < label) {
       return new int[] {-1, -1};
     }
@@ -236,5 +236,17 @@ public final class HeatmapPane extends Pane {
 
   private static String clip(String s) {
     return s.length() > 12 ? s.substring(0, 11) + "…" : s;
+  }
+
+  /** The part of a scroll pane's content in view, in the content's coordinates. */
+  public static Rectangle2D visibleArea(javafx.scene.control.ScrollPane sp, javafx.scene.layout.Region content) {
+    javafx.geometry.Bounds vp = sp.getViewportBounds();
+    double cw = content.getPrefWidth();
+    double ch = content.getPrefHeight();
+    double h = sp.getHmax() > sp.getHmin() ? (sp.getHvalue() - sp.getHmin()) / (sp.getHmax() - sp.getHmin()) : 0;
+    double v = sp.getVmax() > sp.getVmin() ? (sp.getVvalue() - sp.getVmin()) / (sp.getVmax() - sp.getVmin()) : 0;
+    double x = Math.max(0, cw - vp.getWidth()) * h;
+    double y = Math.max(0, ch - vp.getHeight()) * v;
+    return new Rectangle2D(x, y, Math.max(1, vp.getWidth()), Math.max(1, vp.getHeight()));
   }
 }

@@ -1,12 +1,14 @@
-package io.headscope.app.gui.facts;
+package io.headscope.app.gui.main.facts;
 
 import io.headscope.analysis.heads.HeadPattern;
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.HeadStats;
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.grid.CategoryLegend;
+import io.headscope.app.gui.chart.Bars;
+import io.headscope.app.gui.chart.TokenTypeChart;
+import io.headscope.app.gui.fxml.ViewLoader;
+import io.headscope.app.gui.main.grid.CategoryLegend;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.TokenTypeColors;
 import io.headscope.app.render.UiColor;

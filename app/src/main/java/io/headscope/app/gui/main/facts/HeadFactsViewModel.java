@@ -1,4 +1,4 @@
-package io.headscope.app.gui.facts;
+package io.headscope.app.gui.main.facts;
 
 import io.headscope.analysis.heads.HeadScore;
 import io.headscope.analysis.heads.LayerTokenTypes;

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.main;
+package io.headscope.app.gui.dialog;
 
 import java.nio.file.Path;
 

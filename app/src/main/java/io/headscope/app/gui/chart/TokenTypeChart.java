@@ -1,4 +1,4 @@
-package io.headscope.app.gui.facts;
+package io.headscope.app.gui.chart;
 
 import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;

@@ -1,7 +1,7 @@
-package io.headscope.app.gui.grid;
+package io.headscope.app.gui.main.grid;
 
 import io.headscope.analysis.heads.HeadScore;
-import io.headscope.app.gui.ViewLoader;
+import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.gui.style.FxImages;
 import io.headscope.app.render.MapsShown;

@@ -1,9 +1,13 @@
-package io.headscope.app.gui.head;
+package io.headscope.app.gui.flow;
 
-import io.headscope.app.gui.ViewLoader;
-import io.headscope.app.gui.main.MainView;
+import io.headscope.app.gui.chart.HeatmapPane;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.HeadMatrix;
+import java.util.List;
 import java.util.Locale;
 import javafx.fxml.FXML;
 import javafx.geometry.Point2D;
@@ -12,11 +16,9 @@ import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
-import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
@@ -25,37 +27,39 @@ import javafx.scene.text.TextAlignment;
  * The Information flow screen: rollout after the chosen layer, or flow into the last layer, drawn with
  * the head view's {@link HeatmapPane} (token axes, hover outline), its colour scale and a read-out.
  */
-public final class FlowView extends VBox {
-  private final FlowViewModel vm;
-  private final MainView main;
-  @FXML private Button computeButton;
+public final class FlowView extends ScreenView<FlowViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("flow", "Flow", "Rollout, flow",
+      "Information flow: attention rollout and flow (Abnar & Zuidema)",
+      "Information flow: attention rollout, attention flow and token Jacobians",
+      c -> new FlowView(new FlowViewModel(c.session()), c));
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-rollout", "Rollout and flow JSON…", this::exportRolloutJson),
+        new ExportItem("export-flow-figure", "Rollout or flow as figure (PNG 300 dpi or SVG)…", this::exportFigure,
+            vm.matrixProperty().isNull()));
+  }
+
   @FXML private Button jacobianButton;
-  @FXML private Button cancelButton;
   @FXML private Label correlationLabel;
-  @FXML private ProgressBar progressBar;
   @FXML private ChoiceBox<FlowViewModel.Show> showChoice;
   @FXML private Spinner<Integer> layerSpinner;
-  @FXML private Label statusLabel;
   @FXML private ScrollPane scroll;
   @FXML private HeatmapPane heatmap;
   @FXML private Canvas scale;
   @FXML private Label hover;
   private double cell = 16;
 
-  public FlowView(FlowViewModel vm, MainView main) {
-    this.vm = vm;
-    this.main = main;
-    ViewLoader.load(this);
-    computeButton.disableProperty().bind(vm.runningProperty().or(main.viewModel().traceProperty().isNull()));
-    jacobianButton.disableProperty().bind(computeButton.disableProperty());
-    cancelButton.disableProperty().bind(vm.runningProperty().not());
+  public FlowView(FlowViewModel vm, ScreenContext context) {
+    super(vm, context);
+    runBar.bind(vm, vm::compute, context.session().traceProperty().isNull(), statusLabel);
+    // the Jacobian is Compute's second action: beside it, and off when it is off
+    runBar.getChildren().add(1, jacobianButton);
+    jacobianButton.disableProperty().bind(runBar.runButton().disableProperty());
     correlationLabel.textProperty().bind(vm.correlationProperty());
     correlationLabel.visibleProperty().bind(vm.correlationProperty().isNotEmpty());
     correlationLabel.managedProperty().bind(correlationLabel.visibleProperty());
-    progressBar.progressProperty().bind(vm.progressProperty());
-    progressBar.visibleProperty().bind(vm.runningProperty());
-    progressBar.managedProperty().bind(progressBar.visibleProperty());
-    statusLabel.textProperty().bind(vm.statusProperty());
     showChoice.getItems().setAll(FlowViewModel.Show.values());
     showChoice.valueProperty().bindBidirectional(vm.showProperty());
     // the top is the model's number of layers once there is a result; until then, none is clamped away
@@ -82,16 +86,11 @@ public final class FlowView extends VBox {
       hover.setText(rc[0] < 0 ? "Point at a cell to read it" : vm.describe(rc[0], rc[1]));
     });
     heatmap.setOnMouseExited(e -> heatmap.hover(-1, -1));
-    scroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap)));
-    scroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap)));
+    scroll.hvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap)));
+    scroll.vvalueProperty().addListener((o, a, b) -> heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap)));
     scroll.viewportBoundsProperty().addListener((o, a, b) -> redraw());
     vm.matrixProperty().addListener((o, a, b) -> redraw());
     redraw();
-  }
-
-  @FXML
-  private void compute() {
-    vm.compute();
   }
 
   @FXML
@@ -99,17 +98,12 @@ public final class FlowView extends VBox {
     vm.computeJacobian();
   }
 
-  @FXML
-  private void cancel() {
-    vm.cancel();
-  }
-
   /** Asks for a file and writes the JSON of {@code headscope rollout --flow}, or of {@code jacobian} when it is shown. */
   @FXML
   public void exportJson() {
     if (vm.showProperty().get() == FlowViewModel.Show.JACOBIAN) {
       String model = vm.modelName();
-      main.export("Jacobian JSON", "json", "jacobian.json", vm.jacobianProperty()::get,
+      context.dialogs().export("Jacobian JSON", "json", "jacobian.json", vm.jacobianProperty()::get,
           (j, file) -> FlowViewModel.writeJacobianJson(model, j, file));
     } else {
       exportRolloutJson();
@@ -118,13 +112,14 @@ public final class FlowView extends VBox {
 
   /** Asks for a file and writes the JSON of {@code headscope rollout --flow}. */
   public void exportRolloutJson() {
-    main.export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get, FlowViewModel::writeJson);
+    context.dialogs().export("rollout JSON", "json", "rollout.json", vm.resultProperty()::get,
+        FlowViewModel::writeJson);
   }
 
   /** The drawn matrix as a figure (PNG at 300 dpi or SVG). */
   @FXML
   public void exportFigure() {
-    main.exportFigure("flow", vm::figure);
+    context.dialogs().exportFigure("flow", vm::figure);
   }
 
   /** For tests: the centre of cell (row, col) in screen coordinates. */
@@ -143,7 +138,7 @@ public final class FlowView extends VBox {
       cell = Math.max(HeatmapPane.LABELLED_CELL, Math.min(40, fit));
     }
     heatmap.show(m, cell, cell, false);
-    heatmap.setVisibleArea(HeadView.visibleArea(scroll, heatmap));
+    heatmap.setVisibleArea(HeatmapPane.visibleArea(scroll, heatmap));
     drawScale(m);
   }
 

@@ -1,4 +1,4 @@
-package io.headscope.app.gui;
+package io.headscope.app.gui.fxml;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
