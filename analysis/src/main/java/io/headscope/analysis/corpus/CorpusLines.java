@@ -58,12 +58,13 @@ public final class CorpusLines implements AutoCloseable {
   /**
    * Opens a corpus file. A pipe can be read only once, yet a run may read its corpus twice (the labels of
    * a labelled file, then its lines): its content is kept from the first opening for the run's later ones.
+   * A device (/dev/zero) is read as it goes, as a file is, and refused as soon as it is not text.
    */
   public static CorpusLines open(Path file, int maxChars) {
     if (Files.isDirectory(file)) {
       throw new HeadScopeException(file + " is a folder; give a corpus file (one input per line).");
     }
-    if (Files.exists(file) && !Files.isRegularFile(file)) {
+    if (isPipe(file)) {
       byte[] content = PIPES.computeIfAbsent(file.toAbsolutePath().normalize(), k -> readPipe(file));
       CountingStream counter = new CountingStream(new java.io.ByteArrayInputStream(content));
       return new CorpusLines(file.toString(), decoder(counter), counter, content.length, maxChars);
@@ -76,6 +77,15 @@ public final class CorpusLines implements AutoCloseable {
       throw new HeadScopeException("The corpus file " + file + " does not exist.", e);
     } catch (IOException e) {
       throw new HeadScopeException("Cannot read the corpus file " + file + ": " + e.getMessage() + ".", e);
+    }
+  }
+
+  /** A named or anonymous pipe ({@code <(...)}, {@code /dev/stdin} fed by a pipe), not a device such as /dev/zero. */
+  private static boolean isPipe(Path file) {
+    try {
+      return (((Integer) Files.getAttribute(file, "unix:mode")) & 0170000) == 0010000; // S_IFIFO
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+      return false;
     }
   }
 

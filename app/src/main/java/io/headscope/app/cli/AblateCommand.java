@@ -19,7 +19,6 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,7 +33,7 @@ import picocli.CommandLine.Option;
             + "baseline_loglik,ablated_loglik,delta_loglik,inputs (macro-F1; mean natural log of the gold class's "
             + "probability), and on stderr how many heads help when removed with a one-sided sign test.",
         "Ctrl-C cancels and writes nothing."})
-final class AblateCommand implements Callable<Integer> {
+final class AblateCommand extends ShardableCommand {
   @Mixin InputOptions inputs;
 
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform",
@@ -65,12 +64,6 @@ final class AblateCommand implements Callable<Integer> {
       + "one the input gives alone, whatever N.")
   Integer batch;
 
-  @Mixin CsvOutput output;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
-
   @Override
   public Integer call() {
     inputs.check();
@@ -87,12 +80,10 @@ final class AblateCommand implements Callable<Integer> {
       throw new UsageException("--metric logit-diff needs --contrast.");
     }
     Shard shard = sharding.shard();
-    sharding.requireCorpus(inputs.corpus);
-    output.check();
     if (output.out != null && !sharding.given()) {
       Output.checkWritable(sidecar(output.out), output.force);
     }
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert, shard);
@@ -138,8 +129,7 @@ final class AblateCommand implements Callable<Integer> {
     }
     int perBatch = perBatch();
     Shard shard = sharding.shard();
-    output.check();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, shard);

@@ -16,16 +16,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "classify", mixinStandardHelpOptions = true,
     description = "Sorts every head into Kovaleva's categories (vertical, diagonal, vertical+diagonal, block, "
         + "heterogeneous) over a corpus or one input, with the scores and statistics behind it: "
         + "one CSV row per head (header in the README).")
-final class ClassifyCommand implements Callable<Integer> {
+final class ClassifyCommand extends ShardableCommand.Batched {
   @Option(names = "--corpus", paramLabel = "FILE",
       description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
   Path corpus;
@@ -41,23 +39,13 @@ final class ClassifyCommand implements Callable<Integer> {
           + "better on held-out hand labels) or rule (the thresholds in METHODS.md, checkable by hand).")
   String classifier;
 
-  @Mixin CsvOutput output;
-
-  @Mixin CorpusOptions batching;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
-
   @Override
   public Integer call() {
     ModelOptions.requireCorpusOrText(corpus, text, pair);
     HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
     Shard shard = sharding.shard();
-    sharding.requireCorpus(corpus);
-    output.check();
     batching.checkBatch();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(corpus);
     CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel bert = model.open();

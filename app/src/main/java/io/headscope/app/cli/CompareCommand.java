@@ -17,10 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "compare", mixinStandardHelpOptions = true,
@@ -31,7 +29,7 @@ import picocli.CommandLine.Option;
         + "and the same token ids run through both; models with other shapes or vocabularies are refused.",
         "CSV layer,head,cosine,js_divergence,category_a,category_b,inputs (1-based): each layer's heads, then that "
         + "layer's means over its heads with head * and no categories."})
-final class CompareCommand implements Callable<Integer> {
+final class CompareCommand extends ShardableCommand.Batched {
   @Option(names = "--with", required = true, paramLabel = "B",
       description = "The second model (B), named as --model: a model name, hf:owner/name or a Hugging Face folder.")
   String with;
@@ -50,24 +48,14 @@ final class CompareCommand implements Callable<Integer> {
       description = "How a map's scores become a category: learned (default) or rule (see classify).")
   String classifier;
 
-  @Mixin CsvOutput output;
-
-  @Mixin CorpusOptions batching;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
-
   @Override
   public Integer call() {
     ModelOptions.requireCorpusOrText(corpus, text, pair);
     HeadClassifier.Method method = HeadClassifier.Method.parse(classifier);
     Shard shard = sharding.shard();
-    sharding.requireCorpus(corpus);
-    output.check();
     batching.checkBatch();
     long start = System.nanoTime();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(corpus);
     CorpusLines lines = corpus != null ? CorpusLines.open(corpus, CorpusReader.MAX_CHARS) : null;
     try (lines;
         BertModel a = model.open();

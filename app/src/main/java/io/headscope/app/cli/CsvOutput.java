@@ -1,26 +1,9 @@
 package io.headscope.app.cli;
 
-import io.headscope.model.store.SafeFiles;
-import java.nio.file.Path;
-import picocli.CommandLine.Option;
-
-/**
- * Where a table command's CSV goes: standard output, or a file written atomically and never over an
- * existing file without --force.
- */
-final class CsvOutput {
-  @Option(names = "--out", paramLabel = "FILE", description = "Write the CSV here instead of standard output.")
-  Path out;
-
-  @Option(names = "--force", description = "Overwrite an existing --out file.")
-  boolean force;
-
-  /** Fails before any model work if the result could not be written. */
-  void check() {
-    Output.checkWritable(out, force);
-  }
-
-  void write(SafeFiles.Content content) {
-    Output.write(out, force, content, false);
+/** Where a table command's CSV goes (see {@link ResultOutput}); a CSV ends with its own line break. */
+final class CsvOutput extends ResultOutput {
+  @Override
+  boolean endsWithLineBreakOnStdout() {
+    return false;
   }
 }

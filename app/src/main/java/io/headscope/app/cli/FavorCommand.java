@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,7 +25,7 @@ import picocli.CommandLine.Option;
         "CSV: layer,head,features,kind,map_error,map_error_sd,delta_logprob,off_delta_logprob,inputs (1-based; "
             + "map_error = mean over rows of the total-variation distance, mean and sd over draws; whole-layer rows "
             + "have head *, the whole model layer * and head *). Ctrl-C cancels and writes nothing."})
-final class FavorCommand implements Callable<Integer> {
+final class FavorCommand extends ShardableCommand {
   @Mixin InputOptions inputs;
 
   @Option(names = "--features", defaultValue = "16,32,64,128,256", split = ",", paramLabel = "M,...",
@@ -41,12 +40,6 @@ final class FavorCommand implements Callable<Integer> {
 
   @Option(names = "--effect", description = "Also run the model with heads on FAVOR+ (slower).")
   boolean effect;
-
-  @Mixin CsvOutput output;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
 
   @Override
   public Integer call() {
@@ -69,9 +62,7 @@ final class FavorCommand implements Callable<Integer> {
           + "); give each once.");
     }
     Shard shard = sharding.shard();
-    sharding.requireCorpus(inputs.corpus);
-    output.check();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert, shard);

@@ -18,7 +18,6 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,7 +33,7 @@ import picocli.CommandLine.Option;
             + "(text<TAB>label or text_a<TAB>text_b<TAB>label), and the comparison sweep is the task sweep (the last "
             + "column then holds its delta of the mean gold log-likelihood).",
         "Ctrl-C cancels and writes nothing."})
-final class ImportanceCommand implements Callable<Integer> {
+final class ImportanceCommand extends ShardableCommand {
   @Mixin InputOptions inputs;
 
   @Option(names = "--no-sweep", description = "Skip the comparison sweep (much faster; the last column stays empty).")
@@ -44,12 +43,6 @@ final class ImportanceCommand implements Callable<Integer> {
       + "labelled --corpus as the loss.")
   boolean task;
 
-  @Mixin CsvOutput output;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
-
   @Override
   public Integer call() {
     inputs.check();
@@ -57,9 +50,7 @@ final class ImportanceCommand implements Callable<Integer> {
       return task();
     }
     Shard shard = sharding.shard();
-    sharding.requireCorpus(inputs.corpus);
-    output.check();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert, shard);
@@ -98,8 +89,7 @@ final class ImportanceCommand implements Callable<Integer> {
       throw new UsageException("--task needs a labelled --corpus (text<TAB>label or text_a<TAB>text_b<TAB>label).");
     }
     Shard shard = sharding.shard();
-    output.check();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       LabelledInputs labelled = LabelledInputs.read(bert, inputs.corpus, shard);

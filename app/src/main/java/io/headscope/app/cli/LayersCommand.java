@@ -9,7 +9,6 @@ import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,22 +19,14 @@ import picocli.CommandLine.Mixin;
         + "logprob,delta_logprob,top1_agreement,inputs (from_layer 0..L, to_layer 1..L; to = from + 1 is the intact "
         + "model; delta against it; top-1 agreement with the intact model's top tokens).",
         "Ctrl-C cancels and writes nothing."})
-final class LayersCommand implements Callable<Integer> {
+final class LayersCommand extends ShardableCommand {
   @Mixin InputOptions inputs;
-
-  @Mixin CsvOutput output;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
 
   @Override
   public Integer call() {
     inputs.check();
     Shard shard = sharding.shard();
-    sharding.requireCorpus(inputs.corpus);
-    output.check();
-    PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(inputs.corpus) : null;
+    PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
       List<Encoding> encoded = inputs.encode(bert, shard);

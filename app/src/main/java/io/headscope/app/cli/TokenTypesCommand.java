@@ -11,26 +11,16 @@ import io.headscope.analysis.shard.CorpusPartial;
 import io.headscope.analysis.shard.PartialFile;
 import io.headscope.model.BertModel;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "token-types", mixinStandardHelpOptions = true,
     description = "Per layer, the share of attention on [CLS], [SEP], punctuation (. and ,) and other tokens, "
         + "by weight and under norm weighting (Clark et al.; Kobayashi et al.), mean over a corpus.")
-final class TokenTypesCommand implements Callable<Integer> {
+final class TokenTypesCommand extends ShardableCommand.Batched {
   @Option(names = "--corpus", required = true, paramLabel = "FILE",
       description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
   Path corpus;
-
-  @Mixin CsvOutput output;
-
-  @Mixin CorpusOptions batching;
-
-  @Mixin ModelOptions model;
-
-  @Mixin ShardOption sharding;
 
   @Override
   public Integer call() {

@@ -86,11 +86,33 @@ public final class Palette {
     return out;
   }
 
+  /** The map as run minus the intact map, cell by cell (the "difference" display). */
+  public static float[][] difference(float[][] a, float[][] b) {
+    float[][] d = new float[a.length][];
+    for (int i = 0; i < a.length; i++) {
+      d[i] = new float[a[i].length];
+      for (int j = 0; j < a[i].length; j++) {
+        d[i][j] = a[i][j] - b[i][j];
+      }
+    }
+    return d;
+  }
+
   /**
    * Shrinks a map to at most {@code side} cells a side by taking each block's maximum, so a 512-token
    * thumbnail costs a 128 x 128 image and a thin diagonal or column still shows.
    */
   public static float[][] pooled(float[][] m, int side) {
+    return pool(m, side, Math::max);
+  }
+
+  /** Which value a block keeps, given the one kept so far and the next cell's. */
+  private interface Keep {
+    float keep(float kept, float next);
+  }
+
+  /** Each block of the map down to at most {@code side} cells a side, combined by {@code keep}. */
+  private static float[][] pool(float[][] m, int side, Keep keep) {
     int n = m.length;
     int c = n == 0 ? 0 : m[0].length;
     if (n <= side && c <= side) {
@@ -103,7 +125,7 @@ public final class Palette {
       int r = (int) ((long) i * rows / n);
       for (int j = 0; j < c; j++) {
         int k = (int) ((long) j * cols / c);
-        out[r][k] = Math.max(out[r][k], m[i][j]);
+        out[r][k] = keep.keep(out[r][k], m[i][j]);
       }
     }
     return out;
@@ -138,24 +160,7 @@ public final class Palette {
    * so a small rise next to a large fall still shows as the fall.
    */
   public static float[][] pooledSigned(float[][] m, int side) {
-    int n = m.length;
-    int c = n == 0 ? 0 : m[0].length;
-    if (n <= side && c <= side) {
-      return m;
-    }
-    int rows = Math.min(n, side);
-    int cols = Math.min(c, side);
-    float[][] out = new float[rows][cols];
-    for (int i = 0; i < n; i++) {
-      int r = (int) ((long) i * rows / n);
-      for (int j = 0; j < c; j++) {
-        int k = (int) ((long) j * cols / c);
-        if (Math.abs(m[i][j]) > Math.abs(out[r][k])) {
-          out[r][k] = m[i][j];
-        }
-      }
-    }
-    return out;
+    return pool(m, side, (kept, next) -> Math.abs(next) > Math.abs(kept) ? next : kept);
   }
 
   /** Greys a switched-off head's map so the grid shows at a glance what is off. */

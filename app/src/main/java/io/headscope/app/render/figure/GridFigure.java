@@ -116,7 +116,7 @@ public final class GridFigure {
           int[] px;
           float[][] m;
           if (shown == MapsShown.DIFFERENCE) {
-            m = Palette.pooledSigned(unit.apply(difference(asRun.map(head), intact.map(head))), POOL);
+            m = Palette.pooledSigned(unit.apply(Palette.difference(asRun.map(head), intact.map(head))), POOL);
             px = Palette.divergingPixels(m, Palette.maxAbs(m));
           } else {
             m = Palette.pooled(unit.apply((shown == MapsShown.AS_RUN ? asRun : intact).map(head)), POOL);
@@ -143,16 +143,5 @@ public final class GridFigure {
         }
       }
     });
-  }
-
-  static float[][] difference(float[][] a, float[][] b) {
-    float[][] d = new float[a.length][];
-    for (int i = 0; i < a.length; i++) {
-      d[i] = new float[a[i].length];
-      for (int j = 0; j < a[i].length; j++) {
-        d[i][j] = a[i][j] - b[i][j];
-      }
-    }
-    return d;
   }
 }

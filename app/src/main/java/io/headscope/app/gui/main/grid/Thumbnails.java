@@ -51,7 +51,7 @@ final class Thumbnails {
       float[][] m = switch (shown) {
         case INTACT -> intact.map(h);
         case AS_RUN -> run.map(h);
-        case DIFFERENCE -> difference(run.map(h), intact.map(h));
+        case DIFFERENCE -> Palette.difference(run.map(h), intact.map(h));
       };
       if (w != null) {
         m = w.map(m);
@@ -62,16 +62,5 @@ final class Thumbnails {
       out.put(h, new Pixels(px, p.length == 0 ? 1 : p[0].length, Math.max(1, p.length)));
     }
     return out;
-  }
-
-  private static float[][] difference(float[][] a, float[][] b) {
-    float[][] d = new float[a.length][];
-    for (int i = 0; i < a.length; i++) {
-      d[i] = new float[a[i].length];
-      for (int j = 0; j < a[i].length; j++) {
-        d[i][j] = a[i][j] - b[i][j];
-      }
-    }
-    return d;
   }
 }
