@@ -90,43 +90,9 @@ public final class AtomicOutput {
     }
   }
 
-  /** Writes {@code target} atomically (see the class comment). */
+  /** Writes {@code target} atomically (see the class comment): a set of one ({@link #writeSet}). */
   public static void write(Path target, boolean overwrite, SafeFiles.Content content) {
-    Path abs = absolute(target);
-    refuseWhatCannotBeReplaced(target, abs, overwrite);
-    Path dir = abs.getParent();
-    sweepStaleTemporaries(dir);
-    Path temp = dir.resolve(temporaryName(abs));
-    LIVE.add(temp);
-    try {
-      Files.createFile(temp); // default permissions: the umask decides, as for any new file
-      if (overwrite && Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
-        keepPermissions(abs, temp);
-      }
-      try (OutputStream out = new StopsOnShutdown(new java.io.BufferedOutputStream(Files.newOutputStream(temp)))) {
-        content.writeTo(out);
-      }
-      refuseWhatCannotBeReplaced(target, abs, overwrite); // again: something may have appeared meanwhile
-      if (overwrite) {
-        try {
-          Files.move(temp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-          Files.move(temp, abs, StandardCopyOption.REPLACE_EXISTING);
-        }
-      } else {
-        publishWithoutReplacing(temp, abs, target);
-      }
-    } catch (IOException e) {
-      throw new HeadScopeException("Cannot write " + target + ": " + describe(e) + "; nothing was written.", e);
-    } finally {
-      try {
-        Files.deleteIfExists(temp);
-      } catch (IOException ignored) {
-        // swept at the next write into this folder
-      } finally {
-        LIVE.remove(temp);
-      }
-    }
+    writeSet(List.of(new Member(target, content)), overwrite);
   }
 
   /**
@@ -204,7 +170,7 @@ public final class AtomicOutput {
         Path temp = abs.getParent().resolve(temporaryName(abs));
         LIVE.add(temp);
         temps.add(temp);
-        Files.createFile(temp);
+        Files.createFile(temp); // default permissions: the umask decides, as for any new file
         if (overwrite && Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
           keepPermissions(abs, temp);
         }
@@ -212,7 +178,7 @@ public final class AtomicOutput {
           m.content().writeTo(out);
         }
       }
-      for (Member m : members) {
+      for (Member m : members) { // again: something may have appeared meanwhile
         current = m;
         refuseWhatCannotBeReplaced(m.target(), absolute(m.target()), overwrite);
       }
@@ -242,7 +208,8 @@ public final class AtomicOutput {
         throw h;
       }
       throw new HeadScopeException("Cannot write " + current.target() + ": " + describe((IOException) e)
-          + "; none of the " + members.size() + " files was written.", e);
+          + (members.size() == 1 ? "; nothing was written." : "; none of the " + members.size()
+              + " files was written."), e);
     } finally {
       for (Path t : temps) {
         try {
