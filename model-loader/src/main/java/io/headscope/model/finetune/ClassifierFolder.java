@@ -135,14 +135,9 @@ public final class ClassifierFolder {
       if (claimed) {
         return;
       }
-      if (Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
-        if (!force) {
-          throw new HeadScopeException(out + " already exists (another run wrote it meanwhile); use --force to "
-              + "replace its model. Nothing was written.");
-        }
-      } else {
+      if (!force || !Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
         try {
-          Files.createDirectory(abs);
+          Files.createDirectory(abs); // fails if another run created it since the early check
         } catch (FileAlreadyExistsException e) {
           throw new HeadScopeException(out + " already exists (another run wrote it meanwhile); use --force to "
               + "replace its model. Nothing was written.", e);
