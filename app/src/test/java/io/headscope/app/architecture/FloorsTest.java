@@ -9,8 +9,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,11 +24,7 @@ class FloorsTest {
 
   @BeforeAll
   static void importClasses() {
-    // as LayerBoundariesTest: the other modules' jars or class folders, never test classes
-    main = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/test-classes/"))
-        .importPackages("io.headscope");
+    main = MainClasses.all();
   }
 
   @Test

@@ -3,8 +3,6 @@ package io.headscope.app.architecture;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -18,12 +16,7 @@ class LayerBoundariesTest {
 
   @BeforeAll
   static void importClasses() {
-    // the other modules come as jars in a full build and as class folders in a module build: import
-    // both, but no test classes (their folders, and the model's test-jar of shared test helpers)
-    main = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/test-classes/"))
-        .importPackages("io.headscope");
+    main = MainClasses.all();
   }
 
   @Test

@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import io.headscope.app.gui.Screens;
 import io.headscope.app.gui.screen.ScreenDescriptor;
 import java.util.List;
@@ -32,10 +30,8 @@ class ScreensTest {
 
   @BeforeAll
   static void importClasses() {
-    main = new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("/test-classes/"))
-        .importPackages(GUI);
+    main = MainClasses.all().that(com.tngtech.archunit.base.DescribedPredicate.describe("in " + GUI,
+        c -> c.getPackageName().startsWith(GUI)));
     screens = main.stream()
         .filter(c -> c.getFields().stream().anyMatch(f -> f.getModifiers().contains(JavaModifier.STATIC)
             && f.getRawType().isEquivalentTo(ScreenDescriptor.class)))
