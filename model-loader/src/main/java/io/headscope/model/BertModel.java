@@ -33,21 +33,17 @@ import java.util.function.UnaryOperator;
  * one thread at a time; the app serialises calls on its worker.
  */
 public final class BertModel implements AutoCloseable {
-  private final String name;
   private final Engine engine;
   private final BertTextEncoder tokenizer;
-  private final java.nio.file.Path configFile;
   private final Traces traces;
   private final ModelFiles files;
   private ModelFiles.Identity identity;
 
-  private BertModel(ModelFiles files, Engine engine, BertTextEncoder tokenizer, java.nio.file.Path configFile) {
+  private BertModel(ModelFiles files, Engine engine, BertTextEncoder tokenizer) {
     this.files = files;
-    this.name = files.name();
     this.engine = engine;
     this.tokenizer = tokenizer;
-    this.configFile = configFile;
-    this.traces = new Traces(name, engine.config(), tokenizer::vocabToken);
+    this.traces = new Traces(files.name(), engine.config(), tokenizer::vocabToken);
   }
 
   /** Loads a model folder; {@code hiddenActOverride} (nullable) replaces the config's GELU. */
@@ -69,7 +65,7 @@ public final class BertModel implements AutoCloseable {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
-      return new BertModel(files, engine, tokenizer, files.config());
+      return new BertModel(files, engine, tokenizer);
     } catch (RuntimeException e) {
       if (tokenizer != null) {
         tokenizer.close();
@@ -86,7 +82,7 @@ public final class BertModel implements AutoCloseable {
   }
 
   public String name() {
-    return name;
+    return files.name();
   }
 
   /**
@@ -137,7 +133,7 @@ public final class BertModel implements AutoCloseable {
   /** A model trained with one segment type (type_vocab_size 1) has no embedding for a second sentence. */
   private void refusePairs() {
     if (config().typeVocabSize() < 2) {
-      throw new HeadScopeException(configFile + ": type_vocab_size 1: " + name + " was trained on single "
+      throw new HeadScopeException(files.config() + ": type_vocab_size 1: " + name() + " was trained on single "
           + "sentences and has no embedding for a second sentence; leave out the second sentence.");
     }
   }
@@ -148,7 +144,7 @@ public final class BertModel implements AutoCloseable {
       for (long s : e.segments()) {
         if (s >= config().typeVocabSize() || s < 0) {
           refusePairs();
-          throw new HeadScopeException(configFile + ": type_vocab_size is " + config().typeVocabSize()
+          throw new HeadScopeException(files.config() + ": type_vocab_size is " + config().typeVocabSize()
               + " but the input has segment id " + s + ".");
         }
       }
