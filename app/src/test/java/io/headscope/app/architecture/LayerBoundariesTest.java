@@ -2,6 +2,8 @@ package io.headscope.app.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import ai.djl.ndarray.NDArray;
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,6 +34,22 @@ class LayerBoundariesTest {
     noClasses().that().resideInAPackage("io.headscope.model.tokenizer..")
         .should().dependOnClassesThat().resideInAnyPackage("ai.djl.ndarray..", "ai.djl.engine..", "ai.djl.nn..",
             "ai.djl.training..", "ai.djl.pytorch..")
+        .check(main);
+  }
+
+  /**
+   * DJL's {@code NDArray.mul(Number)} and its kin free the number's memory while a backward pass may
+   * still read it (see the engine's {@code Scalars}): fine-tuning went to NaN when the Java collector
+   * ran between the passes.
+   */
+  @Test
+  void theEngineNeverCombinesATensorWithAJavaNumber() {
+    noClasses().that().resideInAPackage("io.headscope.model.engine..")
+        .should().callMethodWhere(DescribedPredicate.describe("an NDArray method taking a java.lang.Number",
+            call -> call.getTargetOwner().isAssignableTo(NDArray.class)
+                && call.getTarget().getRawParameterTypes().stream().anyMatch(t -> t.isEquivalentTo(Number.class))))
+        .because("the 0-d array DJL makes for the number is freed before a backward pass reads it; "
+            + "use Scalars.of, which lives as long as the call's scope")
         .check(main);
   }
 

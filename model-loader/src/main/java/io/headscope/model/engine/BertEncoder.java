@@ -39,8 +39,8 @@ final class BertEncoder {
     if (realTokens.all().getBoolean()) {
       return null;
     }
-    return realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false)
-        .sub(1f).mul(-PADDING_SCORE).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
+    NDArray real = realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false);
+    return real.sub(Scalars.of(real, 1f)).mul(Scalars.of(real, -PADDING_SCORE)).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
   }
 
   /**
@@ -52,9 +52,10 @@ final class BertEncoder {
   private static NDArray scores(NDArray q, NDArray k, NDArray scoreMask, int dh) {
     double scale = Math.sqrt(dh);
     boolean powerOfTwo = scale == Math.rint(scale) && Integer.bitCount((int) scale) == 1;
+    NDArray root = Scalars.of(q, (float) scale); // lives until the backward pass (see Scalars)
     NDArray s = powerOfTwo
-        ? q.div((float) scale).matMul(k.transpose(0, 1, 3, 2))
-        : q.matMul(k.transpose(0, 1, 3, 2)).div((float) scale);
+        ? q.div(root).matMul(k.transpose(0, 1, 3, 2))
+        : q.matMul(k.transpose(0, 1, 3, 2)).div(root);
     return scoreMask == null ? s : s.add(scoreMask);
   }
 
@@ -252,8 +253,8 @@ final class BertEncoder {
       // x * Φ(x) = x/2 (1 + erf(x / √2)): torch's fused kernel computes exactly this
       case ERF -> ai.djl.nn.Activation.gelu(x);
       // x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))), Google's original
-      case TANH -> x.mul(0.5f).mul(
-          x.pow(3).mul(0.044715f).add(x).mul((float) Math.sqrt(2.0 / Math.PI)).tanh().add(1f));
+      case TANH -> x.mul(Scalars.of(x, 0.5f)).mul(x.pow(Scalars.of(x, 3f)).mul(Scalars.of(x, 0.044715f)).add(x)
+          .mul(Scalars.of(x, (float) Math.sqrt(2.0 / Math.PI))).tanh().add(Scalars.of(x, 1f)));
     };
   }
 }

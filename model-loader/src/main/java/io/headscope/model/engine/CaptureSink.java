@@ -74,7 +74,8 @@ final class CaptureSink {
    */
   private NDArray valueNorms(int layer, NDArray v) {
     NDArray gram = weights.layer(layer).valueGram(); // (H, dh, dh)
-    return v.matMul(gram).mul(v).sum(new int[] {-1}).maximum(0f).sqrt(); // (B, H, T)
+    NDArray squared = v.matMul(gram).mul(v).sum(new int[] {-1}); // (B, H, T)
+    return squared.maximum(Scalars.of(squared, 0f)).sqrt();
   }
 
   /**
@@ -87,8 +88,8 @@ final class CaptureSink {
     NDArray fj = f.transpose(0, 2, 1, 3); // (B, T, H, d)
     NDArray gram = fj.matMul(fj.transpose(0, 1, 3, 2)); // (B, Tj, H, H)
     NDArray a = pattern.transpose(0, 3, 2, 1); // (B, Tj, Ti, H)
-    return a.matMul(gram).mul(a).sum(new int[] {-1}).maximum(0f).sqrt() // (B, Tj, Ti)
-        .transpose(0, 2, 1); // (B, Ti, Tj)
+    NDArray squared = a.matMul(gram).mul(a).sum(new int[] {-1}); // (B, Tj, Ti)
+    return squared.maximum(Scalars.of(squared, 0f)).sqrt().transpose(0, 2, 1); // (B, Ti, Tj)
   }
 
   static Activation copy(NDArray a) {

@@ -47,7 +47,7 @@ final class HeadMasking {
     if (uniform == null) {
       return a -> a.mul(m);
     }
-    NDArray replace = m.neg().add(1f).mul(uniform); // (B, H, 1, T)
+    NDArray replace = m.neg().add(Scalars.of(m, 1f)).mul(uniform); // (B, H, 1, T)
     return a -> a.mul(m).add(replace);
   }
 }
