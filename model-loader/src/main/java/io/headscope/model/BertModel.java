@@ -52,15 +52,17 @@ public final class BertModel implements AutoCloseable {
     if (hiddenActOverride != null) {
       config = config.withHiddenAct(hiddenActOverride);
     }
-    if (config.maxPositionEmbeddings() < BertTextEncoder.MIN_LENGTH) {
+    if (config.maxTokens() < BertTextEncoder.MIN_LENGTH) {
       throw new HeadScopeException(files.config() + ": max_position_embeddings is " + config.maxPositionEmbeddings()
-          + "; HeadScope needs at least " + BertTextEncoder.MIN_LENGTH + " positions ([CLS], a word, [SEP], ...).");
+          + "; HeadScope needs at least " + BertTextEncoder.MIN_LENGTH + " positions ([CLS], a word, [SEP], ...)"
+          + (config.positionOffset() > 0 ? ", after the first " + config.positionOffset() + ", which this family skips" : "")
+          + ".");
     }
     Engine engine = null;
     BertTextEncoder tokenizer = null;
     try (Safetensors st = Safetensors.open(files.weights())) {
       engine = Engine.load(config, st);
-      tokenizer = BertTextEncoder.open(files.tokenizer(), config.maxPositionEmbeddings());
+      tokenizer = BertTextEncoder.open(files.tokenizer(), config.maxTokens());
       if (tokenizer.vocabSize() > config.vocabSize()) {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
@@ -140,6 +142,9 @@ public final class BertModel implements AutoCloseable {
 
   /** Refuses inputs whose segment ids the model has no embedding for (a pair on a one-segment model). */
   private void checkSegments(List<Encoding> inputs) {
+    if (!config().family().hasTokenTypes()) {
+      return; // the model has no token type embedding: the ids are not read
+    }
     for (Encoding e : inputs) {
       for (long s : e.segments()) {
         if (s >= config().typeVocabSize() || s < 0) {
@@ -252,7 +257,7 @@ public final class BertModel implements AutoCloseable {
   private Readouts readouts() {
     Readouts r = Readouts.none();
     if (hasMaskedLmHead()) {
-      r = r.withMaskedLm(tokenizer.maskId());
+      r = r.withMaskedLm(config().family().masked() ? tokenizer.maskId() : Readouts.NEXT_TOKEN);
     }
     return hasClassifier() ? r.withClassifier() : r;
   }

@@ -11,13 +11,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A BERT's shape and numerics, with the field names of Hugging Face's {@code config.json}.
+ * A model's shape and numerics, with the field names of Hugging Face's BERT {@code config.json}; other
+ * families' configs ({@link Family}) are read into the same fields ({@link #read}).
  *
  * <p>Checks itself on construction, so an impossible config fails where it is read, with a message
  * naming the key, not deep inside a matrix product.
  *
  * @param hiddenAct {@code gelu} (exact, erf) or {@code gelu_new}/{@code gelu_pytorch_tanh} (tanh)
+ * @param typeVocabSize token types; 0 for a family without them (DistilBERT, GPT-2)
  * @param id2label class names of a sequence-classification head, in id order (empty when none)
+ * @param family what the forward pass changes from BERT's
+ * @param embeddingSize the width of the token embeddings: {@code hiddenSize}, or less when a projection
+ *     follows them (ELECTRA, ALBERT)
+ * @param positionOffset the position id of the first token (RoBERTa and XLM-R: {@code pad_token_id + 1});
+ *     inputs may have {@code maxPositionEmbeddings - positionOffset} tokens
  */
 public record BertConfig(
     int vocabSize,
@@ -29,7 +36,17 @@ public record BertConfig(
     int maxPositionEmbeddings,
     int typeVocabSize,
     double layerNormEps,
-    List<String> id2label) {
+    List<String> id2label,
+    Family family,
+    int embeddingSize,
+    int positionOffset) {
+
+  /** A BERT. */
+  public BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads, int intermediateSize,
+      String hiddenAct, int maxPositionEmbeddings, int typeVocabSize, double layerNormEps, List<String> id2label) {
+    this(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct,
+        maxPositionEmbeddings, typeVocabSize, layerNormEps, id2label, Family.BERT, hiddenSize, 0);
+  }
 
   public BertConfig {
     // Bounds far above any BERT (bert-large: 24 layers, 1024 hidden, 4096 intermediate, 512 positions),
@@ -40,7 +57,19 @@ public record BertConfig(
     inRange("num_attention_heads", numAttentionHeads, 65_536);
     inRange("intermediate_size", intermediateSize, 1 << 20);
     inRange("max_position_embeddings", maxPositionEmbeddings, 1 << 20);
-    inRange("type_vocab_size", typeVocabSize, 1_000);
+    if (family == null) {
+      throw new IllegalArgumentException("no family");
+    }
+    if (family.hasTokenTypes()) {
+      inRange("type_vocab_size", typeVocabSize, 1_000);
+    } else if (typeVocabSize != 0) {
+      throw new IllegalArgumentException(family.displayName + " has no token types");
+    }
+    inRange("embedding_size", embeddingSize, 65_536);
+    if (positionOffset < 0 || positionOffset >= maxPositionEmbeddings) {
+      throw new HeadScopeException("config.json: the first position id (" + positionOffset
+          + ", from pad_token_id) must lie below max_position_embeddings " + maxPositionEmbeddings + ".");
+    }
     if (hiddenSize % numAttentionHeads != 0) {
       throw new HeadScopeException(
           "config.json: hidden_size " + hiddenSize + " is not a multiple of num_attention_heads "
@@ -62,6 +91,11 @@ public record BertConfig(
     return hiddenSize / numAttentionHeads;
   }
 
+  /** The most tokens an input may have, special tokens included. */
+  public int maxTokens() {
+    return maxPositionEmbeddings - positionOffset;
+  }
+
   /** The GELU this config asks for. */
   public Gelu gelu() {
     return Gelu.of(hiddenAct);
@@ -69,7 +103,7 @@ public record BertConfig(
 
   public BertConfig withHiddenAct(String act) {
     return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize,
-        act, maxPositionEmbeddings, typeVocabSize, layerNormEps, id2label);
+        act, maxPositionEmbeddings, typeVocabSize, layerNormEps, id2label, family, embeddingSize, positionOffset);
   }
 
   /** The two GELUs found in BERT checkpoints. */
@@ -103,27 +137,18 @@ public record BertConfig(
     if (root == null || !root.isObject()) {
       throw new HeadScopeException(configJson + " is not a JSON object.");
     }
-    String type = root.path("model_type").asText("bert");
-    if (!type.equals("bert")) {
-      throw new HeadScopeException(configJson + ": model_type is \"" + type + "\"; HeadScope reads BERT models only.");
-    }
+    Family family = Family.of(root.path("model_type").asText("bert"), configJson);
     List<String> labels = new java.util.ArrayList<>();
     JsonNode id2label = root.path("id2label");
     for (int i = 0; id2label.has(Integer.toString(i)); i++) {
       labels.add(id2label.get(Integer.toString(i)).asText());
     }
     try {
-      return new BertConfig(
-          requiredInt(root, "vocab_size", configJson),
-          requiredInt(root, "hidden_size", configJson),
-          requiredInt(root, "num_hidden_layers", configJson),
-          requiredInt(root, "num_attention_heads", configJson),
-          requiredInt(root, "intermediate_size", configJson),
-          root.path("hidden_act").asText("gelu"),
-          optionalInt(root, "max_position_embeddings", 512, configJson),
-          optionalInt(root, "type_vocab_size", 2, configJson),
-          root.path("layer_norm_eps").asDouble(1e-12),
-          labels);
+      return switch (family) {
+        case DISTILBERT -> FamilyConfigs.distilBert(root, configJson, labels);
+        case GPT2 -> FamilyConfigs.gpt2(root, configJson, labels);
+        default -> FamilyConfigs.bertLike(family, root, configJson, labels);
+      };
     } catch (HeadScopeException e) {
       String m = e.getMessage();
       // the constructor's checks say "config.json: ..."; name the actual file, once
@@ -132,6 +157,9 @@ public record BertConfig(
   }
 
   public void write(Path configJson) throws IOException {
+    if (family != Family.BERT) {
+      throw new HeadScopeException("HeadScope writes BERT configs only; this is a " + family.displayName + ".");
+    }
     ObjectNode root = JSON.createObjectNode();
     root.putArray("architectures").add(id2label.isEmpty() ? "BertForMaskedLM" : "BertForSequenceClassification");
     root.put("model_type", "bert");
@@ -159,7 +187,7 @@ public record BertConfig(
     Files.writeString(configJson, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root));
   }
 
-  private static int requiredInt(JsonNode root, String key, Path file) {
+  static int requiredInt(JsonNode root, String key, Path file) {
     JsonNode v = root.get(key);
     if (v == null) {
       throw new HeadScopeException(file + " has no integer \"" + key + "\".");
@@ -167,7 +195,7 @@ public record BertConfig(
     return integer(v, key, file);
   }
 
-  private static int optionalInt(JsonNode root, String key, int absent, Path file) {
+  static int optionalInt(JsonNode root, String key, int absent, Path file) {
     JsonNode v = root.get(key);
     return v == null || v.isNull() ? absent : integer(v, key, file);
   }

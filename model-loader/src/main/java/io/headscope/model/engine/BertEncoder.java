@@ -10,11 +10,15 @@ import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.HeadScopeException;
 
 /**
- * BERT's forward pass, written as the equations with DJL NDArray operations.
+ * The forward pass of BERT and the families built like it ({@link io.headscope.model.core.Family}),
+ * written as the equations with DJL NDArray operations.
  *
- * <p>BERT is post-LayerNorm: {@code resid = ln1(x + attn(x)); x = ln2(resid + ffn(resid))}. Every
- * intermediate passes through its {@link HookPoint} ({@link Hooks#at}). All arrays created here belong
- * to the caller's {@code scope} manager; the weights belong to {@link BertWeights}.
+ * <p>BERT is post-LayerNorm: {@code resid = ln1(x + attn(x)); x = ln2(resid + ffn(resid))}; GPT-2 is
+ * pre-LayerNorm: {@code resid = x + attn(ln1(x)); x = resid + ffn(ln2(resid))}, with {@code ln_f} before
+ * its LM head, and attends causally (the scores of later keys get the padding score). Every
+ * intermediate passes through its {@link HookPoint} ({@link Hooks#at}), the same points in every
+ * family. All arrays created here belong to the caller's {@code scope} manager; the weights belong to
+ * {@link BertWeights}.
  *
  * <p>Shapes: B batch, T tokens, H heads, d hidden size, dh = d / H.
  */
@@ -24,10 +28,13 @@ final class BertEncoder {
 
   private final BertWeights w;
   private final BertConfig c;
+  /** The masked-LM head's activation (RoBERTa's and ELECTRA's heads use the exact GELU always). */
+  private final BertConfig.Gelu headGelu;
 
   BertEncoder(BertWeights weights) {
     this.w = weights;
     this.c = weights.config;
+    this.headGelu = BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
   }
 
   /**
@@ -36,11 +43,33 @@ final class BertEncoder {
    * only cost a pass over every score (a fifth of the work at 512 tokens).
    */
   NDArray scoreMask(NDArray realTokens) {
-    if (realTokens.all().getBoolean()) {
-      return null;
+    NDArray padding = null;
+    if (!realTokens.all().getBoolean()) {
+      NDArray real = realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false);
+      padding = real.sub(Scalars.of(real, 1f)).mul(Scalars.of(real, -PADDING_SCORE)).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
     }
-    NDArray real = realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false);
-    return real.sub(Scalars.of(real, 1f)).mul(Scalars.of(real, -PADDING_SCORE)).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
+    if (!c.family().causal()) {
+      return padding;
+    }
+    // (1, 1, T, T): query i may not see key j > i; as for padding, exp of the added score is exactly 0
+    int t = (int) realTokens.getShape().get(1);
+    float[] later = new float[t * t];
+    for (int i = 0; i < t; i++) {
+      java.util.Arrays.fill(later, i * t + i + 1, (i + 1) * t, PADDING_SCORE);
+    }
+    NDArray causal = realTokens.getManager().create(later, new Shape(1, 1, t, t));
+    return padding == null ? causal : padding.add(causal); // (B, 1, T, T)
+  }
+
+  /**
+   * The rows of a score mask for the picked queries: a causal mask has one row per query, (B|1, 1, T, T)
+   * to (B, 1, M, T); a padding mask, (B, 1, 1, T), is the same for every query.
+   */
+  private static NDArray maskRows(NDArray scoreMask, NDArray pick) {
+    if (scoreMask == null || scoreMask.getShape().get(2) == 1) {
+      return scoreMask;
+    }
+    return pick.expandDims(1).matMul(scoreMask); // one-hot rows copy the mask's rows exactly
   }
 
   /**
@@ -65,11 +94,21 @@ final class BertEncoder {
     // DJL attaches an op's result to its first operand's manager: gather into the call's scope, or
     // every array downstream would belong to the weights and outlive the call.
     NDManager scope = ids.getManager();
-    NDArray positions = scope.arange(0, (int) t).expandDims(0); // (1, T)
+    // RoBERTa's positions start after the padding id; padding tokens of a batch get later ones, unseen
+    int first = c.positionOffset();
+    NDArray positions = scope.arange(first, first + (int) t).expandDims(0); // (1, T)
     NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids))
-        .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions)))
-        .add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments))); // (B, T, d)
-    return hooks.at(HookPoint.embed(), layerNorm(x, w.embLnWeight, w.embLnBias));
+        .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions))); // (B, T, e)
+    if (w.tokenTypeEmbeddings != null) {
+      x = x.add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments)));
+    }
+    if (w.embLnWeight != null) {
+      x = layerNorm(x, w.embLnWeight, w.embLnBias, c.embeddingSize());
+    }
+    if (w.embProjWeight != null) {
+      x = dense(x, w.embProjWeight, w.embProjBias); // (B, T, e) to (B, T, d)
+    }
+    return hooks.at(HookPoint.embed(), x);
   }
 
   /** Runs layers {@code from} (inclusive) to {@code to} (exclusive) on {@code x} (B, T, d), for gradients. */
@@ -103,6 +142,13 @@ final class BertEncoder {
   NDArray layer(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
     x = hooks.at(HookPoint.Kind.RESID_PRE, l, x);
+    if (c.family().preLayerNorm()) {
+      NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l,
+          attention(l, p, layerNorm(x, p.ln1Weight(), p.ln1Bias()), scoreMask, hooks));
+      NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, x.add(attnOut));
+      NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, layerNorm(resid, p.ln2Weight(), p.ln2Bias()), hooks));
+      return hooks.at(HookPoint.Kind.RESID_POST, l, resid.add(mlpOut));
+    }
     NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l, attention(l, p, x, scoreMask, hooks));
     NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, layerNorm(x.add(attnOut), p.ln1Weight(), p.ln1Bias()));
     NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, resid, hooks));
@@ -130,17 +176,22 @@ final class BertEncoder {
     long m = pick.getShape().get(1);
     int h = c.numAttentionHeads();
     int dh = c.headSize();
-    NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
+    boolean pre = c.family().preLayerNorm();
+    NDArray qkv = dense(pre ? layerNorm(x, p.ln1Weight(), p.ln1Bias()) : x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
         .reshape(b, t, 3, h, dh)
         .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
     NDArray q = pick.expandDims(1).matMul(qkv.get(0)); // (B, H, M, dh): the picked tokens' queries
     NDArray k = qkv.get(1); // (B, H, T, dh)
     NDArray v = qkv.get(2); // (B, H, T, dh)
-    NDArray scores = scores(q, k, scoreMask, dh); // (B, H, M, T)
+    NDArray scores = scores(q, k, maskRows(scoreMask, pick), dh); // (B, H, M, T)
     NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, M, T)
     NDArray z = pattern.matMul(v).transpose(0, 2, 1, 3).reshape(b, m, (long) h * dh); // (B, M, d)
     NDArray attnOut = dense(z, p.outWeight(), p.outBias()); // (B, M, d)
     NDArray xj = pick.matMul(x); // (B, M, d): the picked tokens' inputs, for the residual
+    if (pre) {
+      NDArray resid = xj.add(attnOut);
+      return resid.add(ffn(l, p, layerNorm(resid, p.ln2Weight(), p.ln2Bias()), hooks)); // (B, M, d)
+    }
     NDArray resid = layerNorm(xj.add(attnOut), p.ln1Weight(), p.ln1Bias());
     NDArray mlpOut = ffn(l, p, resid, hooks);
     return layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()); // (B, M, d)
@@ -152,7 +203,9 @@ final class BertEncoder {
    * Engine#run}); the rest of the layer, three quarters of its products, is skipped.
    */
   void attentionMaps(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
-    pattern(l, w.layers[l], hooks.at(HookPoint.Kind.RESID_PRE, l, x), scoreMask, hooks); // as in layer()
+    BertWeights.Layer p = w.layers[l];
+    NDArray in = hooks.at(HookPoint.Kind.RESID_PRE, l, x); // as in layer()
+    pattern(l, p, c.family().preLayerNorm() ? layerNorm(in, p.ln1Weight(), p.ln1Bias()) : in, scoreMask, hooks);
   }
 
   /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */
@@ -218,8 +271,13 @@ final class BertEncoder {
       throw new HeadScopeException("This model has no masked-LM head (it is a bare BertModel or a classifier), "
           + "so it cannot predict [MASK] tokens; attention maps still work.");
     }
-    NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias));
-    t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias);
+    if (w.gptLmHead) {
+      // GPT-2: ln_f, then the (tied) word embeddings; no transform, no bias
+      NDArray normed = layerNorm(hidden, w.finalLnWeight, w.finalLnBias);
+      return Linear.linear(normed, w.wordEmbeddings, null).singletonOrThrow(); // (M, V)
+    }
+    NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias), headGelu); // (M, e)
+    t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias, c.embeddingSize());
     return dense(t, w.wordEmbeddings, w.mlmBias); // (M, V)
   }
 
@@ -244,12 +302,19 @@ final class BertEncoder {
   }
 
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {
-    return LayerNorm.layerNorm(x, new Shape(c.hiddenSize()), gamma, beta, (float) c.layerNormEps())
-        .singletonOrThrow();
+    return layerNorm(x, gamma, beta, c.hiddenSize());
+  }
+
+  private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta, int width) {
+    return LayerNorm.layerNorm(x, new Shape(width), gamma, beta, (float) c.layerNormEps()).singletonOrThrow();
   }
 
   private NDArray gelu(NDArray x) {
-    return switch (c.gelu()) {
+    return gelu(x, c.gelu());
+  }
+
+  private static NDArray gelu(NDArray x, BertConfig.Gelu kind) {
+    return switch (kind) {
       // x * Φ(x) = x/2 (1 + erf(x / √2)): torch's fused kernel computes exactly this
       case ERF -> ai.djl.nn.Activation.gelu(x);
       // x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))), Google's original

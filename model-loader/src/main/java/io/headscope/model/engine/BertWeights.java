@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import io.headscope.model.core.BertConfig;
+import io.headscope.model.core.Family;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.checkpoint.FloatWidening;
 import io.headscope.model.checkpoint.Safetensors;
@@ -37,13 +38,24 @@ final class BertWeights implements AutoCloseable {
   final BertConfig config;
   final NDArray wordEmbeddings;
   final NDArray positionEmbeddings;
+  /** Null for a family without token types (DistilBERT, GPT-2). */
   final NDArray tokenTypeEmbeddings;
+  /** Null for a family without an embedding LayerNorm (GPT-2). */
   final NDArray embLnWeight;
   final NDArray embLnBias;
+  /** The projection from the embedding width to the hidden width (ELECTRA, ALBERT); null when none. */
+  final NDArray embProjWeight;
+  final NDArray embProjBias;
   final Layer[] layers;
+  /** The LayerNorm after the last layer of a pre-LayerNorm model (GPT-2's {@code ln_f}); null when none. */
+  final NDArray finalLnWeight;
+  final NDArray finalLnBias;
   /** Each layer's output projection split by head, {@code W_O^h}: (H, dh, d). */
   private final NDArray[] outWeightByHead;
-  /** Masked-LM head (null when the checkpoint is a bare BertModel or a classifier). */
+  /**
+   * Masked-LM head (null when the checkpoint is a bare BertModel or a classifier); GPT-2's LM head is the
+   * word embeddings alone, so its transform and bias are null and {@link #hasMaskedLmHead} is true.
+   */
   final NDArray mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias;
   /** Pooler and sequence-classification head (null when absent). */
   final NDArray poolerWeight, poolerBias, classifierWeight, classifierBias;
@@ -52,26 +64,47 @@ final class BertWeights implements AutoCloseable {
     this.config = config;
     this.manager = manager;
     int d = config.hiddenSize();
-    Lookup w = new Lookup(t);
-    wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), d);
-    positionEmbeddings = w.req("embeddings.position_embeddings.weight", config.maxPositionEmbeddings(), d);
-    tokenTypeEmbeddings = w.req("embeddings.token_type_embeddings.weight", config.typeVocabSize(), d);
-    embLnWeight = w.req("embeddings.LayerNorm.weight", d);
-    embLnBias = w.req("embeddings.LayerNorm.bias", d);
+    int e = config.embeddingSize();
+    Family family = config.family();
+    Lookup w = new Lookup(t, family);
+    wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), e);
+    positionEmbeddings = w.req("embeddings.position_embeddings.weight", config.maxPositionEmbeddings(), e);
+    tokenTypeEmbeddings = family.hasTokenTypes()
+        ? w.req("embeddings.token_type_embeddings.weight", config.typeVocabSize(), e) : null;
+    embLnWeight = family.hasEmbeddingLayerNorm() ? w.req("embeddings.LayerNorm.weight", e) : null;
+    embLnBias = family.hasEmbeddingLayerNorm() ? w.req("embeddings.LayerNorm.bias", e) : null;
+    // ALBERT always maps its embeddings in; ELECTRA only when they are narrower than the layers
+    boolean projected = family == Family.ALBERT || family == Family.ELECTRA && e != d;
+    embProjWeight = projected ? w.req("embeddings.projection.weight", d, e) : null;
+    embProjBias = projected ? w.req("embeddings.projection.bias", d) : null;
+    if (!projected && e != d) {
+      throw new HeadScopeException("embedding_size " + e + " differs from hidden_size " + d + ", but a "
+          + family.displayName + " has no projection between them.");
+    }
     layers = new Layer[config.numHiddenLayers()];
     int f = config.intermediateSize();
     for (int l = 0; l < layers.length; l++) {
       String p = "encoder.layer." + l + ".";
-      NDArray qw = w.req(p + "attention.self.query.weight", d, d);
-      NDArray kw = w.req(p + "attention.self.key.weight", d, d);
-      NDArray vw = w.req(p + "attention.self.value.weight", d, d);
-      NDArray qb = w.req(p + "attention.self.query.bias", d);
-      NDArray kb = w.req(p + "attention.self.key.bias", d);
-      NDArray vb = w.req(p + "attention.self.value.bias", d);
+      NDArray qkvWeight;
+      NDArray qkvBias;
+      if (family == Family.GPT2) {
+        // c_attn is already the fused (3d, d) projection, queries then keys then values
+        qkvWeight = w.req(p + "attention.self.qkv.weight", 3L * d, d);
+        qkvBias = w.req(p + "attention.self.qkv.bias", 3L * d);
+      } else {
+        NDArray qw = w.req(p + "attention.self.query.weight", d, d);
+        NDArray kw = w.req(p + "attention.self.key.weight", d, d);
+        NDArray vw = w.req(p + "attention.self.value.weight", d, d);
+        NDArray qb = w.req(p + "attention.self.query.bias", d);
+        NDArray kb = w.req(p + "attention.self.key.bias", d);
+        NDArray vb = w.req(p + "attention.self.value.bias", d);
+        qkvWeight = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qw, kw, vw), 0);
+        qkvBias = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qb, kb, vb), 0);
+      }
       NDArray ow = w.req(p + "attention.output.dense.weight", d, d);
       layers[l] = new Layer(
-          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qw, kw, vw), 0),
-          ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(qb, kb, vb), 0),
+          qkvWeight,
+          qkvBias,
           ow, w.req(p + "attention.output.dense.bias", d),
           w.req(p + "attention.output.LayerNorm.weight", d), w.req(p + "attention.output.LayerNorm.bias", d),
           w.req(p + "intermediate.dense.weight", f, d), w.req(p + "intermediate.dense.bias", f),
@@ -85,17 +118,21 @@ final class BertWeights implements AutoCloseable {
         outWeightByHead[l] = woT.reshape(config.numAttentionHeads(), config.headSize(), d); // a copy
       }
     }
+    finalLnWeight = family.preLayerNorm() ? w.req("final.LayerNorm.weight", d) : null;
+    finalLnBias = family.preLayerNorm() ? w.req("final.LayerNorm.bias", d) : null;
+    // the decoder is the word embeddings in every family (tied weights; a stored copy is not read)
     boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
-    mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
-    mlmDenseBias = hasMlm ? w.req("cls.predictions.transform.dense.bias", d) : null;
-    mlmLnWeight = hasMlm ? w.req("cls.predictions.transform.LayerNorm.weight", d) : null;
-    mlmLnBias = hasMlm ? w.req("cls.predictions.transform.LayerNorm.bias", d) : null;
+    gptLmHead = family == Family.GPT2;
+    mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", e, d) : null;
+    mlmDenseBias = hasMlm ? w.req("cls.predictions.transform.dense.bias", e) : null;
+    mlmLnWeight = hasMlm ? w.req("cls.predictions.transform.LayerNorm.weight", e) : null;
+    mlmLnBias = hasMlm ? w.req("cls.predictions.transform.LayerNorm.bias", e) : null;
     mlmBias = hasMlm
         ? (w.has("cls.predictions.bias")
             ? w.req("cls.predictions.bias", config.vocabSize())
             : w.req("cls.predictions.decoder.bias", config.vocabSize()))
         : null;
-    boolean hasPooler = w.has("pooler.dense.weight");
+    boolean hasPooler = w.has("pooler.dense.weight") && w.has("pooler.dense.bias");
     poolerWeight = hasPooler ? w.req("pooler.dense.weight", d, d) : null;
     poolerBias = hasPooler ? w.req("pooler.dense.bias", d) : null;
     boolean hasClassifier = hasPooler && w.has("classifier.weight");
@@ -154,11 +191,12 @@ final class BertWeights implements AutoCloseable {
             + "; HeadScope reads weights stored as F32, F16 or BF16.");
       }
     }
-    String lastLayer = "encoder.layer." + (config.numHiddenLayers() - 1) + ".output.LayerNorm.bias";
-    if (!infos.containsKey(lastLayer) && !infos.containsKey("bert." + lastLayer)) {
+    List<WeightNames.Source> lastLayer = WeightNames.sources(config.family(),
+        "encoder.layer." + (config.numHiddenLayers() - 1) + ".output.LayerNorm.bias");
+    if (lastLayer.stream().noneMatch(s -> infos.containsKey(s.name()))) {
       throw new HeadScopeException(file.file() + ": the config asks for " + config.numHiddenLayers()
-          + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer + " (nor bert." + lastLayer
-          + ").");
+          + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer.get(0).name() + " (nor "
+          + lastLayer.get(1).name() + ").");
     }
     NDManager manager = parent.newSubManager();
     try {
@@ -167,6 +205,9 @@ final class BertWeights implements AutoCloseable {
         String dtype = info.dtype();
         if (!dtype.equals("F32") && !dtype.equals("F16") && !dtype.equals("BF16")) {
           continue; // integer buffers such as position_ids: not weights
+        }
+        if (info.name().endsWith(".attn.bias") || info.name().endsWith(".attn.masked_bias")) {
+          continue; // GPT-2's causal-mask buffers (n_positions^2 each): the engine builds its own mask
         }
         ByteBuffer mapped = file.bytes(info);
         try {
@@ -219,7 +260,7 @@ final class BertWeights implements AutoCloseable {
   private java.util.Set<NDArray> retained() {
     java.util.Set<NDArray> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     kept.addAll(java.util.Arrays.asList(wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
-        embLnWeight, embLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
+        embLnWeight, embLnBias, embProjWeight, embProjBias, finalLnWeight, finalLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
         poolerWeight, poolerBias, classifierWeight, classifierBias));
     kept.addAll(java.util.Arrays.asList(outWeightByHead));
     for (Layer l : layers) {
@@ -274,8 +315,11 @@ final class BertWeights implements AutoCloseable {
   }
 
   boolean hasMaskedLmHead() {
-    return mlmDenseWeight != null;
+    return mlmDenseWeight != null || gptLmHead;
   }
+
+  /** GPT-2's LM head: {@code ln_f}, then the word embeddings, no transform and no bias. */
+  final boolean gptLmHead;
 
   boolean hasClassifier() {
     return classifierWeight != null;
@@ -290,12 +334,19 @@ final class BertWeights implements AutoCloseable {
     manager.close();
   }
 
-  /** Finds a tensor under its name with or without the {@code bert.} prefix, checking its shape. */
+  /**
+   * Finds a tensor by its BERT name wherever the family stores it ({@link WeightNames}), checking its
+   * shape; GPT-2's Conv1D weights come transposed to PyTorch's (out, in).
+   */
   private static final class Lookup {
     private final Map<String, NDArray> t;
+    private final Family family;
+    /** Transposed copies made so far, by source name: an ALBERT asks for its one layer once per layer. */
+    private final Map<String, NDArray> transposed = new HashMap<>();
 
-    Lookup(Map<String, NDArray> t) {
+    Lookup(Map<String, NDArray> t, Family family) {
       this.t = t;
+      this.family = family;
     }
 
     boolean has(String name) {
@@ -303,17 +354,22 @@ final class BertWeights implements AutoCloseable {
     }
 
     NDArray get(String name) {
-      NDArray a = t.get(name);
-      if (a == null && !name.startsWith("cls.") && !name.startsWith("classifier.")) {
-        a = t.get("bert." + name);
+      for (WeightNames.Source s : WeightNames.sources(family, name)) {
+        NDArray a = t.get(s.name());
+        if (a != null) {
+          return s.transposed() ? transposed.computeIfAbsent(s.name(), k -> a.transpose().duplicate()) : a;
+        }
       }
-      return a;
+      return null;
     }
 
     NDArray req(String name, long... shape) {
       NDArray a = get(name);
       if (a == null) {
-        throw new HeadScopeException("the checkpoint has no tensor " + name + " (nor bert." + name + ").");
+        List<WeightNames.Source> where = WeightNames.sources(family, name);
+        String first = where.isEmpty() ? name : where.get(0).name();
+        String nor = where.size() < 2 ? "" : " (nor " + where.get(1).name() + ")";
+        throw new HeadScopeException("the checkpoint has no tensor " + first + nor + ".");
       }
       if (!Arrays.equals(a.getShape().getShape(), shape)) {
         throw new HeadScopeException("tensor " + name + " has shape " + a.getShape()

@@ -123,7 +123,8 @@ public final class Engine implements AutoCloseable {
       }
       x = hooks.at(HookPoint.fin(), x);
       Readouts ro = rows == null ? r.readouts() : rows.readouts();
-      List<List<RunResult.MaskDistribution>> mlm = ro.maskedLmMaskId() >= 0 && weights.hasMaskedLmHead()
+      List<List<RunResult.MaskDistribution>> mlm = (ro.maskedLmMaskId() >= 0 || ro.maskedLmMaskId() == Readouts.NEXT_TOKEN)
+          && weights.hasMaskedLmHead()
           ? MlmReadouts.maskedLm(encoder, batch, ids(r.inputs()), x, ro.maskedLmMaskId())
           : emptyLists(batch);
       float[][] classes = ro.classifier() && weights.hasClassifier() ? MlmReadouts.classifier(encoder, x) : null;

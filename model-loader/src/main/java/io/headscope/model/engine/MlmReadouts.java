@@ -11,7 +11,10 @@ import java.util.List;
 final class MlmReadouts {
   private MlmReadouts() {}
 
-  /** The distribution at every position holding {@code maskId}, in one product for the batch. */
+  /**
+   * The distribution at every position holding {@code maskId}, or with {@link Readouts#NEXT_TOKEN} at each
+   * input's last token (a causal model's guess at the token after the text), in one product for the batch.
+   */
   static List<List<RunResult.MaskDistribution>> maskedLm(BertEncoder enc, Batch batch, long[][] ids, NDArray x,
       long maskId) {
     int t = batch.width();
@@ -20,7 +23,7 @@ final class MlmReadouts {
     for (int i = 0; i < ids.length; i++) {
       out.add(new ArrayList<>());
       for (int q = 0; q < ids[i].length; q++) {
-        if (ids[i][q] == maskId) {
+        if (maskId == Readouts.NEXT_TOKEN ? q == ids[i].length - 1 : ids[i][q] == maskId) {
           rows.add((long) i * t + q);
         }
       }

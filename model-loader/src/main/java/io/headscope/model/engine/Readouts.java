@@ -11,7 +11,8 @@ import java.util.List;
  * variant-major rows {@code v * n + i} of the sweeps that run many variants of each.
  *
  * @param maskedLmMaskId when >= 0, the masked-LM distribution at every position holding this id
- *     (the tokenizer's {@code [MASK]}); -1 for none
+ *     (the tokenizer's {@code [MASK]}); {@link #NEXT_TOKEN} for the distribution at each input's last
+ *     token; -1 for none
  * @param classifier the sequence classifier's probabilities
  * @param logProbPositions when not null, the positions whose masked-LM log-probabilities over the
  *     vocabulary are read, a cycle of per-input position lists
@@ -48,6 +49,12 @@ public record Readouts(long maskedLmMaskId, boolean classifier, List<int[]> logP
       this(positions, targets, reference, null);
     }
   }
+
+  /**
+   * In place of a mask id: read the distribution at each input's last token, which for a causal model
+   * (GPT-2) is its prediction of the next token.
+   */
+  public static final long NEXT_TOKEN = Long.MIN_VALUE;
 
   public static Readouts none() {
     return new Readouts(-1, false, null, null);

@@ -184,9 +184,16 @@ class BadCheckpointTest {
   }
 
   @Test
-  void configOfAnotherArchitecture() throws IOException {
-    editConfig(c -> c.put("model_type", "gpt2"));
-    assertThat(loadFails()).hasMessageContaining("model_type is \"gpt2\"");
+  void configOfAnArchitectureHeadScopeDoesNotRead() throws IOException {
+    editConfig(c -> c.put("model_type", "t5"));
+    assertThat(loadFails()).hasMessageContaining("model_type is \"t5\"").hasMessageContaining("gpt2");
+  }
+
+  @Test
+  void aBertCheckpointUnderAnotherFamilysConfigNamesTheWeightItLacks() throws IOException {
+    editConfig(c -> c.put("model_type", "distilbert").put("dim", 16).put("n_layers", 2).put("n_heads", 4)
+        .put("hidden_dim", 32));
+    assertThat(loadFails()).hasMessageContaining("no tensor transformer.layer.1.output_layer_norm.bias");
   }
 
   @Test
