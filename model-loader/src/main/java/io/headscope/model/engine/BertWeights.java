@@ -264,7 +264,7 @@ final class BertWeights implements AutoCloseable {
         poolerWeight, poolerBias, classifierWeight, classifierBias));
     kept.addAll(java.util.Arrays.asList(outWeightByHead));
     for (Layer l : layers) {
-      kept.addAll(List.of(l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
+      kept.addAll(List.of(l.qkvWeight(), l.qkvBias(), l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
           l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(), l.ln2Weight(), l.ln2Bias()));
     }
     return kept;

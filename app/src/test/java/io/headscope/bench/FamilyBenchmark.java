@@ -1,0 +1,147 @@
+package io.headscope.bench;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.checkpoint.FloatTensor;
+import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.store.ModelFiles;
+import io.headscope.model.store.ProgressListener;
+import io.headscope.model.store.SafeFiles;
+import io.headscope.model.tokenizer.Encoding;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A GPT-2-small-shaped model (12 layers of 12 heads, 768 wide, 50,257 tokens, pre-LayerNorm, causal)
+ * beside bert-base-uncased, the peer, in the same run: one forward pass of a 128- and a 512-token input
+ * that reads the prediction at one position (the goal: within 15% of bert-base's time), and the
+ * process's resident memory after both (goal: under 2 GB). The GPT-2's weights are random (the timing
+ * does not depend on them) and written once to a temporary folder; its inputs are random token ids.
+ *
+ * <p>Arguments: {@code [repetitions (5)]} and {@code --json FILE}.
+ */
+public final class FamilyBenchmark {
+  public static void main(String[] args) throws IOException {
+    args = BenchJson.init(args);
+    int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    System.out.printf(Locale.ROOT, "HeadScope model-family benchmark, %d cores, load average %s, %d repetitions "
+        + "(median)%n", Runtime.getRuntime().availableProcessors(), AblationBenchmark.loadAverage(), reps);
+    ModelFiles bertFiles = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE);
+    Path dir = Files.createTempDirectory("headscope-gpt2-bench");
+    try {
+      ModelFiles gptFiles = writeGpt2Small(dir, bertFiles.tokenizer());
+      try (BertModel bert = BertModel.load(bertFiles); BertModel gpt = BertModel.load(gptFiles)) {
+        Machine.print(bert);
+        for (int tokens : new int[] {128, 512}) {
+          Encoding b = randomInput(tokens, 30522, 1);
+          Encoding g = randomInput(tokens, 50257, 2);
+          FavorBenchmark.Time tb = FavorBenchmark.median(reps, () -> onePosition(bert, b));
+          FavorBenchmark.Time tg = FavorBenchmark.median(reps, () -> onePosition(gpt, g));
+          String peer = "bert-base-uncased, " + tokens + " tokens, one position read";
+          System.out.printf(Locale.ROOT, "%-70s %9.1f ms wall %9.1f ms CPU%n", peer + " (peer)", tb.wall(), tb.cpu());
+          String what = "GPT-2-small shape, " + tokens + " tokens, one position read (goal: within 15%)";
+          System.out.printf(Locale.ROOT, "%-70s %9.1f ms wall %9.1f ms CPU   %.2fx the peer%n", what, tg.wall(),
+              tg.cpu(), tg.wall() / tb.wall());
+          BenchJson.add(peer, tb.wall());
+          BenchJson.add(what, tg.wall(), peer, tb.wall());
+        }
+        long rss = residentBytes();
+        System.out.printf(Locale.ROOT, "resident memory with both models loaded: %.2f GB (goal for the GPT-2: < 2 GB)%n",
+            rss / 1e9);
+      }
+    } finally {
+      SafeFiles.deleteTree(dir);
+    }
+    BenchJson.write();
+  }
+
+  private static Object onePosition(BertModel model, Encoding e) {
+    return model.run(RunRequest.of(e).read(Readouts.none().withLogProbs(new int[] {e.length() - 1})));
+  }
+
+  private static Encoding randomInput(int tokens, int vocab, long seed) {
+    Random r = new Random(seed);
+    long[] ids = new long[tokens];
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < tokens; i++) {
+      ids[i] = 1000 + r.nextInt(vocab - 1000);
+      names.add("t" + ids[i]);
+    }
+    return new Encoding(names, ids, new long[tokens], -1, 0);
+  }
+
+  /** GPT-2 small's shapes under GPT2LMHeadModel's names, N(0, 0.02) weights, unit LayerNorms. */
+  static ModelFiles writeGpt2Small(Path dir, Path tokenizer) throws IOException {
+    int d = 768;
+    int layers = 12;
+    int vocab = 50257;
+    int positions = 1024;
+    Random r = new Random(7);
+    List<FloatTensor> t = new ArrayList<>();
+    t.add(normal(r, "transformer.wte.weight", vocab, d));
+    t.add(normal(r, "transformer.wpe.weight", positions, d));
+    for (int l = 0; l < layers; l++) {
+      String p = "transformer.h." + l + ".";
+      t.add(ones(p + "ln_1.weight", d));
+      t.add(zeros(p + "ln_1.bias", d));
+      t.add(normal(r, p + "attn.c_attn.weight", d, 3 * d)); // Conv1D: (in, out)
+      t.add(zeros(p + "attn.c_attn.bias", 3 * d));
+      t.add(normal(r, p + "attn.c_proj.weight", d, d));
+      t.add(zeros(p + "attn.c_proj.bias", d));
+      t.add(ones(p + "ln_2.weight", d));
+      t.add(zeros(p + "ln_2.bias", d));
+      t.add(normal(r, p + "mlp.c_fc.weight", d, 4 * d));
+      t.add(zeros(p + "mlp.c_fc.bias", 4 * d));
+      t.add(normal(r, p + "mlp.c_proj.weight", 4 * d, d));
+      t.add(zeros(p + "mlp.c_proj.bias", d));
+    }
+    t.add(ones("transformer.ln_f.weight", d));
+    t.add(zeros("transformer.ln_f.bias", d));
+    Safetensors.write(dir.resolve("model.safetensors"), t, Map.of("format", "pt"));
+    Files.writeString(dir.resolve("config.json"), "{\"model_type\": \"gpt2\", \"architectures\": [\"GPT2LMHeadModel\"], "
+        + "\"vocab_size\": " + vocab + ", \"n_embd\": " + d + ", \"n_layer\": " + layers + ", \"n_head\": 12, "
+        + "\"n_positions\": " + positions + ", \"n_inner\": null, \"activation_function\": \"gelu_new\", "
+        + "\"layer_norm_epsilon\": 1e-05}");
+    // the engine reads ids; any tokenizer whose vocabulary fits the model's will do for timing
+    Files.copy(tokenizer, dir.resolve("tokenizer.json"));
+    return new ModelFiles("gpt2-small-shaped", dir.resolve("config.json"), dir.resolve("model.safetensors"),
+        dir.resolve("tokenizer.json"));
+  }
+
+  private static FloatTensor normal(Random r, String name, int rows, int cols) {
+    float[] v = new float[rows * cols];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = (float) (r.nextGaussian() * 0.02);
+    }
+    return new FloatTensor(name, new long[] {rows, cols}, v);
+  }
+
+  private static FloatTensor ones(String name, int n) {
+    float[] v = new float[n];
+    Arrays.fill(v, 1f);
+    return new FloatTensor(name, new long[] {n}, v);
+  }
+
+  private static FloatTensor zeros(String name, int n) {
+    return new FloatTensor(name, new long[] {n}, new float[n]);
+  }
+
+  /** VmRSS from /proc/self/status. */
+  private static long residentBytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    return -1;
+  }
+}
