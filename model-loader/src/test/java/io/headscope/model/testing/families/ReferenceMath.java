@@ -112,6 +112,7 @@ final class ReferenceMath {
     double[][] z = new double[n][heads * dh];
     for (int h = 0; h < heads; h++) {
       int c0 = h * dh;
+      pattern[h] = new double[n][];
       for (int i = 0; i < n; i++) {
         int last = causal ? i : n - 1;
         double[] scores = new double[n];
