@@ -203,6 +203,14 @@ class FamilyReferenceTest {
     compareWithEngine(files, dir.resolve("tiny-bert"));
   }
 
+  /** The tanh GELU path (gelu_new, ALBERT's and GPT-2's activation) against the engine's TANH GELU. */
+  @Test
+  void bertWithTanhGeluAgreesWithTheEngine() {
+    ModelFiles files = TinyBert.create(new io.headscope.model.core.BertConfig(TinyBert.VOCAB.size(), 12, 2, 3, 24,
+        "gelu_new", 64, 2, 1e-12, List.of()), 6).writeTo(dir.resolve("tiny-bert-tanh"));
+    compareWithEngine(files, dir.resolve("tiny-bert-tanh"));
+  }
+
   /** This class's own BERT folder (no pooler, tied decoder written) read by the engine and the reference. */
   @Test
   void familyBertFolderAgreesWithTheEngine() throws Exception {
@@ -225,22 +233,8 @@ class FamilyReferenceTest {
     ReferenceForward.Result ref = ReferenceForward.run(folder, ids);
     try (BertModel model = BertModel.load(files)) {
       AttentionTrace t = model.trace(input);
-      double attn = 0;
-      for (int l = 0; l < ref.attention().length; l++) {
-        for (int h = 0; h < ref.attention()[l].length; h++) {
-          for (int q = 0; q < ids.length; q++) {
-            for (int k = 0; k < ids.length; k++) {
-              attn = Math.max(attn, Math.abs(ref.attention()[l][h][q][k] - t.attention()[l][h][q][k]));
-            }
-          }
-        }
-      }
-      double hidden = 0;
-      for (int q = 0; q < ids.length; q++) {
-        for (int i = 0; i < ref.lastHidden()[q].length; i++) {
-          hidden = Math.max(hidden, Math.abs(ref.lastHidden()[q][i] - t.hiddenStates()[q][i]));
-        }
-      }
+      double attn = ReferenceDiff.maxAbs(ref.attention(), t.attention());
+      double hidden = ReferenceDiff.maxAbs(ref.lastHidden(), t.hiddenStates());
       // The engine reports masked-LM probabilities at [MASK]; the reference's logits go through a softmax.
       double probs = 0;
       List<Integer> masks = new ArrayList<>();
