@@ -92,6 +92,18 @@ class FamilyReferenceTest {
     assertThat(hub.logits()).isDeepEqualTo(lm.logits());
   }
 
+  @ParameterizedTest
+  @CsvSource({"bert", "roberta", "distilbert", "albert"})
+  void anInt64PositionIdsBufferIsSkipped(String type) {
+    TinyFamilyCheckpoint with = TinyFamilyCheckpoint.create(type, 10).withPositionIdsBuffer();
+    Path folder = with.writeTo(dir.resolve("with"));
+    assertThat(SafetensorsF32Reader.read(folder.resolve("model.safetensors")).get(
+        FamilyConfigs.basePrefix(type) + "embeddings.position_ids").dtype()).isEqualTo("I64");
+    ReferenceForward.Result a = ReferenceForward.run(folder, IDS);
+    ReferenceForward.Result b = ReferenceForward.run(TinyFamilyCheckpoint.create(type, 10).writeTo(dir.resolve("without")), IDS);
+    assertThat(a.logits()).isDeepEqualTo(b.logits());
+  }
+
   @Test
   void robertaPositionsStartAfterThePaddingIndex() {
     // create_position_ids_from_input_ids with padding_idx 1: real tokens count 2, 3, ...; a pad stays at 1.

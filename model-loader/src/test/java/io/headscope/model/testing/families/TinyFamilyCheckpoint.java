@@ -77,6 +77,7 @@ public final class TinyFamilyCheckpoint {
   private boolean bare;
   private boolean hubGpt2;
   private boolean omitTied;
+  private boolean positionIds;
 
   private TinyFamilyCheckpoint(String modelType, Shape shape, long seed) {
     this.modelType = modelType;
@@ -159,6 +160,19 @@ public final class TinyFamilyCheckpoint {
     return this;
   }
 
+  /**
+   * Adds the int64 {@code embeddings.position_ids} buffer (1, max_position_embeddings) = 0, 1, 2, ... that
+   * checkpoints saved before transformers made it non-persistent still carry (BERT-style families only):
+   * a loader must skip it, not choke on its dtype.
+   */
+  public TinyFamilyCheckpoint withPositionIdsBuffer() {
+    if (modelType.equals("gpt2")) {
+      throw new IllegalStateException("GPT-2 has no position_ids buffer");
+    }
+    positionIds = true;
+    return this;
+  }
+
   /** Changes one tensor's values in place before writing (masked-LM/LM-head name, prefix included). */
   public TinyFamilyCheckpoint edit(String name, Consumer<float[]> change) {
     float[] v = values.get(name);
@@ -201,6 +215,9 @@ public final class TinyFamilyCheckpoint {
       List<RawSafetensors.Entry> entries = new ArrayList<>();
       for (Written w : written()) {
         entries.add(new RawSafetensors.Entry(w.name, "F32", w.shape, littleEndian(w.values)));
+      }
+      if (positionIds) {
+        entries.add(0, positionIdsEntry());
       }
       RawSafetensors.write(dir.resolve("model.safetensors"), entries);
       ObjectNode c = config.deepCopy();
@@ -427,6 +444,16 @@ public final class TinyFamilyCheckpoint {
     }
     values.put(name, v);
     shapes.put(name, dims);
+  }
+
+  private RawSafetensors.Entry positionIdsEntry() {
+    String prefix = bare ? "" : FamilyConfigs.basePrefix(modelType);
+    int n = config.get("max_position_embeddings").asInt();
+    ByteBuffer b = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
+    for (long i = 0; i < n; i++) {
+      b.putLong(i);
+    }
+    return new RawSafetensors.Entry(prefix + "embeddings.position_ids", "I64", new long[] {1, n}, b.array());
   }
 
   private static float[] lowerTriangle(int n) {
