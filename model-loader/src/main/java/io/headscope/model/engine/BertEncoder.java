@@ -264,6 +264,15 @@ final class BertEncoder {
     return Linear.linear(x, weight, null).singletonOrThrow().add(bias);
   }
 
+  /**
+   * The encoder's output as the heads read it: after the last layer of a pre-LayerNorm model comes its
+   * final LayerNorm (GPT-2's {@code ln_f}); a post-LayerNorm model's last layer ends normalised already.
+   * What {@link HookPoint#fin()} carries: Hugging Face's {@code last_hidden_state} in every family.
+   */
+  NDArray finalNorm(NDArray x) {
+    return w.finalLnWeight == null ? x : layerNorm(x, w.finalLnWeight, w.finalLnBias);
+  }
+
   /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
   NDArray mlmLogits(NDArray hidden) {
     if (!w.hasMaskedLmHead()) {
@@ -272,9 +281,8 @@ final class BertEncoder {
           + "so it cannot predict [MASK] tokens; attention maps still work.");
     }
     if (w.gptLmHead) {
-      // GPT-2: ln_f, then the (tied) word embeddings; no transform, no bias
-      NDArray normed = layerNorm(hidden, w.finalLnWeight, w.finalLnBias);
-      return Linear.linear(normed, w.wordEmbeddings, null).singletonOrThrow(); // (M, V)
+      // GPT-2: the (tied) word embeddings on the normalised state (finalNorm); no transform, no bias
+      return Linear.linear(hidden, w.wordEmbeddings, null).singletonOrThrow(); // (M, V)
     }
     NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias), headGelu); // (M, e)
     t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias, c.embeddingSize());

@@ -121,7 +121,7 @@ public final class Engine implements AutoCloseable {
           x = out;
         }
       }
-      x = hooks.at(HookPoint.fin(), x);
+      x = hooks.at(HookPoint.fin(), encoder.finalNorm(x));
       Readouts ro = rows == null ? r.readouts() : rows.readouts();
       List<List<RunResult.MaskDistribution>> mlm = (ro.maskedLmMaskId() >= 0 || ro.maskedLmMaskId() == Readouts.NEXT_TOKEN)
           && weights.hasMaskedLmHead()
@@ -193,7 +193,7 @@ public final class Engine implements AutoCloseable {
       }
       NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
       x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (1, T, d)
-      x = hooks.at(HookPoint.fin(), x);
+      x = hooks.at(HookPoint.fin(), encoder.finalNorm(x));
       long[] targets;
       NDArray loss;
       if (g.classifierLoss()) {
@@ -256,7 +256,7 @@ public final class Engine implements AutoCloseable {
       }
       NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
       x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, layers, hooks); // (B, T, d)
-      x = hooks.at(HookPoint.fin(), x);
+      x = hooks.at(HookPoint.fin(), encoder.finalNorm(x));
       NDArray logq = encoder.classifierLogits(x).logSoftmax(-1); // (B, labels)
       long[] index = new long[n];
       for (int b = 0; b < n; b++) {

@@ -54,9 +54,15 @@ public record HookPoint(Kind kind, int layer) {
     MLP_POST("mlp.hook_post", true),
     /** The feed-forward's output, (B, T, d). */
     MLP_OUT("hook_mlp_out", true),
-    /** {@code LayerNorm(resid_mid + mlp_out)}: the layer's output, (B, T, d). */
+    /**
+     * The layer's output, (B, T, d): {@code LayerNorm(resid_mid + mlp_out)}, or {@code resid_mid + mlp_out}
+     * in a pre-LayerNorm model (GPT-2).
+     */
     RESID_POST("hook_resid_post", true),
-    /** The encoder's output (the sequence output heads read), (B, T, d). */
+    /**
+     * The encoder's output (the sequence output heads read, after GPT-2's {@code ln_f}: Hugging Face's
+     * {@code last_hidden_state}), (B, T, d).
+     */
     FINAL("hook_final", false);
 
     private final String suffix;
