@@ -257,7 +257,16 @@ public final class HfTextEncoder implements TextEncoder {
   private Pieces pieces(String text) {
     ai.djl.huggingface.tokenizers.Encoding e =
         hf.encode(GoogleTextRules.withoutUnpairedSurrogates(text), false, false);
-    return new Pieces(e.getTokens(), e.getIds(), wordRuns(e.getWordIds()));
+    long[] ids = e.getIds();
+    String[] tokens = e.getTokens();
+    for (int i = 0; i < ids.length; i++) {
+      // Hugging Face names an added token by the text it matched: " <mask>" when the token takes the
+      // space before it. The vocabulary's spelling is the token.
+      if (ids[i] >= 0 && ids[i] < facts.idToToken.length && facts.idToToken[(int) ids[i]] != null) {
+        tokens[i] = facts.idToToken[(int) ids[i]];
+      }
+    }
+    return new Pieces(tokens, ids, wordRuns(e.getWordIds()));
   }
 
   /**
