@@ -69,13 +69,14 @@ public final class HfTextEncoder implements TextEncoder {
 
   @Override
   public AnnotatedEncoding annotate(String a, String b) {
-    Pieces first = pieces(a == null ? "" : a);
+    // Blank text is no sentence, though a byte-level model would encode its spaces.
+    Pieces first = pieces(a == null || a.isBlank() ? "" : a);
     if (first.size() == 0) {
       throw new HeadScopeException("The text is empty: type a sentence.");
     }
     Pieces second = null;
     if (b != null) {
-      second = pieces(b);
+      second = pieces(b.isBlank() ? "" : b);
       if (second.size() == 0) {
         throw new HeadScopeException(
             "The second sentence is empty: type a second sentence, or leave it out to encode one sentence.");

@@ -31,8 +31,6 @@ final class TokenizerFacts {
   final long unkId;
   final long maskId;
   final SpecialTemplate template;
-  /** A byte-level pre-tokenizer (GPT-2, RoBERTa): a word in mid-sentence carries its space. */
-  final boolean byteLevel;
   final JsonNode root;
 
   private TokenizerFacts(Path file, JsonNode root) {
@@ -98,20 +96,6 @@ final class TokenizerFacts {
         specialIds.add(s.id());
       }
     });
-    byteLevel = mentions(root.path("pre_tokenizer"), "ByteLevel");
-  }
-
-  /** Whether {@code node} or one of its nested pre-tokenizers has the given type. */
-  private static boolean mentions(JsonNode node, String type) {
-    if (type.equals(node.path("type").asText())) {
-      return true;
-    }
-    for (JsonNode child : node.path("pretokenizers")) {
-      if (mentions(child, type)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Whether the text rules are BERT's (a BertNormalizer and the BERT pre-tokenizer). */

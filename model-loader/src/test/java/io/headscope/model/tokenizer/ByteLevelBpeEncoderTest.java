@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * RoBERTa- and GPT-2-like byte-level BPE ({@link HandTokenizers#roberta}, {@link HandTokenizers#gpt2}).
@@ -157,7 +159,20 @@ class ByteLevelBpeEncoderTest {
     try (HfTextEncoder enc = roberta(32)) {
       assertThatThrownBy(() -> enc.encode("")).hasMessage("The text is empty: type a sentence.");
       assertThatThrownBy(() -> enc.encode(null)).hasMessage("The text is empty: type a sentence.");
+      // A byte-level model would encode the spaces themselves (Ġ Ġ), but blank text is no sentence.
+      assertThatThrownBy(() -> enc.encode(" \t\n ")).hasMessage("The text is empty: type a sentence.");
       assertThatThrownBy(() -> enc.encode("a", "")).hasMessageStartingWith("The second sentence is empty");
+    }
+  }
+
+  /** Every byte is in a byte-level vocabulary: controls, lone surrogates and emoji sequences encode. */
+  @ParameterizedTest
+  @ValueSource(strings = {"a\u0000b\u0001c\u007F", "\uDC00\uD800 orphans \uD83D", "👩‍👩‍👧 🇫🇷", "\u202Eab\u202C"})
+  void oddCharactersNeverThrow(String text) {
+    try (HfTextEncoder enc = roberta(256)) {
+      Encoding e = enc.encode(text, text);
+      assertThat(e.tokens()).doesNotContainNull();
+      assertThat(java.util.Arrays.stream(e.ids())).allMatch(id -> id >= 0 && id < enc.vocabSize());
     }
   }
 
