@@ -139,6 +139,23 @@ final class HandTokenizers {
     return write(dir.resolve("albert-tokenizer.json"), root);
   }
 
+  /**
+   * XLM-R-like: the ALBERT-like Unigram with RoBERTa's specials and template, {@code <s>}2 {@code
+   * </s>}3 {@code <mask>}4 in place of [CLS] [SEP] [MASK] (the other ids unchanged).
+   */
+  static Path xlmRoberta(Path dir) {
+    try {
+      String json = Files.readString(albert(dir))
+          .replace("[CLS]", "<s>").replace("[SEP]", "</s>").replace("[MASK]", "<mask>");
+      Map<String, Object> root = new ObjectMapper().readValue(json, LinkedHashMap.class);
+      root.put("post_processor", Map.of("type", "RobertaProcessing", "sep", List.of("</s>", 3),
+          "cls", List.of("<s>", 2), "trim_offsets", true, "add_prefix_space", true));
+      return write(dir.resolve("xlmr-tokenizer.json"), root);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** DistilBERT/ELECTRA-like WordPiece, through the project's own BERT writer. */
   static Path wordPiece(Path dir) {
     String json = TokenizerJsonWriter.toJson(List.of(

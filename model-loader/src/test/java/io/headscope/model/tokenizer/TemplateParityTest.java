@@ -24,12 +24,13 @@ class TemplateParityTest {
     "roberta | café 😀 | a b",
     "roberta | a <mask> b | d c",
     "albert | The unseen cat | the [MASK] cat",
+    "xlmr | the unseen cat | the <mask> cat",
     "wordpiece | The unseen cats. | [MASK] cat",
     "gpt2 | café 😀 | a b"
   })
   void layoutIsHuggingFacesOwn(String family, String a, String b) throws IOException {
     Map<String, Function<Path, Path>> files = Map.of("roberta", HandTokenizers::roberta,
-        "albert", HandTokenizers::albert, "wordpiece", HandTokenizers::wordPiece, "gpt2", HandTokenizers::gpt2);
+        "albert", HandTokenizers::albert, "xlmr", HandTokenizers::xlmRoberta, "wordpiece", HandTokenizers::wordPiece, "gpt2", HandTokenizers::gpt2);
     Path json = files.get(family).apply(dir);
     try (HfTextEncoder ours = HfTextEncoder.open(json, 64);
         HuggingFaceTokenizer hf = HuggingFaceTokenizer.newInstance(

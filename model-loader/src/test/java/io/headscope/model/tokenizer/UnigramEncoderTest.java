@@ -50,6 +50,22 @@ class UnigramEncoderTest {
     }
   }
 
+  /** XLM-R: the same pieces in RoBERTa's template, one segment. */
+  @Test
+  void xlmRobertaPairIsSBSlashSSlashSBSlashS() {
+    try (HfTextEncoder enc = HfTextEncoder.open(HandTokenizers.xlmRoberta(dir), 32)) {
+      AnnotatedEncoding x = enc.annotate("the cat", "unseen");
+      assertThat(x.encoding().tokens())
+          .containsExactly("<s>", "▁the", "▁cat", "</s>", "</s>", "▁un", "seen", "</s>");
+      assertThat(x.encoding().ids()).containsExactly(2, 14, 15, 3, 3, 7, 13, 3);
+      assertThat(x.encoding().segments()).containsOnly(0L);
+      assertThat(x.encoding().secondStart()).isEqualTo(5);
+      assertThat(x.wordOfToken()).containsExactly(-1, 0, 1, -1, -1, 2, 2, -1);
+      assertThat(enc.encode("the <mask> cat").ids()).containsExactly(2, 14, 4, 15, 3);
+      assertThat(enc.maskId()).isEqualTo(4);
+    }
+  }
+
   /** 2 + 2 tokens in 5 - 3 specials: the tie cuts b first, then a is the longer. */
   @Test
   void pairIsCutLongestFirst() {
