@@ -80,8 +80,8 @@ record SpecialTemplate(List<Piece> single, List<Piece> pair) {
       }
       case "TemplateProcessing":
         return new SpecialTemplate(
-            pieces(post.path("single"), post.path("special_tokens"), idOf, file),
-            pieces(post.path("pair"), post.path("special_tokens"), idOf, file));
+            pieces(post.path("single"), post.path("special_tokens"), idOf, file, "$A"),
+            pieces(post.path("pair"), post.path("special_tokens"), idOf, file, "$A $B"));
       default:
         throw new HeadScopeException(
             file + " has a post_processor of type \"" + type + "\", which HeadScope does not read.");
@@ -96,8 +96,9 @@ record SpecialTemplate(List<Piece> single, List<Piece> pair) {
     return new Special(pair.get(0).asText(), pair.get(1).asLong(), typeId);
   }
 
+  /** @param sentences the sentences the template must hold, in order: {@code "$A"} or {@code "$A $B"} */
   private static List<Piece> pieces(
-      JsonNode list, JsonNode specials, Function<String, Long> idOf, Path file) {
+      JsonNode list, JsonNode specials, Function<String, Long> idOf, Path file, String sentences) {
     List<Piece> out = new ArrayList<>();
     for (JsonNode item : list) {
       if (item.has("Sequence")) {
@@ -124,8 +125,11 @@ record SpecialTemplate(List<Piece> single, List<Piece> pair) {
         throw new HeadScopeException(file + " has a post_processor template entry that is neither a Sequence nor a SpecialToken.");
       }
     }
-    if (out.stream().noneMatch(p -> p instanceof Sentence)) {
-      throw new HeadScopeException(file + " has a post_processor template without the sentence ($A) in it.");
+    String found = String.join(" ", out.stream()
+        .filter(p -> p instanceof Sentence).map(p -> ((Sentence) p).first() ? "$A" : "$B").toList());
+    if (!found.equals(sentences)) {
+      throw new HeadScopeException(file + " has a post_processor template with " + (found.isEmpty() ? "no sentence"
+          : found) + " where HeadScope expects " + sentences + ".");
     }
     return out;
   }

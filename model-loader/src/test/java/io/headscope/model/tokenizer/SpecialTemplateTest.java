@@ -1,8 +1,10 @@
 package io.headscope.model.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.SpecialTemplate.Sentence;
 import io.headscope.model.tokenizer.SpecialTemplate.Special;
 import java.io.IOException;
@@ -40,6 +42,15 @@ class SpecialTemplateTest {
     assertThat(t.single()).containsExactly(new Special("<bos>", 7, 0), new Sentence(true, 0));
     assertThat(t.pair()).containsExactly(new Special("<bos>", 7, 0), new Sentence(true, 0),
         new Special("<bos>", 7, 1), new Sentence(false, 1));
+  }
+
+  @Test
+  void aPairTemplateWithoutBIsRefused() {
+    assertThatThrownBy(() -> parse("{\"type\": \"TemplateProcessing\","
+        + " \"single\": [{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}],"
+        + " \"pair\": [{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"special_tokens\": {}}", Map.of()))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessage("tokenizer.json has a post_processor template with $A where HeadScope expects $A $B.");
   }
 
   @Test
