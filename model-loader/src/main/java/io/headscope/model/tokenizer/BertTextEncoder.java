@@ -11,9 +11,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns one sentence or a pair into BERT input: {@code [CLS] a [SEP]} or {@code [CLS] a [SEP] b
@@ -29,7 +31,7 @@ import java.util.Map;
  * A {@code [MASK]} (or {@code [SEP]}, {@code [CLS]}, ...) typed literally in the text is kept as that
  * special token, as Hugging Face does; it keeps the segment of the sentence it was typed in.
  */
-public final class BertTextEncoder implements AutoCloseable {
+public final class BertTextEncoder implements TextEncoder {
   /** Room for {@code [CLS] a [SEP] b [SEP]} with at least one wordpiece of each sentence. */
   public static final int MIN_LENGTH = 5;
 
@@ -49,6 +51,7 @@ public final class BertTextEncoder implements AutoCloseable {
   private final boolean lowercase;
   private final boolean stripAccents;
   private final List<String> addedTokens;
+  private final Set<Long> specialIds;
 
   private BertTextEncoder(HuggingFaceTokenizer hf, int maxLength, Vocabulary vocab) {
     this.hf = hf;
@@ -62,6 +65,9 @@ public final class BertTextEncoder implements AutoCloseable {
     this.lowercase = vocab.lowercase;
     this.stripAccents = vocab.stripAccents;
     this.addedTokens = vocab.addedTokens;
+    Set<Long> special = new HashSet<>(List.of(clsId, sepId));
+    addedTokens.forEach(t -> special.add(vocab.id(t)));
+    this.specialIds = Set.copyOf(special);
   }
 
   /**
@@ -89,6 +95,7 @@ public final class BertTextEncoder implements AutoCloseable {
   }
 
   /** {@code [CLS] a [SEP]}. */
+  @Override
   public Encoding encode(String a) {
     return encode(a, null);
   }
@@ -100,7 +107,18 @@ public final class BertTextEncoder implements AutoCloseable {
    *
    * @throws HeadScopeException if {@code a}, or a non-null {@code b}, has no token at all
    */
+  @Override
   public Encoding encode(String a, String b) {
+    return annotate(a, b).encoding();
+  }
+
+  /**
+   * {@link #encode(String, String)} with its words: those of Hugging Face's BERT pre-tokenizer (split
+   * at spaces and around each punctuation mark and CJK character), {@code ##} pieces in the word of
+   * the piece before them.
+   */
+  @Override
+  public AnnotatedEncoding annotate(String a, String b) {
     Pieces first = a == null ? Pieces.NONE : wordpieces(a);
     if (first.size() == 0) {
       throw new HeadScopeException("The text is empty: type a sentence.");
@@ -130,30 +148,45 @@ public final class BertTextEncoder implements AutoCloseable {
     List<String> tokens = new ArrayList<>(n);
     long[] ids = new long[n];
     long[] segments = new long[n];
+    boolean[] special = new boolean[n];
+    int[] wordOf = new int[n];
     int t = 0;
     tokens.add(CLS);
+    special[t] = true;
+    wordOf[t] = -1;
     ids[t++] = clsId;
     for (int i = 0; i < na; i++) {
       tokens.add(first.tokens[i]);
+      wordOf[t] = first.wordOf[i];
       ids[t++] = first.ids[i];
     }
+    int wordsOfA = na == 0 ? 0 : first.wordOf[na - 1] + 1;
     tokens.add(SEP);
+    special[t] = true;
+    wordOf[t] = -1;
     ids[t++] = sepId;
     int secondStart = -1;
+    int wordsOfB = 0;
     if (second != null) {
       secondStart = t;
       for (int i = 0; i < nb; i++) {
         tokens.add(second.tokens[i]);
+        wordOf[t] = wordsOfA + second.wordOf[i];
         ids[t++] = second.ids[i];
       }
+      wordsOfB = nb == 0 ? 0 : second.wordOf[nb - 1] + 1;
       tokens.add(SEP);
+      special[t] = true;
+      wordOf[t] = -1;
       ids[t++] = sepId;
       Arrays.fill(segments, secondStart, n, 1L);
     }
-    return new Encoding(tokens, ids, segments, secondStart, dropped);
+    return new AnnotatedEncoding(new Encoding(tokens, ids, segments, secondStart, dropped), special, wordOf,
+        wordsOfA + wordsOfB);
   }
 
   /** The wordpieces of one sentence, no special tokens added, nothing cut. */
+  @Override
   public List<String> tokenize(String text) {
     return List.of(wordpieces(text == null ? "" : text).tokens);
   }
@@ -164,6 +197,7 @@ public final class BertTextEncoder implements AutoCloseable {
    * becomes {@code [UNK]}. Nothing is cut: {@link WordEncoding#fits()} says whether the model can take
    * it.
    */
+  @Override
   public WordEncoding encodeWords(List<String> words) {
     List<String> tokens = new ArrayList<>();
     List<Long> ids = new ArrayList<>();
@@ -217,14 +251,28 @@ public final class BertTextEncoder implements AutoCloseable {
     return p.ids[0];
   }
 
+  /** {@link #singleWordpieceId}: BERT's targets keep their rules. */
+  @Override
+  public long singleTokenId(String word) {
+    return singleWordpieceId(word);
+  }
+
   /** The most tokens an encoding may have, special tokens included. */
+  @Override
   public int maxLength() {
     return maxLength;
   }
 
   /** The id of {@code [MASK]}. */
+  @Override
   public long maskId() {
     return maskId;
+  }
+
+  /** {@code [CLS]}, {@code [SEP]} and every added token of the tokenizer ({@code [PAD]}, {@code [MASK]}, ...). */
+  @Override
+  public Set<Long> specialIds() {
+    return specialIds;
   }
 
   public long clsId() {
@@ -240,6 +288,7 @@ public final class BertTextEncoder implements AutoCloseable {
    * the tokenizer has no token for (a model whose embedding matrix is larger than its vocabulary)
    * is shown as {@code <id 12345>}.
    */
+  @Override
   public String vocabToken(long id) {
     if (id >= 0 && id < idToToken.length && idToToken[(int) id] != null) {
       return idToToken[(int) id];
@@ -251,6 +300,7 @@ public final class BertTextEncoder implements AutoCloseable {
   }
 
   /** One more than the largest id of the vocabulary (30522 for bert-base-uncased). */
+  @Override
   public int vocabSize() {
     return idToToken.length;
   }
@@ -262,8 +312,9 @@ public final class BertTextEncoder implements AutoCloseable {
 
   // --- wordpieces --------------------------------------------------------------------------
 
-  private record Pieces(String[] tokens, long[] ids) {
-    static final Pieces NONE = new Pieces(new String[0], new long[0]);
+  /** @param wordOf each piece's word in its sentence, from 0 (see {@link HfTextEncoder#wordRuns}) */
+  private record Pieces(String[] tokens, long[] ids, int[] wordOf) {
+    static final Pieces NONE = new Pieces(new String[0], new long[0], new int[0]);
 
     int size() {
       return ids.length;
@@ -272,7 +323,7 @@ public final class BertTextEncoder implements AutoCloseable {
 
   private Pieces wordpieces(String text) {
     ai.djl.huggingface.tokenizers.Encoding e = hf.encode(prepare(text), false, false);
-    return new Pieces(e.getTokens(), e.getIds());
+    return new Pieces(e.getTokens(), e.getIds(), HfTextEncoder.wordRuns(e.getWordIds()));
   }
 
   /** The text as Hugging Face should see it to split it as Google does (see {@link GoogleTextRules}). */

@@ -58,8 +58,16 @@ public final class TokenizerJsonWriter {
    * moved into place only when complete.
    */
   public static void write(Path vocabTxt, boolean lowercase, Path tokenizerJsonOut) throws IOException {
-    byte[] json = toJson(vocabTxt, lowercase).getBytes(StandardCharsets.UTF_8);
-    Path target = tokenizerJsonOut.toAbsolutePath().normalize();
+    writeAtomically(toJson(vocabTxt, lowercase), tokenizerJsonOut);
+  }
+
+  /**
+   * Writes {@code text} to {@code out} through a temporary file in the same folder, moved into place
+   * only when complete, so a reader never sees half a tokenizer.
+   */
+  static void writeAtomically(String text, Path out) throws IOException {
+    byte[] json = text.getBytes(StandardCharsets.UTF_8);
+    Path target = out.toAbsolutePath().normalize();
     Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".part");
     try {
       Files.write(temp, json);
@@ -162,8 +170,13 @@ public final class TokenizerJsonWriter {
     model.put("vocab", vocabJson);
     root.put("model", model);
 
-    StringBuilder out = new StringBuilder(vocab.size() * 24);
-    PrettyJson.value(out, root, 0);
+    return pretty(root, vocab.size() * 24);
+  }
+
+  /** {@code value} (maps, lists, strings, numbers, booleans, null) laid out as serde_json does. */
+  static String pretty(Object value, int sizeHint) {
+    StringBuilder out = new StringBuilder(sizeHint);
+    PrettyJson.value(out, value, 0);
     return out.toString();
   }
 
