@@ -19,6 +19,8 @@ import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.tokenizer.BertTextEncoder;
+import io.headscope.model.tokenizer.TextEncoder;
+import io.headscope.model.tokenizer.TextEncoders;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +36,12 @@ import java.util.function.UnaryOperator;
  */
 public final class BertModel implements AutoCloseable {
   private final Engine engine;
-  private final BertTextEncoder tokenizer;
+  private final TextEncoder tokenizer;
   private final Traces traces;
   private final ModelFiles files;
   private ModelFiles.Identity identity;
 
-  private BertModel(ModelFiles files, Engine engine, BertTextEncoder tokenizer) {
+  private BertModel(ModelFiles files, Engine engine, TextEncoder tokenizer) {
     this.files = files;
     this.engine = engine;
     this.tokenizer = tokenizer;
@@ -59,10 +61,11 @@ public final class BertModel implements AutoCloseable {
           + ".");
     }
     Engine engine = null;
-    BertTextEncoder tokenizer = null;
+    TextEncoder tokenizer = null;
     try (Safetensors st = Safetensors.open(files.weights())) {
       engine = Engine.load(config, st);
-      tokenizer = BertTextEncoder.open(files.tokenizer(), config.maxTokens());
+      // the tokenizer's own kind (WordPiece, byte-level BPE, Unigram) and special-token template
+      tokenizer = TextEncoders.open(files.tokenizer(), config.maxTokens());
       if (tokenizer.vocabSize() > config.vocabSize()) {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
@@ -120,7 +123,7 @@ public final class BertModel implements AutoCloseable {
     return labels.subList(0, engine.classifierLabels());
   }
 
-  public BertTextEncoder tokenizer() {
+  public TextEncoder tokenizer() {
     return tokenizer;
   }
 

@@ -46,15 +46,14 @@ public record MlmProbe(Kind kind, Encoding input, int[] positions, long[] origin
       return nextTokens(e, seed);
     }
     long mask = model.tokenizer().maskId();
-    long cls = model.tokenizer().clsId();
-    long sep = model.tokenizer().sepId();
+    java.util.Set<Long> specials = model.tokenizer().specialIds();
     long[] ids = e.ids();
     List<Integer> masks = new ArrayList<>();
     List<Integer> wordpieces = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       if (ids[i] == mask) {
         masks.add(i);
-      } else if (ids[i] != cls && ids[i] != sep) {
+      } else if (!specials.contains(ids[i])) {
         wordpieces.add(i);
       }
     }

@@ -14,7 +14,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.TraceRequest;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadScopeException;
-import io.headscope.model.tokenizer.BertTextEncoder;
+import io.headscope.model.tokenizer.TextEncoder;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -77,8 +77,13 @@ public final class ModelComparison {
       throw new HeadScopeException("Cannot compare " + a.name() + " (" + la + " layers x " + ha + " heads) with "
           + b.name() + " (" + lb + " layers x " + hb + " heads): the models must have the same shape.");
     }
-    BertTextEncoder ta = a.tokenizer();
-    BertTextEncoder tb = b.tokenizer();
+    TextEncoder ta = a.tokenizer();
+    TextEncoder tb = b.tokenizer();
+    if (a.config().family() != b.config().family()) {
+      throw new HeadScopeException("Cannot compare " + a.name() + " (" + a.config().family().displayName + ") with "
+          + b.name() + " (" + b.config().family().displayName + "): inputs are tokenized once, with the special "
+          + "tokens of one family, for both.");
+    }
     if (ta.vocabSize() != tb.vocabSize()) {
       throw new HeadScopeException("Cannot compare " + a.name() + " with " + b.name() + ": their vocabularies differ ("
           + ta.vocabSize() + " and " + tb.vocabSize() + " tokens), and inputs are tokenized once, with "

@@ -57,8 +57,8 @@ class TargetMetricSweepTest {
   @Test
   void everyMetricEqualsPlainPasses() {
     Encoding e = model.encode("the [MASK] sat on the [MASK] .", null);
-    long cat = model.tokenizer().singleWordpieceId("cat");
-    long dog = model.tokenizer().singleWordpieceId("Dog"); // an uncased model lower-cases
+    long cat = model.tokenizer().singleTokenId("cat");
+    long dog = model.tokenizer().singleTokenId("Dog"); // an uncased model lower-cases
     assertThat(model.tokenizer().vocabToken(dog)).isEqualTo("dog");
     List<TargetMetric> metrics = List.of(
         new TargetMetric(TargetMetric.Kind.LOGPROB, cat, -1),
@@ -82,10 +82,10 @@ class TargetMetricSweepTest {
 
   @Test
   void aTargetNeedsAMaskAndOneWordpiece() {
-    TargetMetric m = new TargetMetric(TargetMetric.Kind.LOGPROB, model.tokenizer().singleWordpieceId("cat"), -1);
+    TargetMetric m = new TargetMetric(TargetMetric.Kind.LOGPROB, model.tokenizer().singleTokenId("cat"), -1);
     assertThatThrownBy(() -> new AblationSweep(model).run(model.encode("the cat sat .", null),
         AblationSweep.Options.DEFAULT.following(m))).isInstanceOf(HeadScopeException.class).hasMessageContaining("[MASK]");
-    assertThatThrownBy(() -> model.tokenizer().singleWordpieceId("catdog"))
+    assertThatThrownBy(() -> model.tokenizer().singleTokenId("catdog"))
         .isInstanceOf(HeadScopeException.class).hasMessageContaining("wordpieces");
     assertThatThrownBy(() -> new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, 7, -1)).isInstanceOf(HeadScopeException.class);
   }

@@ -89,8 +89,8 @@ final class AblateCommand extends ShardableCommand {
       List<Encoding> encoded = inputs.encode(bert, shard);
       AblationSweep.Options options = new AblationSweep.Options(m, layers, inputs.seed);
       if (kind != null) {
-        options = options.following(new TargetMetric(kind, bert.tokenizer().singleWordpieceId(target),
-            contrast == null ? -1 : bert.tokenizer().singleWordpieceId(contrast)));
+        options = options.following(new TargetMetric(kind, bert.tokenizer().singleTokenId(target),
+            contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast)));
       }
       AblationResult r;
       try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {

@@ -92,6 +92,10 @@ final class FinetuneCommand implements Callable<Integer> {
     if (model.gelu != null) {
       config = config.withHiddenAct(model.gelu);
     }
+    if (config.family() != io.headscope.model.core.Family.BERT) {
+      throw new HeadScopeException("finetune builds BERT's sequence classifier (BertForSequenceClassification); "
+          + files.name() + " is a " + config.family().displayName + ", whose classifier head HeadScope does not build yet.");
+    }
     if (maxLength == null) {
       maxLength = Math.min(128, config.maxPositionEmbeddings());
     } else if (maxLength > config.maxPositionEmbeddings()) {

@@ -72,8 +72,8 @@ class PredictionsViewModelTest {
         .isCloseTo(Math.log(top.get(0).probability() / top.get(1).probability()), within(1e-4));
     assertThat(r.logAfter()).isEqualTo(r.logBefore());
     assertThat(main.session().target()).isEqualTo(new TargetMetric(TargetMetric.Kind.LOGIT_DIFF,
-        main.modelProperty().get().tokenizer().singleWordpieceId(first),
-        main.modelProperty().get().tokenizer().singleWordpieceId(second)));
+        main.modelProperty().get().tokenizer().singleTokenId(first),
+        main.modelProperty().get().tokenizer().singleTokenId(second)));
 
     main.toggleHead(new Head(1, 2));
     r = vm.targetRowsProperty().get(0);

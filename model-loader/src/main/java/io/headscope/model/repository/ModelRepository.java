@@ -315,11 +315,15 @@ public final class ModelRepository {
 
   // --- local Hugging Face folders ----------------------------------------------------------
 
-  /** Checks a Hugging Face BERT folder; generates {@code tokenizer.json} into the cache if missing. */
+  /**
+   * Checks a Hugging Face model folder (any family HeadScope reads); generates {@code tokenizer.json} into
+   * the cache when the folder has only {@code vocab.json} + {@code merges.txt} (GPT-2, RoBERTa) or
+   * {@code vocab.txt} (BERT), leaving the folder as it is.
+   */
   public ModelFiles folder(Path folder) {
     if (!Files.isDirectory(folder)) {
-      throw new HeadScopeException(folder + " is not a folder: give a Hugging Face BERT folder "
-          + "(config.json, model.safetensors, tokenizer.json or vocab.txt).");
+      throw new HeadScopeException(folder + " is not a folder: give a Hugging Face model folder "
+          + "(config.json, model.safetensors, and tokenizer.json, vocab.json + merges.txt, or vocab.txt).");
     }
     Path config = folder.resolve("config.json");
     Path weights = folder.resolve("model.safetensors");
@@ -337,14 +341,38 @@ public final class ModelRepository {
     Path tokenizer = folder.resolve("tokenizer.json");
     if (!Files.isRegularFile(tokenizer)) {
       Path vocab = folder.resolve("vocab.txt");
-      if (!Files.isRegularFile(vocab)) {
-        throw new HeadScopeException(folder + " has neither tokenizer.json nor vocab.txt.");
+      Path vocabJson = folder.resolve("vocab.json");
+      Path merges = folder.resolve("merges.txt");
+      if (Files.isRegularFile(vocabJson) && Files.isRegularFile(merges)) {
+        tokenizer = generatedBpeTokenizer(vocabJson, merges);
+      } else if (Files.isRegularFile(vocabJson)) {
+        throw new HeadScopeException(folder + " has vocab.json but no merges.txt beside it, so its tokenizer is incomplete.");
+      } else if (!Files.isRegularFile(vocab)) {
+        throw new HeadScopeException(folder + " has no tokenizer: no tokenizer.json, vocab.json + merges.txt or vocab.txt.");
+      } else {
+        tokenizer = generatedTokenizer(folder, vocab);
       }
-      tokenizer = generatedTokenizer(folder, vocab);
     }
     String name = folder.toAbsolutePath().normalize().getFileName() == null
         ? folder.toString() : folder.toAbsolutePath().normalize().getFileName().toString();
     return new ModelFiles(name, config, weights, tokenizer);
+  }
+
+  /** A byte-level BPE {@code tokenizer.json} from GPT-2's or RoBERTa's older file pair, cached by their content. */
+  private Path generatedBpeTokenizer(Path vocabJson, Path merges) {
+    try {
+      String key = sha256((sha256(Files.readAllBytes(vocabJson)) + sha256(Files.readAllBytes(merges)))
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "-bpe";
+      Path out = cacheRoot.resolve("tokenizers").resolve(key + ".json");
+      if (!Files.isRegularFile(out)) {
+        Files.createDirectories(out.getParent());
+        io.headscope.model.tokenizer.BpeTokenizerJson.write(vocabJson, merges, out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot build a tokenizer from " + vocabJson + " and " + merges + ": "
+          + e.getMessage(), e);
+    }
   }
 
   private Path generatedTokenizer(Path folder, Path vocab) {

@@ -65,7 +65,7 @@ class BadCheckpointTest {
   void missingTokenizerAndVocab() throws IOException {
     Files.delete(dir.resolve("tokenizer.json"));
     Files.delete(dir.resolve("vocab.txt"));
-    assertThat(loadFails()).hasMessageContaining(dir.toString()).hasMessageContaining("neither tokenizer.json nor vocab.txt");
+    assertThat(loadFails()).hasMessageContaining(dir.toString()).hasMessageContaining("has no tokenizer: no tokenizer.json, vocab.json + merges.txt or vocab.txt");
   }
 
   @Test

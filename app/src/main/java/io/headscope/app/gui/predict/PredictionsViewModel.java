@@ -100,8 +100,8 @@ public final class PredictionsViewModel {
     }
     TargetMetric tm;
     try {
-      long target = m.tokenizer().singleWordpieceId(t);
-      long contrast = c.isEmpty() ? -1 : m.tokenizer().singleWordpieceId(c);
+      long target = m.tokenizer().singleTokenId(t);
+      long contrast = c.isEmpty() ? -1 : m.tokenizer().singleTokenId(c);
       TargetMetric.Kind k = metric.get() == TargetMetric.Kind.LOGIT_DIFF && contrast < 0 ? TargetMetric.Kind.LOGPROB : metric.get();
       tm = new TargetMetric(k, target, contrast);
     } catch (HeadScopeException e) {
