@@ -129,10 +129,14 @@ public final class BertModel implements AutoCloseable {
 
   /** Tokenizes a sentence or a pair ({@code b} null for a single sentence). */
   public Encoding encode(String a, String b) {
-    if (b != null) {
-      refusePairs();
+    if (b == null) {
+      return tokenizer.encode(a);
     }
-    return b == null ? tokenizer.encode(a) : tokenizer.encode(a, b);
+    // a pair is refused only where the family's template gives the second sentence a type the model
+    // has no embedding for (BERT trained on one type); RoBERTa's template keeps every token in type 0
+    Encoding pair = tokenizer.encode(a, b);
+    checkSegments(List.of(pair));
+    return pair;
   }
 
   /** A model trained with one segment type (type_vocab_size 1) has no embedding for a second sentence. */

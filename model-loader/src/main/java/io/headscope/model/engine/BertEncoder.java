@@ -94,9 +94,7 @@ final class BertEncoder {
     // DJL attaches an op's result to its first operand's manager: gather into the call's scope, or
     // every array downstream would belong to the weights and outlive the call.
     NDManager scope = ids.getManager();
-    // RoBERTa's positions start after the padding id; padding tokens of a batch get later ones, unseen
-    int first = c.positionOffset();
-    NDArray positions = scope.arange(first, first + (int) t).expandDims(0); // (1, T)
+    NDArray positions = positionIds(ids);
     NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids))
         .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions))); // (B, T, e)
     if (w.tokenTypeEmbeddings != null) {
@@ -109,6 +107,23 @@ final class BertEncoder {
       x = dense(x, w.embProjWeight, w.embProjBias); // (B, T, e) to (B, T, d)
     }
     return hooks.at(HookPoint.embed(), x);
+  }
+
+  /**
+   * Position ids: {@code 0 .. T-1}, or for RoBERTa and XLM-R Hugging Face's {@code
+   * create_position_ids_from_input_ids}: the n-th token that is not the padding id gets {@code pad + n}
+   * (the first {@code pad + 1}), a padding id itself gets {@code pad}. Text never holds the padding id
+   * unless it is typed ({@code <pad>}); a batch's own padding, past each input's end, is masked anyway.
+   */
+  private NDArray positionIds(NDArray ids) {
+    long t = ids.getShape().get(1);
+    NDManager scope = ids.getManager();
+    if (c.positionOffset() == 0) {
+      return scope.arange(0, (int) t).expandDims(0); // (1, T)
+    }
+    NDArray pad = scope.create((long) (c.positionOffset() - 1));
+    NDArray real = ids.neq(pad).toType(ai.djl.ndarray.types.DataType.INT64, false); // (B, T)
+    return real.cumSum(1).mul(real).add(pad); // (B, T)
   }
 
   /** Runs layers {@code from} (inclusive) to {@code to} (exclusive) on {@code x} (B, T, d), for gradients. */

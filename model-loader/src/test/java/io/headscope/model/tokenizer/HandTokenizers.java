@@ -16,7 +16,7 @@ import java.util.Map;
  * layout Hugging Face saves. No published vocabulary is copied: the pieces and merges are made up
  * so that each expected token can be worked out on paper.
  */
-final class HandTokenizers {
+public final class HandTokenizers {
   private HandTokenizers() {}
 
   /**
@@ -74,7 +74,7 @@ final class HandTokenizers {
     return byteLevelVocab(List.of(), "<|endoftext|>");
   }
 
-  static Path roberta(Path dir) {
+  public static Path roberta(Path dir) {
     Map<String, Integer> vocab = robertaVocab();
     Map<String, Object> root = header(List.of(
         added(0, "<s>", false), added(1, "<pad>", false), added(2, "</s>", false), added(3, "<unk>", false),
@@ -88,7 +88,7 @@ final class HandTokenizers {
     return write(dir.resolve("roberta-tokenizer.json"), root);
   }
 
-  static Path gpt2(Path dir) {
+  public static Path gpt2(Path dir) {
     Map<String, Object> root = header(List.of(added(266, "<|endoftext|>", false)));
     root.put("normalizer", null);
     root.put("pre_tokenizer", byteLevel());
@@ -102,7 +102,7 @@ final class HandTokenizers {
    * ALBERT-like Unigram: lower-cases, {@code ▁} before every word, {@code [CLS] a [SEP] b [SEP]} with
    * {@code b [SEP]} in segment 1. {@code [MASK]} takes the space before it, as ALBERT's does.
    */
-  static Path albert(Path dir) {
+  public static Path albert(Path dir) {
     Map<String, Object> root = header(List.of(
         added(0, "<pad>", false), added(1, "<unk>", false), added(2, "[CLS]", false), added(3, "[SEP]", false),
         added(4, "[MASK]", true)));
@@ -143,7 +143,7 @@ final class HandTokenizers {
    * XLM-R-like: the ALBERT-like Unigram with RoBERTa's specials and template, {@code <s>}2 {@code
    * </s>}3 {@code <mask>}4 in place of [CLS] [SEP] [MASK] (the other ids unchanged).
    */
-  static Path xlmRoberta(Path dir) {
+  public static Path xlmRoberta(Path dir) {
     try {
       String json = Files.readString(albert(dir))
           .replace("[CLS]", "<s>").replace("[SEP]", "</s>").replace("[MASK]", "<mask>");
@@ -157,7 +157,7 @@ final class HandTokenizers {
   }
 
   /** DistilBERT/ELECTRA-like WordPiece, through the project's own BERT writer. */
-  static Path wordPiece(Path dir) {
+  public static Path wordPiece(Path dir) {
     String json = TokenizerJsonWriter.toJson(List.of(
         "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "un", "##seen", "cat", ".", "##s"), true);
     try {
