@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * Embeddings, biases and LayerNorms keep their PyTorch names; the exporter often renames the MatMul weights
  * ({@code onnx::MatMul_787}) and stores them (in, out), the transpose of {@code Linear.weight}. Such a weight
  * is named after the bias its MatMul's output is added to ({@code ...query.bias} gives {@code ...query.weight}),
- * else after the MatMul node's own path ({@code /encoder/layer.0/attention/self/query/MatMul}).
+ * else after the MatMul node's own path ({@code /encoder/layer.0/attention/self/query/MatMul}); an anonymous
+ * bias is then the 1-D initializer of the Add that follows that MatMul.
  *
  * <p>Refused, each with one line naming the file and what is missing: quantized exports, ONNX Runtime's fused
  * graphs ({@code Attention}, {@code SkipLayerNormalization}, ...), dense layers as {@code Gemm}, weights that
@@ -76,10 +77,12 @@ public final class OnnxToHuggingFace {
     }
     Map<String, FloatTensor> named = new LinkedHashMap<>();
     // 1. initializers that kept their PyTorch names
+    Set<String> byName = new java.util.HashSet<>();
     for (OnnxGraph.Initializer i : graph.initializers()) {
       String hf = hfName(i.name());
       if (hf != null) {
         put(named, hf, i, false);
+        byName.add(hf);
       }
     }
     // 2. every MatMul weight, by the bias it feeds or its node's path; stored (in, out), so transposed
@@ -95,8 +98,12 @@ public final class OnnxToHuggingFace {
         throw refuse("the MatMul weight " + w.name() + " (node " + m.name() + ") is added to no named bias and its "
             + "node has no BERT path, so which weight it is cannot be told");
       }
-      named.remove(hf); // a weight found by name in step 1 was taken untransposed; it is a MatMul's (in, out)
+      if (byName.remove(hf)) {
+        named.remove(hf); // taken untransposed in step 1, but a MatMul's weight is (in, out)
+      }
       put(named, hf, w, true);
+      String bias = hf.substring(0, hf.length() - ".weight".length()) + ".bias";
+      anonymousBias(m).ifPresent(b -> put(named, bias, b, false));
     }
     BertConfig config = config(named);
     checkComplete(named, config);
@@ -138,6 +145,21 @@ public final class OnnxToHuggingFace {
       }
     }
     return null;
+  }
+
+  /** The bias of a MatMul named by its path when the exporter renamed the bias too: the Add's 1-D initializer. */
+  private java.util.Optional<OnnxGraph.Initializer> anonymousBias(OnnxGraph.Node matMul) {
+    for (OnnxGraph.Node add : consumers.getOrDefault(matMul.outputs().get(0), List.of())) {
+      if (add.opType().equals("Add")) {
+        for (String in : add.inputs()) {
+          OnnxGraph.Initializer b = inits.get(in);
+          if (b != null && hfName(in) == null && b.dims().length == 1) {
+            return java.util.Optional.of(b);
+          }
+        }
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** {@code encoder.layer.0.attention.self.query.weight} from the node {@code /encoder/layer.0/attention/self/query/MatMul}. */
