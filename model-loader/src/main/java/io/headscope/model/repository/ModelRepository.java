@@ -181,8 +181,9 @@ public final class ModelRepository {
   }
 
   /**
-   * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}) or a folder path, converting an
-   * embedded model or downloading a Hub model on first use.
+   * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}), a folder path or a BERT exported to
+   * ONNX ({@code .onnx}, with its {@code tokenizer.json}), converting an embedded or ONNX model or downloading a
+   * Hub model on first use.
    */
   public ModelFiles resolve(String spec, ProgressListener progress) {
     if (spec == null || spec.isBlank()) {
@@ -198,10 +199,13 @@ public final class ModelRepository {
       return embedded(embedded, progress);
     }
     Path folder = Path.of(spec);
+    if (spec.endsWith(".onnx") && Files.isRegularFile(folder)) {
+      return OnnxConversion.cached(folder, cacheRoot.resolve(CACHE_LAYOUT).resolve("onnx"), progress);
+    }
     if (!Files.exists(folder)) {
       throw new HeadScopeException("No model \"" + spec + "\": it is neither an embedded model ("
           + String.join(", ", List.of(Embedded.values()).stream().map(e -> e.modelName).toList())
-          + "), nor hf:owner/name on the Hugging Face Hub, nor an existing folder.");
+          + "), nor hf:owner/name on the Hugging Face Hub, nor an existing folder or .onnx file.");
     }
     return folder(folder);
   }
@@ -330,7 +334,7 @@ public final class ModelRepository {
   }
 
   /** Moves a damaged folder aside in one step (so no reader sees it half-deleted), then deletes it. */
-  private static void discard(Path dir) throws IOException {
+  static void discard(Path dir) throws IOException {
     Path aside = dir.resolveSibling("." + dir.getFileName() + ".damaged-" + System.nanoTime());
     Files.move(dir, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     SafeFiles.deleteTree(aside);

@@ -8,6 +8,7 @@ import io.headscope.model.checkpoint.Safetensors;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.AtomicOutput;
 import io.headscope.model.store.CacheManifest;
+import io.headscope.model.store.ModelFiles;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.store.SafeFiles;
 import java.io.IOException;
@@ -52,6 +53,44 @@ public final class OnnxConversion {
           onnx.getFileName().toString(), FILES, progress);
     } catch (IOException e) {
       throw new HeadScopeException("Cannot convert " + onnx + " into " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A user's {@code .onnx} file as a model: converted once into {@code cacheDir/<hash of the files>} and reused
+   * while its manifest checks out. The tokenizer is the {@code tokenizer.json} beside the file, or in the folder
+   * above it (the Hugging Face Hub's layout puts the export in {@code onnx/model.onnx}).
+   */
+  static ModelFiles cached(Path onnx, Path cacheDir, ProgressListener progress) {
+    Path tokenizer = onnx.toAbsolutePath().resolveSibling("tokenizer.json");
+    if (!Files.isRegularFile(tokenizer) && onnx.toAbsolutePath().getParent().getParent() != null) {
+      tokenizer = onnx.toAbsolutePath().getParent().resolveSibling("tokenizer.json");
+    }
+    if (!Files.isRegularFile(tokenizer)) {
+      throw new HeadScopeException(onnx + " has no tokenizer.json beside it (nor in the folder above, the Hugging "
+          + "Face layout onnx/model.onnx); put the model's tokenizer.json there.");
+    }
+    String key = CacheManifest.sha256Of(onnx).substring(0, 16) + "-" + CacheManifest.sha256Of(tokenizer).substring(0, 8);
+    Path dir = cacheDir.resolve(key);
+    ModelFiles files = new ModelFiles(onnx.getFileName().toString(), dir.resolve("config.json"),
+        dir.resolve("model.safetensors"), dir.resolve("tokenizer.json"));
+    try {
+      if (Files.exists(dir)) {
+        Map<String, String> damage = CacheManifest.exists(dir) ? CacheManifest.check(dir, FILES, List.of())
+            : Map.of(CacheManifest.NAME, "is missing");
+        if (damage.isEmpty()) {
+          return files;
+        }
+        progress.progress("The cached conversion of " + onnx + " is damaged (" + CacheManifest.describe(damage)
+            + "); converting it again", 0.0);
+        ModelRepository.discard(dir);
+      }
+      Files.createDirectories(cacheDir);
+      write(Files.readAllBytes(onnx), onnx.toString(), tokenizer, dir, onnx.getFileName().toString(), FILES, progress);
+      return files;
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot convert " + onnx + " into the model cache " + cacheDir + ": "
+          + e.getMessage(), e);
     }
   }
 

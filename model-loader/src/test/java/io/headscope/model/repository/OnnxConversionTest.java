@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.CacheManifest;
+import io.headscope.model.store.ModelFiles;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.testing.TinyOnnxBert;
 import java.io.IOException;
@@ -79,6 +80,26 @@ class OnnxConversionTest {
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
       assertThat(leftovers()).as("bad%d", i).isEmpty();
     }
+  }
+
+  @Test
+  @Tag("full-model")
+  void anOnnxFileIsConvertedOnceIntoTheCacheWithTheTokenizerOfTheFolderAbove(@TempDir Path cache) throws IOException {
+    Path onnx = in.resolve("onnx").resolve("model.onnx"); // the Hugging Face Hub's layout
+    Files.createDirectories(onnx.getParent());
+    Files.move(realOnnx(), onnx);
+    tokenizer();
+    ModelRepository repo = new ModelRepository(cache);
+    ModelFiles files = repo.resolve(onnx.toString(), ProgressListener.NONE);
+    assertThat(files.name()).isEqualTo("model.onnx");
+    assertThat(files.weights().getParent().getParent()).isEqualTo(cache.resolve("models-v1").resolve("onnx"));
+    long written = Files.getLastModifiedTime(files.weights()).toMillis();
+    assertThat(repo.resolve(onnx.toString(), ProgressListener.NONE)).isEqualTo(files);
+    assertThat(Files.getLastModifiedTime(files.weights()).toMillis()).isEqualTo(written);
+    Files.delete(in.resolve("tokenizer.json"));
+    Path elsewhere = Files.copy(onnx, Files.createDirectories(outParent.resolve("a")).resolve("lonely.onnx"));
+    assertThatThrownBy(() -> repo.resolve(elsewhere.toString(), ProgressListener.NONE))
+        .hasMessageStartingWith(elsewhere + " has no tokenizer.json beside it");
   }
 
   private Path realOnnx() throws IOException {
