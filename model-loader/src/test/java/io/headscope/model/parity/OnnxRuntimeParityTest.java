@@ -95,6 +95,42 @@ class OnnxRuntimeParityTest {
     }
   }
 
+  /**
+   * Padding is masked alike: ONNX Runtime on a padded batch (attention_mask 0 on the pads, as the export's
+   * callers do) and HeadScope's own padded batch give each sentence's real tokens the same states.
+   */
+  @Test
+  void aPaddedBatchAgreesOnTheRealTokens() throws Exception {
+    List<Encoding> batch = SENTENCES.stream().map(s -> model.encode(s, null)).toList();
+    List<AttentionTrace> ours = model.trace(io.headscope.model.TraceRequest.of(batch));
+    int width = batch.stream().mapToInt(Encoding::length).max().orElseThrow();
+    long[][] ids = new long[batch.size()][width];
+    long[][] mask = new long[batch.size()][width];
+    long[][] types = new long[batch.size()][width];
+    for (int b = 0; b < batch.size(); b++) {
+      for (int t = 0; t < batch.get(b).length(); t++) {
+        ids[b][t] = batch.get(b).ids()[t];
+        mask[b][t] = 1;
+      }
+    }
+    double max = 0;
+    try (OnnxTensor a = OnnxTensor.createTensor(env, ids);
+        OnnxTensor m = OnnxTensor.createTensor(env, mask);
+        OnnxTensor c = OnnxTensor.createTensor(env, types);
+        OrtSession.Result r = session.run(Map.of("input_ids", a, "attention_mask", m, "token_type_ids", c))) {
+      float[][][] theirs = (float[][][]) r.get("last_hidden_state").orElseThrow().getValue();
+      for (int b = 0; b < batch.size(); b++) {
+        for (int t = 0; t < batch.get(b).length(); t++) {
+          for (int k = 0; k < 384; k++) {
+            max = Math.max(max, Math.abs(theirs[b][t][k] - ours.get(b).hiddenStates()[t][k]));
+          }
+        }
+      }
+    }
+    System.out.printf("padded batch of %d (width %d): max |diff| hidden %.3g%n", batch.size(), width, max);
+    assertThat(max).isLessThan(TOLERANCE);
+  }
+
   @Test
   void lastHiddenStateAndAttentionAgreeWithOnnxRuntime() throws Exception {
     double maxHidden = 0;
