@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  * Embeddings, biases and LayerNorms keep their PyTorch names; the exporter often renames the MatMul weights
  * ({@code onnx::MatMul_787}) and stores them (in, out), the transpose of {@code Linear.weight}. Such a weight
  * is named after the bias its MatMul's output is added to ({@code ...query.bias} gives {@code ...query.weight}),
- * else after the MatMul node's own path ({@code /encoder/layer.0/attention/self/query/MatMul}); an anonymous
- * bias is then the 1-D initializer of the Add that follows that MatMul.
+ * else after the MatMul node's own path ({@code /encoder/layer.0/attention/self/query/MatMul}), else after its
+ * place in the graph (layer by layer, Q/K/V by where they lead); an anonymous bias is then the 1-D initializer
+ * of the Add that follows that MatMul.
  *
  * <p>Refused, each with one line naming the file and what is missing: quantized exports, ONNX Runtime's fused
  * graphs ({@code Attention}, {@code SkipLayerNormalization}, ...), dense layers as {@code Gemm}, weights that
@@ -94,9 +95,11 @@ public final class OnnxToHuggingFace {
       String hf = hfName(w.name());
       hf = hf != null ? hf : weightNameFromBias(m);
       hf = hf != null ? hf : weightNameFromPath(m);
+      hf = hf != null ? hf : byPosition().get(m);
       if (hf == null || !hf.endsWith(".weight")) {
-        throw refuse("the MatMul weight " + w.name() + " (node " + m.name() + ") is added to no named bias and its "
-            + "node has no BERT path, so which weight it is cannot be told");
+        throw refuse("the MatMul weight " + w.name() + " (node " + m.name() + ") is added to no named bias, its "
+            + "node has no BERT path and its place in the graph is not a BERT layer's, so which weight it is cannot "
+            + "be told");
       }
       if (byName.remove(hf)) {
         named.remove(hf); // taken untransposed in step 1, but a MatMul's weight is (in, out)
@@ -129,6 +132,72 @@ public final class OnnxToHuggingFace {
   static String hfName(String onnxName) {
     String n = onnxName.startsWith("bert.") ? onnxName.substring("bert.".length()) : onnxName;
     return BERT_NAME.matcher(n).matches() ? n : null;
+  }
+
+  private Map<OnnxGraph.Node, String> byPosition;
+
+  /**
+   * Names every weight MatMul by its place in the graph, for exports that kept no names at all. Nodes are
+   * in topological order (ONNX requires it), so layer l's six weight MatMuls are the l-th group of six: the
+   * three reading the same input are Q, K and V, told apart by where they lead (V into the MatMul after the
+   * Softmax, Q and K into the score MatMul as its left and right operand); then the attention output, the
+   * intermediate and the output dense. A seventh after the last layer is the pooler.
+   */
+  private Map<OnnxGraph.Node, String> byPosition() {
+    if (byPosition != null) {
+      return byPosition;
+    }
+    byPosition = new HashMap<>();
+    List<OnnxGraph.Node> weights = graph.nodes().stream()
+        .filter(n -> n.opType().equals("MatMul") && n.inputs().size() == 2 && inits.containsKey(n.inputs().get(1)))
+        .toList();
+    long layers = graph.nodes().stream().filter(n -> n.opType().equals("Softmax")).count();
+    if (layers == 0 || weights.size() != 6 * layers && weights.size() != 6 * layers + 1) {
+      return byPosition; // not BERT's layout: nothing is named, and the caller refuses
+    }
+    for (int l = 0; l < layers; l++) {
+      String p = "encoder.layer." + l + ".";
+      List<OnnxGraph.Node> group = weights.subList(6 * l, 6 * l + 6);
+      for (OnnxGraph.Node qkv : group.subList(0, 3)) {
+        String role = attentionRole(qkv);
+        if (role == null || !qkv.inputs().get(0).equals(group.get(0).inputs().get(0))) {
+          return byPosition = new HashMap<>();
+        }
+        byPosition.put(qkv, p + "attention.self." + role + ".weight");
+      }
+      byPosition.put(group.get(3), p + "attention.output.dense.weight");
+      byPosition.put(group.get(4), p + "intermediate.dense.weight");
+      byPosition.put(group.get(5), p + "output.dense.weight");
+    }
+    if (weights.size() == 6 * layers + 1) {
+      byPosition.put(weights.get(weights.size() - 1), "pooler.dense.weight");
+    }
+    return byPosition;
+  }
+
+  /** query, key or value: where a projection's output meets the other attention MatMuls; null if nowhere. */
+  private String attentionRole(OnnxGraph.Node projection) {
+    List<String> frontier = projection.outputs();
+    for (int depth = 0; depth < 8 && !frontier.isEmpty(); depth++) {
+      List<String> next = new ArrayList<>();
+      for (String tensor : frontier) {
+        for (OnnxGraph.Node c : consumers.getOrDefault(tensor, List.of())) {
+          if (c.opType().equals("Shape")) {
+            continue; // carries the shape, not the values: its path leads to Reshapes of other tensors
+          }
+          if (!c.opType().equals("MatMul")) {
+            next.addAll(c.outputs());
+            continue;
+          }
+          OnnxGraph.Node left = producers.get(c.inputs().get(0));
+          boolean afterSoftmax = left != null && left.opType().equals("Softmax");
+          int side = c.inputs().indexOf(tensor);
+          return afterSoftmax ? (side == 1 ? "value" : null) : side == 0 ? "query" : "key";
+        }
+      }
+      frontier = next;
+    }
+    return null;
   }
 
   /** {@code X.weight} when the MatMul's output goes into an Add with the initializer {@code X.bias}. */

@@ -45,22 +45,32 @@ class OnnxToHuggingFaceTest {
 
   @Test
   void namesWeightAndBiasByTheNodePathWhenTheBiasIsAnonymousToo() {
-    Map<String, FloatTensor> t = byName(convert(new TinyOnnxBert.Variant(false, null, false)));
+    Map<String, FloatTensor> t = byName(convert(new TinyOnnxBert.Variant(false, null, false, false)));
     assertThat(t.get("encoder.layer.0.attention.self.key.weight").data()[0]).isEqualTo(100);
     assertThat(t.get("encoder.layer.0.intermediate.dense.bias").shape()).containsExactly(TinyOnnxBert.F);
   }
 
   @Test
+  void withNoNamesAtAllQueryKeyAndValueAreToldApartByWhereTheyLead() {
+    Map<String, FloatTensor> named = byName(convert(TinyOnnxBert.Variant.EXPORT));
+    Map<String, FloatTensor> placed = byName(convert(TinyOnnxBert.Variant.NAMELESS));
+    assertThat(placed.keySet()).isEqualTo(named.keySet());
+    for (String n : named.keySet()) {
+      assertThat(placed.get(n).data()).as(n).isEqualTo(named.get(n).data());
+    }
+  }
+
+  @Test
   void refusesQuantizedFusedAndHalfPrecisionExportsByName() {
-    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "DequantizeLinear", false)))
+    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "DequantizeLinear", false, false)))
         .isInstanceOf(HeadScopeException.class)
         .hasMessage("tiny.onnx is not an ONNX BERT HeadScope can read: a quantized export (DequantizeLinear node extra);"
             + " export the model in float32.");
-    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "SkipLayerNormalization", false)))
+    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "SkipLayerNormalization", false, false)))
         .hasMessageContaining("fused SkipLayerNormalization node (extra)");
-    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "Gemm", false)))
+    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, "Gemm", false, false)))
         .hasMessageContaining("dense layers as Gemm nodes");
-    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, null, true)))
+    assertThatThrownBy(() -> convert(new TinyOnnxBert.Variant(true, null, true, false)))
         .hasMessage("tiny.onnx is not an ONNX BERT HeadScope can read: the weight onnx::MatMul_700 "
             + "(encoder.layer.0.attention.self.query.weight) has ONNX data type 10, not float32 (1).");
   }

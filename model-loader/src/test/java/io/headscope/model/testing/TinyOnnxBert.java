@@ -18,9 +18,15 @@ public final class TinyOnnxBert {
   public static final int D = 4;
   public static final int F = 8;
 
-  /** What to vary from the export all-MiniLM-L6-v2 has. */
-  public record Variant(boolean namedBiases, String extraOp, boolean fp16Query) {
-    public static final Variant EXPORT = new Variant(true, null, false);
+  /**
+   * What to vary from the export all-MiniLM-L6-v2 has.
+   *
+   * @param anonymous no node names, and the projections written value, query, key (so only where they lead
+   *     says which is which)
+   */
+  public record Variant(boolean namedBiases, String extraOp, boolean fp16Query, boolean anonymous) {
+    public static final Variant EXPORT = new Variant(true, null, false, false);
+    public static final Variant NAMELESS = new Variant(false, null, false, true);
   }
 
   private TinyOnnxBert() {}
@@ -36,7 +42,8 @@ public final class TinyOnnxBert {
     layerNorm(g, nodes, "embeddings.LayerNorm", "emb");
     String x = "emb_ln";
     String p = "encoder.layer.0.";
-    for (int k = 0; k < LINEARS.length; k++) {
+    int[] order = v.anonymous() ? new int[] {2, 0, 1, 3, 4, 5} : new int[] {0, 1, 2, 3, 4, 5};
+    for (int k : order) {
       int in = k == 5 ? F : D;
       int out = k == 4 ? F : D;
       String w = "onnx::MatMul_" + (700 + k);
@@ -49,10 +56,16 @@ public final class TinyOnnxBert {
       }
       String bias = v.namedBiases() ? p + LINEARS[k] + ".bias" : "onnx::Add_" + (800 + k);
       g.message(5, OnnxBytes.floatTensor(bias, new long[] {out}, fill(out, 0)));
-      String path = "/encoder/layer.0/" + LINEARS[k].replace('.', '/');
-      nodes.add(OnnxBytes.node(path + "/MatMul", "MatMul", new String[] {x, w}, new String[] {"mm" + k}));
-      nodes.add(OnnxBytes.node(path + "/Add", "Add", new String[] {bias, "mm" + k}, new String[] {"lin" + k}));
+      String path = v.anonymous() ? "" : "/encoder/layer.0/" + LINEARS[k].replace('.', '/');
+      nodes.add(OnnxBytes.node(path + (v.anonymous() ? "" : "/MatMul"), "MatMul", new String[] {x, w},
+          new String[] {"mm" + k}));
+      nodes.add(OnnxBytes.node(path + (v.anonymous() ? "" : "/Add"), "Add", new String[] {bias, "mm" + k},
+          new String[] {"lin" + k}));
     }
+    // the attention itself: scores = q k^T, context = pattern v
+    nodes.add(OnnxBytes.node("", "Transpose", new String[] {"lin1"}, new String[] {"kT"}));
+    nodes.add(OnnxBytes.node("", "MatMul", new String[] {"lin0", "kT"}, new String[] {"scores"}));
+    nodes.add(OnnxBytes.node("", "MatMul", new String[] {"pattern", "lin2"}, new String[] {"context"}));
     nodes.add(constant("scale", (float) Math.sqrt(2)));
     nodes.add(OnnxBytes.node("div", "Div", new String[] {"scores", "scale"}, new String[] {"scaled"}));
     nodes.add(OnnxBytes.node("mask", "Add", new String[] {"scaled", "maskbias"}, new String[] {"masked"}));
