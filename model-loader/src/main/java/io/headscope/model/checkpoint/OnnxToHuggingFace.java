@@ -86,7 +86,7 @@ public final class OnnxToHuggingFace {
         byName.add(hf);
       }
     }
-    // 2. every MatMul weight, by the bias it feeds or its node's path; stored (in, out), so transposed
+    // 2. every MatMul weight, by the bias it feeds, its node's path or its place; stored (in, out), so transposed
     for (OnnxGraph.Node m : graph.nodes()) {
       if (!m.opType().equals("MatMul") || m.inputs().size() != 2 || !inits.containsKey(m.inputs().get(1))) {
         continue;
