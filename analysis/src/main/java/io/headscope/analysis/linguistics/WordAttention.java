@@ -39,24 +39,47 @@ public final class WordAttention {
   }
 
   /**
-   * The words of typed text's wordpieces: a piece starting with {@code ##} continues the word before
-   * it; special tokens ({@code [CLS]}, {@code [SEP]}, {@code [MASK]}, ...) are words of their own.
+   * The words of typed text's tokens, by the tokenizer's own spelling of word starts. WordPiece (BERT,
+   * DistilBERT, ELECTRA): a piece starting with {@code ##} continues the word before it. Byte-level BPE
+   * (RoBERTa, GPT-2) marks a word that follows a space with {@code Ġ}, SentencePiece (ALBERT, XLM-R) every
+   * word with {@code ▁}: a token without the mark continues the word before it when both are letters or
+   * digits where they meet (so {@code Ġcat} + {@code s} is one word, {@code Ġcat} + {@code .} two, as the
+   * pre-tokenizers split them). Special tokens ({@code [CLS]}, {@code <s>}, {@code [MASK]}, ...) are words
+   * of their own. A word is shown without its marks.
    */
   public static Words of(List<String> tokens) {
+    String mark = tokens.stream().anyMatch(t -> t.startsWith("\u0120")) ? "\u0120"
+        : tokens.stream().anyMatch(t -> t.startsWith("\u2581")) ? "\u2581" : null;
     int[] wordOf = new int[tokens.size()];
     List<String> words = new ArrayList<>();
     for (int t = 0; t < tokens.size(); t++) {
       String tok = tokens.get(t);
-      boolean continues = tok.startsWith("##") && t > 0 && !isSpecial(tokens.get(t - 1));
+      boolean afterWord = t > 0 && !isSpecial(tokens.get(t - 1)) && !isSpecial(tok);
+      boolean continues;
+      String piece;
+      if (mark == null) {
+        continues = tok.startsWith("##") && afterWord;
+        piece = continues ? tok.substring(2) : tok;
+      } else {
+        String before = tokens.get(t - 1 < 0 ? 0 : t - 1);
+        // a lone mark (a space the vocabulary did not merge with what follows) opens the word after it
+        continues = afterWord && !tok.startsWith(mark) && !tok.isEmpty() && Character.isLetterOrDigit(tok.charAt(0))
+            && (before.equals(mark) || Character.isLetterOrDigit(last(before)));
+        piece = tok.startsWith(mark) ? tok.substring(1) : tok;
+      }
       if (continues) {
         int w = words.size() - 1;
-        words.set(w, words.get(w) + tok.substring(2));
+        words.set(w, words.get(w) + piece);
       } else {
-        words.add(tok);
+        words.add(piece);
       }
       wordOf[t] = words.size() - 1;
     }
     return new Words(List.copyOf(words), wordOf);
+  }
+
+  private static char last(String s) {
+    return s.isEmpty() ? ' ' : s.charAt(s.length() - 1);
   }
 
   /** The words and, for each wordpiece, its word's index. */
@@ -66,7 +89,8 @@ public final class WordAttention {
     }
   }
 
-  private static boolean isSpecial(String tok) {
-    return tok.startsWith("[") && tok.endsWith("]") && tok.length() > 2;
+  private static boolean isSpecial(String token) {
+    String tok = token.strip(); // a mask that took the space before it is shown " <mask>"
+    return tok.length() > 2 && (tok.startsWith("[") && tok.endsWith("]") || tok.startsWith("<") && tok.endsWith(">"));
   }
 }

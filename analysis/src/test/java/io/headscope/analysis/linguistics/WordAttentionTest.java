@@ -41,4 +41,28 @@ class WordAttentionTest {
     assertThat(WordAttention.of(List.of("[CLS]", "##s", "[MASK]", "##ed", "[SEP]")).words())
         .containsExactly("[CLS]", "##s", "[MASK]", "##ed", "[SEP]");
   }
+
+  @Test
+  void byteLevelTokensStartAWordAtTheSpaceMarkAndSplitPunctuationOff() {
+    // "the cats sat." as a GPT-2-style BPE might cut it: the first word has no Ġ (no space before it)
+    WordAttention.Words w = WordAttention.of(List.of("the", "\u0120cat", "s", "\u0120sat", "."));
+    assertThat(w.words()).containsExactly("the", "cats", "sat", ".");
+    assertThat(w.wordOf()).containsExactly(0, 1, 1, 2, 3);
+    WordAttention.Words r = WordAttention.of(List.of("<s>", "the", "\u0120un", "seen", "</s>", "</s>", "\u0120a", "</s>"));
+    assertThat(r.words()).containsExactly("<s>", "the", "unseen", "</s>", "</s>", "a", "</s>");
+  }
+
+  @Test
+  void aLoneSpaceMarkOpensTheWordItsNeighboursSpell() {
+    // a tiny vocabulary cuts " cat" into Ġ + ca + t
+    WordAttention.Words w = WordAttention.of(List.of("<s>", "t", "h", "e", "\u0120", "ca", "t", ".", "</s>"));
+    assertThat(w.words()).containsExactly("<s>", "the", "cat", ".", "</s>");
+  }
+
+  @Test
+  void sentencePieceTokensStartAWordAtTheirMark() {
+    WordAttention.Words w = WordAttention.of(List.of("[CLS]", "\u2581un", "seen", "\u2581cat", "[SEP]"));
+    assertThat(w.words()).containsExactly("[CLS]", "unseen", "cat", "[SEP]");
+    assertThat(w.wordOf()).containsExactly(0, 1, 1, 2, 3);
+  }
 }

@@ -78,13 +78,15 @@ final class PredictCommand implements Callable<Integer> {
       }
       Encoding input = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(input);
-      if (bert.hasMaskedLmHead()
+      // a causal model (GPT-2) predicts the token after the text; a masked one needs a mask to fill
+      if (bert.hasMaskedLmHead() && bert.config().family().masked()
           && java.util.Arrays.stream(input.ids()).noneMatch(id -> id == bert.tokenizer().maskId())
           && !bert.hasClassifier()) {
-        throw new HeadScopeException(input.wasTruncated() && (sentence.text + " " + sentence.pair).contains("[MASK]")
-            ? "Every [MASK] lies beyond the model's " + input.length() + " positions and was cut off: "
-                + "shorten the text or move the [MASK] nearer the start."
-            : "The text has no [MASK] to predict: put [MASK] where a word should be guessed.");
+        String mask = bert.tokenizer().vocabToken(bert.tokenizer().maskId()).strip(); // [MASK], <mask>, ...
+        throw new HeadScopeException(input.wasTruncated() && (sentence.text + " " + sentence.pair).contains(mask)
+            ? "Every " + mask + " lies beyond the model's " + input.length() + " positions and was cut off: "
+                + "shorten the text or move the " + mask + " nearer the start."
+            : "The text has no " + mask + " to predict: put " + mask + " where a word should be guessed.");
       }
       FavorHeads onFavor = new FavorHeads(UsageException.heads("--favor", favor, bert.config()), favorFeatures,
           kind, seed, 0);
