@@ -51,6 +51,8 @@ public final class ModelComparison {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size " + batchSize);
     }
+    HeadClassifier.refuseUnlessApplies(a);
+    HeadClassifier.refuseUnlessApplies(b);
     checkComparable(a, b);
     this.a = a;
     this.b = b;

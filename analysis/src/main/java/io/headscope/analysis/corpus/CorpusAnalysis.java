@@ -56,6 +56,7 @@ public final class CorpusAnalysis {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batch size " + batchSize);
     }
+    HeadClassifier.refuseUnlessApplies(model);
     this.model = model;
     this.classifier = classifier;
     this.batchSize = batchSize;

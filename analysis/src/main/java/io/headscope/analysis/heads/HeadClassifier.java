@@ -77,6 +77,26 @@ public final class HeadClassifier {
   }
 
   /** Every head of the trace, layer by layer ({@code L*H} entries). */
+  /**
+   * Whether the categories apply to a model's maps: Kovaleva et al. defined them, and the learned rule
+   * was trained, on bidirectional maps. A causal model's maps (GPT-2) are lower-triangular, so a map's
+   * "diagonal" and "block" shares would not mean what they mean for BERT; until categories are checked
+   * on labelled causal maps they are withheld, not guessed.
+   */
+  public static boolean appliesTo(io.headscope.model.BertModel model) {
+    return !model.config().family().causal();
+  }
+
+  /** {@link #appliesTo}, as the one line a command refusing categories prints. */
+  public static void refuseUnlessApplies(io.headscope.model.BertModel model) {
+    if (!appliesTo(model)) {
+      throw new io.headscope.model.core.HeadScopeException(model.name() + " is a "
+          + model.config().family().displayName + ", whose attention is causal (each token sees only the tokens "
+          + "before it); Kovaleva et al.'s categories are defined, and HeadScope's classifier trained, on "
+          + "bidirectional maps, so HeadScope withholds them here. Maps, value norms, switches, sweeps and flow work.");
+    }
+  }
+
   public List<HeadScore> classifyAll(AttentionTrace trace) {
     MapInput in = MapInput.of(trace);
     List<HeadScore> out = new ArrayList<>(trace.layers() * trace.heads());

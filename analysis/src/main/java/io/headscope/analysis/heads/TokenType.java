@@ -15,11 +15,16 @@ public enum TokenType {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The type of a token as its family spells it: BERT's {@code [CLS]} and {@code [SEP]} are RoBERTa's and
+   * XLM-R's {@code <s>} and {@code </s>}; a full stop or comma may carry the space mark of byte-level BPE
+   * ({@code Ġ}) or SentencePiece ({@code ▁}).
+   */
   public static TokenType of(String token) {
     return switch (token) {
-      case "[CLS]" -> CLS;
-      case "[SEP]" -> SEP;
-      case ".", "," -> PUNCT;
+      case "[CLS]", "<s>" -> CLS;
+      case "[SEP]", "</s>" -> SEP;
+      case ".", ",", "\u0120.", "\u0120,", "\u2581.", "\u2581," -> PUNCT;
       default -> OTHER;
     };
   }

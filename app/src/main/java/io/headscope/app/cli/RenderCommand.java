@@ -115,14 +115,16 @@ final class RenderCommand implements Callable<Integer> {
         AtomicOutput.check(f, force); // a link, a FIFO or a folder in any figure's place: refused before drawing
       }
       int thumb = Math.max(24, Math.min(96, 1152 / h));
-      List<HeadScore> scores = new HeadClassifier().classifyAll(t);
+      // a causal model's maps are drawn without categories (HeadClassifier.appliesTo)
+      List<HeadScore> scores = HeadClassifier.appliesTo(m) ? new HeadClassifier().classifyAll(t) : null;
       String input = sentence.pair == null ? sentence.text : sentence.text + " ‖ " + sentence.pair;
       // the grid greys the --disable heads; the maps are the intact model's (the categories describe them)
       Caption gridCaption = new Caption(m.name(), input, mask, "intact");
       // the figures are one set: all drawn, then all written, or none (AtomicOutput.writeSet)
       List<AtomicOutput.Member> set = new ArrayList<>();
       set.add(new AtomicOutput.Member(files.get(0), FigureFile.content(GridFigure.of(t, t, MapsShown.INTACT, mask,
-          hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb), fmt, scale)));
+          scores == null ? null : hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb), fmt,
+          scale)));
       int k = 1;
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,

@@ -81,4 +81,18 @@ class FamilyCommandsTest {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).isNotBlank();
   }
+
+  @org.junit.jupiter.api.Test
+  void categoriesAreWithheldForACausalModelInOneLineAndGivenForAnEncoder() throws Exception {
+    Path gpt2 = dir.resolve("gpt2");
+    FamilyModelFolders.write("gpt2", gpt2, 5);
+    CliHarness.Result r = CliHarness.run("classify", "--model", gpt2.toString(), "--text", "the cat sat.");
+    assertThat(r.exit()).isNotZero();
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("causal").contains("withholds").doesNotContain("Exception");
+    Path roberta = dir.resolve("roberta");
+    FamilyModelFolders.write("roberta", roberta, 5);
+    CliHarness.Result ok = CliHarness.run("classify", "--model", roberta.toString(), "--text", "the cat sat.");
+    assertThat(ok.exit()).as(ok.err()).isZero();
+  }
 }

@@ -261,6 +261,10 @@ public final class MainViewModel {
       return;
     }
     HeadClassifier c = classifier;
+    io.headscope.model.BertModel m = modelProperty().get();
+    if (m == null || !HeadClassifier.appliesTo(m)) {
+      return;
+    }
     worker.submit(p -> c.classifyAll(intact), sc -> {
       if (session.trace() == intact && c == classifier) {
         cachedScores = sc;
@@ -394,7 +398,9 @@ public final class MainViewModel {
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
               .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
-      List<HeadScore> sc = intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
+      // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
+      List<HeadScore> sc = !HeadClassifier.appliesTo(m) ? List.of()
+          : intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);
     }, res -> {
       end();
