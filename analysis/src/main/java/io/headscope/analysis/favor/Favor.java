@@ -4,7 +4,10 @@ package io.headscope.analysis.favor;
  * FAVOR+ attention of one head (Choromanski et al. 2020), as METHODS.md defines it: queries and keys
  * scaled by {@code dh^(-1/4)} (so that {@code q.k} is the softmax's {@code q.k / sqrt(dh)}); positive
  * features {@code phi(x) = exp(w_r.x - |x|^2/2) / sqrt(m)}; {@code Ahat = D^-1 phi(Q) phi(K)^T}, rows
- * normalised, padding keys excluded. For numerical stability each row of {@code w.x} has its maximum
+ * normalised, padding keys excluded. A causal model (GPT-2) gets the Performer's unidirectional form:
+ * query i sums over keys {@code j <= i} only (the paper's prefix sums of {@code phi(k_j) v_j^T}; here the
+ * map is materialised, so the same sums appear as a lower-triangular {@code phi(Q) phi(K)^T} normalised by
+ * rows). For numerical stability each row of {@code w.x} has its maximum
  * subtracted before the exponential: for queries the factor cancels in the row normalisation, for keys
  * one maximum over all keys and features is used, which cancels too.
  */
@@ -19,6 +22,11 @@ public final class Favor {
    * @param w the directions {@code [m][dh]} ({@link RandomFeatures#draw})
    */
   public static double[][] map(float[][] q, float[][] k, double[][] w) {
+    return map(q, k, w, false);
+  }
+
+  /** {@link #map}, causal when {@code causal}: query i sees keys {@code 0..i} only. */
+  public static double[][] map(float[][] q, float[][] k, double[][] w, boolean causal) {
     int n = q.length;
     int m = w.length;
     int dh = q[0].length;
@@ -28,7 +36,8 @@ public final class Favor {
     double[][] a = new double[n][n];
     for (int i = 0; i < n; i++) {
       double sum = 0;
-      for (int j = 0; j < n; j++) {
+      int last = causal ? i : n - 1;
+      for (int j = 0; j <= last; j++) {
         double dot = 0;
         for (int r = 0; r < m; r++) {
           dot += fq[i][r] * fk[j][r];
@@ -36,7 +45,7 @@ public final class Favor {
         a[i][j] = dot;
         sum += dot;
       }
-      for (int j = 0; j < n; j++) {
+      for (int j = 0; j <= last; j++) {
         a[i][j] /= sum;
       }
     }

@@ -88,7 +88,8 @@ public final class FavorAnalysis {
           for (int ki = 0; ki < nk; ki++) {
             for (int d = 0; d < o.draws(); d++) {
               double[][] w = directions(o, l, h, d, mi, ki, model.config().headSize());
-              err[l][h][mi][ki][d] = Favor.error(maps.exact(l, h), Favor.map(maps.q(l, h), maps.k(l, h), w));
+              err[l][h][mi][ki][d] = Favor.error(maps.exact(l, h), Favor.map(maps.q(l, h), maps.k(l, h), w,
+                  model.config().family().causal()));
             }
           }
         }
@@ -130,7 +131,7 @@ public final class FavorAnalysis {
               for (int h = 0; h < heads; h++) {
                 boolean favor = v == heads || v == h;
                 double[][] fav = favor ? Favor.map(probeMaps.q(l, h), probeMaps.k(l, h),
-                    directions(o, l, h, 0, mi, ki, model.config().headSize())) : null;
+                    directions(o, l, h, 0, mi, ki, model.config().headSize()), model.config().family().causal()) : null;
                 for (int i = 0; i < n; i++) {
                   for (int j = 0; j < n; j++) {
                     patch[((v * heads + h) * n + i) * n + j] = favor ? (float) fav[i][j] : probeMaps.exact(l, h)[i][j];
@@ -296,7 +297,7 @@ public final class FavorAnalysis {
             float[] out = a.data().clone();
             for (int h : replaced) {
               double[][] fav = Favor.map(qk[0].matrix(n, dh, 0, h), qk[1].matrix(n, dh, 0, h),
-                  directions(seed, m, kind, layer, h, draw, dh));
+                  directions(seed, m, kind, layer, h, draw, dh), model.config().family().causal());
               for (int i = 0; i < n; i++) {
                 for (int j = 0; j < n; j++) {
                   out[(h * n + i) * n + j] = (float) fav[i][j];

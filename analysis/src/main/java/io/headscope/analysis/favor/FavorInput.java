@@ -18,9 +18,12 @@ public final class FavorInput {
   private final float[][][][] k;
   private final float[][][][] pattern;
   private final int dh;
+  /** A causal model's maps: FAVOR+ in its unidirectional form ({@link Favor#map(float[][], float[][], double[][], boolean)}). */
+  private final boolean causal;
 
-  private FavorInput(RunResult r, int layers, int heads, int n, int dh) {
+  private FavorInput(RunResult r, int layers, int heads, int n, int dh, boolean causal) {
     this.dh = dh;
+    this.causal = causal;
     q = new float[layers][heads][][];
     k = new float[layers][heads][][];
     pattern = new float[layers][heads][][];
@@ -47,7 +50,7 @@ public final class FavorInput {
   static FavorInput of(RunResult r, BertModel model) {
     var c = model.config();
     int n = r.cache().get(HookPoint.pattern(0)).dim(2);
-    return new FavorInput(r, c.numHiddenLayers(), c.numAttentionHeads(), n, c.headSize());
+    return new FavorInput(r, c.numHiddenLayers(), c.numAttentionHeads(), n, c.headSize(), c.family().causal());
   }
 
   public int layers() {
@@ -73,6 +76,7 @@ public final class FavorInput {
 
   /** The FAVOR+ map of a head with the directions {@code favor} draws for it (same seeds as the analysis). */
   public double[][] favor(int layer, int head, int m, RandomFeatures.Kind kind, long seed, int draw) {
-    return Favor.map(q[layer][head], k[layer][head], FavorAnalysis.directions(seed, m, kind, layer, head, draw, dh));
+    return Favor.map(q[layer][head], k[layer][head], FavorAnalysis.directions(seed, m, kind, layer, head, draw, dh),
+        causal);
   }
 }
