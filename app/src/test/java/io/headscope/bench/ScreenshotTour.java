@@ -69,6 +69,11 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("families")) {
+      families(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("head-map")) {
       headMap(out, w, h);
       Platform.exit();
@@ -280,6 +285,32 @@ public final class ScreenshotTour {
         Thread.sleep(200);
       }
       shot(out, "screen-" + id, w, h);
+    }
+  }
+
+  /**
+   * A RoBERTa-shaped and a GPT-2-shaped model (random weights, 4 layers of 4 heads, hand-made byte-level
+   * BPE tokenizers: docs/screenshots shows what each family changes in the window), the grid and a head.
+   */
+  private static void families(Path out, int w, int h) throws Exception {
+    Path dir = Files.createTempDirectory("headscope-families");
+    for (String type : java.util.List.of("roberta", "gpt2")) {
+      Path folder = dir.resolve(type);
+      io.headscope.model.testing.families.FamilyModelFolders.write(type, folder, 3);
+      fx(() -> {
+        view.viewModel().textAProperty().set(type.equals("gpt2") ? "the cat sat on the mat" : "the cat sat on the <mask> .");
+        view.viewModel().textBProperty().set("");
+        view.viewModel().loadModel(folder.toString());
+        return null;
+      });
+      Thread.sleep(1500);
+      idle();
+      fx(() -> {
+        view.viewModel().select(new Head(1, 1));
+        return null;
+      });
+      idle();
+      shot(out, "family-" + type, w, h);
     }
   }
 

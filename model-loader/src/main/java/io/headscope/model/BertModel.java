@@ -132,6 +132,10 @@ public final class BertModel implements AutoCloseable {
     if (b == null) {
       return tokenizer.encode(a);
     }
+    if (config().family() == io.headscope.model.core.Family.GPT2) {
+      throw new HeadScopeException(name() + " is a GPT-2, which has no format for a pair of sentences (no "
+          + "separator, no second type): give one text, or join the two yourself.");
+    }
     // a pair is refused only where the family's template gives the second sentence a type the model
     // has no embedding for (BERT trained on one type); RoBERTa's template keeps every token in type 0
     Encoding pair = tokenizer.encode(a, b);

@@ -126,9 +126,12 @@ public final class AblationSweep {
     }
     List<MlmProbe> probes = new ArrayList<>();
     for (Encoding e : inputs) {
-      MlmProbe probe = MlmProbe.of(model, e, options.seed());
+      // a causal model's target is the token after the text: its prediction at the last token
+      MlmProbe probe = options.target() != null && !model.config().family().masked()
+          ? MlmProbe.atLastToken(e) : MlmProbe.of(model, e, options.seed());
       if (options.target() != null && probe.kind() != MlmProbe.Kind.MASKS) {
-        throw new HeadScopeException("A target token is measured at [MASK]: give inputs with a [MASK].");
+        String mask = model.tokenizer().vocabToken(model.tokenizer().maskId()).strip();
+        throw new HeadScopeException("A target token is measured at " + mask + ": give inputs with a " + mask + ".");
       }
       probes.add(probe);
     }

@@ -79,6 +79,14 @@ public record MlmProbe(Kind kind, Encoding input, int[] positions, long[] origin
   }
 
   /**
+   * The probe of a causal model's next token after the text: its distribution at the last token, against
+   * the intact model's top token there, as a mask's ({@link Kind#MASKS}); for a followed target.
+   */
+  public static MlmProbe atLastToken(Encoding e) {
+    return new MlmProbe(Kind.MASKS, e, new int[] {e.length() - 1}, null);
+  }
+
+  /**
    * A causal model's probe: it predicts token {@code p} from the tokens before it, so nothing is masked;
    * the distribution is read at {@code p - 1} and its target is token {@code p}, for a sample of
    * {@link #SAMPLE_RATE} of the tokens after the first (chosen as for a masked model).

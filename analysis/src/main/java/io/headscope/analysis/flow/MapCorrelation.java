@@ -16,11 +16,34 @@ public record MapCorrelation(int layer, double spearmanAttention, double pearson
     double pearsonNorm) {
 
   public static MapCorrelation of(int layer, double[][] jacobian, double[][] attention, double[][] normWeighted) {
-    double[] j = offDiagonal(jacobian);
-    double[] a = offDiagonal(attention);
-    double[] n = offDiagonal(normWeighted);
+    return of(layer, jacobian, attention, normWeighted, false);
+  }
+
+  /**
+   * {@link #of}; for a causal model ({@code causal}) over the cells below the diagonal only ({@code i < j}):
+   * above it the Jacobian and both maps are 0 by construction, and counting those agreeing zeros would
+   * inflate every correlation.
+   */
+  public static MapCorrelation of(int layer, double[][] jacobian, double[][] attention, double[][] normWeighted,
+      boolean causal) {
+    double[] j = causal ? belowDiagonal(jacobian) : offDiagonal(jacobian);
+    double[] a = causal ? belowDiagonal(attention) : offDiagonal(attention);
+    double[] n = causal ? belowDiagonal(normWeighted) : offDiagonal(normWeighted);
     return new MapCorrelation(layer, RankCorrelation.spearman(j, a), RankCorrelation.pearson(j, a),
         RankCorrelation.spearman(j, n), RankCorrelation.pearson(j, n));
+  }
+
+  /** The cells {@code [j][i]} with {@code i < j}, row by row. */
+  static double[] belowDiagonal(double[][] m) {
+    int n = m.length;
+    double[] out = new double[n * (n - 1) / 2];
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+      for (int i = 0; i < j; i++) {
+        out[k++] = m[j][i];
+      }
+    }
+    return out;
   }
 
   /** The cells {@code [j][i]} with {@code j != i}, row by row. */

@@ -84,7 +84,8 @@ public record TokenJacobian(Encoding input, HeadMask mask, double[][][] norms, M
     double[][][] norms = r.norms();
     List<MapCorrelation> c = new ArrayList<>();
     for (int l = 0; l < norms.length; l++) {
-      c.add(MapCorrelation.of(l + 1, norms[l], meanOverHeads(t.attention()[l]), widen(t.layerNorms()[l])));
+      c.add(MapCorrelation.of(l + 1, norms[l], meanOverHeads(t.attention()[l]), widen(t.layerNorms()[l]),
+          model.config().family().causal()));
     }
     return new TokenJacobian(input, mask, norms, samples == 0 ? Method.EXACT : Method.RANDOM_PROJECTION, samples,
         seed, c);

@@ -90,8 +90,8 @@ public final class HeadClassifier {
   /** {@link #appliesTo}, as the one line a command refusing categories prints. */
   public static void refuseUnlessApplies(io.headscope.model.BertModel model) {
     if (!appliesTo(model)) {
-      throw new io.headscope.model.core.HeadScopeException(model.name() + " is a "
-          + model.config().family().displayName + ", whose attention is causal (each token sees only the tokens "
+      throw new io.headscope.model.core.HeadScopeException(model.name() + " is "
+          + model.config().family().withArticle() + ", whose attention is causal (each token sees only the tokens "
           + "before it); Kovaleva et al.'s categories are defined, and HeadScope's classifier trained, on "
           + "bidirectional maps, so HeadScope withholds them here. Maps, value norms, switches, sweeps and flow work.");
     }

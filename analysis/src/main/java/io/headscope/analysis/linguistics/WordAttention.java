@@ -63,8 +63,8 @@ public final class WordAttention {
       } else {
         String before = tokens.get(t - 1 < 0 ? 0 : t - 1);
         // a lone mark (a space the vocabulary did not merge with what follows) opens the word after it
-        continues = afterWord && !tok.startsWith(mark) && !tok.isEmpty() && Character.isLetterOrDigit(tok.charAt(0))
-            && (before.equals(mark) || Character.isLetterOrDigit(last(before)));
+        continues = afterWord && !tok.startsWith(mark) && !tok.isEmpty()
+            && (before.equals(mark) || Character.isLetterOrDigit(tok.charAt(0)) && Character.isLetterOrDigit(last(before)));
         piece = tok.startsWith(mark) ? tok.substring(1) : tok;
       }
       if (continues) {

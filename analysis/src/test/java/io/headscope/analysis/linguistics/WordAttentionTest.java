@@ -57,6 +57,9 @@ class WordAttentionTest {
     // a tiny vocabulary cuts " cat" into Ġ + ca + t
     WordAttention.Words w = WordAttention.of(List.of("<s>", "t", "h", "e", "\u0120", "ca", "t", ".", "</s>"));
     assertThat(w.words()).containsExactly("<s>", "the", "cat", ".", "</s>");
+    // a lone mark before punctuation or an unknown piece opens that piece's word: no empty word
+    assertThat(WordAttention.of(List.of("the", "\u0120", ".", "\u0120", "cat")).words())
+        .containsExactly("the", ".", "cat");
   }
 
   @Test

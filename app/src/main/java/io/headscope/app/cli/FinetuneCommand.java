@@ -94,7 +94,7 @@ final class FinetuneCommand implements Callable<Integer> {
     }
     if (config.family() != io.headscope.model.core.Family.BERT) {
       throw new HeadScopeException("finetune builds BERT's sequence classifier (BertForSequenceClassification); "
-          + files.name() + " is a " + config.family().displayName + ", whose classifier head HeadScope does not build yet.");
+          + files.name() + " is " + config.family().withArticle() + ", whose classifier head HeadScope does not build yet.");
     }
     if (maxLength == null) {
       maxLength = Math.min(128, config.maxPositionEmbeddings());

@@ -95,4 +95,18 @@ class FamilyCommandsTest {
     CliHarness.Result ok = CliHarness.run("classify", "--model", roberta.toString(), "--text", "the cat sat.");
     assertThat(ok.exit()).as(ok.err()).isZero();
   }
+
+  @org.junit.jupiter.api.Test
+  void aGpt2FollowsATargetAsItsNextTokenAndRefusesPairsInOneLine() throws Exception {
+    Path gpt2 = dir.resolve("gpt2");
+    FamilyModelFolders.write("gpt2", gpt2, 5);
+    CliHarness.Result r = CliHarness.run("ablate", "--model", gpt2.toString(), "--text", "the cat sat", "--target", "t",
+        "--layers");
+    assertThat(r.exit()).as(r.err()).isZero();
+    CliHarness.Result pair = CliHarness.run("attention", "--model", gpt2.toString(), "--text", "the cat",
+        "--pair", "the dog");
+    assertThat(pair.exit()).isNotZero();
+    assertThat(pair.errLines()).hasSize(1);
+    assertThat(pair.err()).contains("no format for a pair");
+  }
 }

@@ -37,6 +37,11 @@ public enum Family {
     this.displayName = displayName;
   }
 
+  /** The name after its indefinite article: "a RoBERTa", "an ALBERT", "an ELECTRA", "an XLM-RoBERTa". */
+  public String withArticle() {
+    return (this == ALBERT || this == ELECTRA || this == XLM_ROBERTA ? "an " : "a ") + displayName;
+  }
+
   /** Whether a token attends only to itself and earlier tokens. */
   public boolean causal() {
     return this == GPT2;

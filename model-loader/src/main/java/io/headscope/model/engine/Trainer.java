@@ -97,8 +97,8 @@ public final class Trainer implements AutoCloseable {
   public static Trainer start(BertConfig config, Safetensors file, List<String> labels, FineTuneOptions options,
       int trainInputs) {
     if (config.family() != io.headscope.model.core.Family.BERT) {
-      throw new HeadScopeException("Fine-tuning builds BERT's sequence classifier; this is a "
-          + config.family().displayName + ", whose classifier head HeadScope does not build yet.");
+      throw new HeadScopeException("Fine-tuning builds BERT's sequence classifier; this is "
+          + config.family().withArticle() + ", whose classifier head HeadScope does not build yet.");
     }
     if (labels.size() < 2) {
       throw new HeadScopeException("A classifier needs at least two labels, got " + labels + ".");

@@ -52,6 +52,19 @@ public final class HeatmapPane extends Pane {
   }
 
   /** The matrix drawn (its axis labels are its tokens, or words), or null. */
+  /**
+   * Draws the cells above the diagonal (a key after its query) as not allowed: hatched grey, not the
+   * white of zero attention. For a causal model's maps (GPT-2).
+   */
+  public void setCausal(boolean causal) {
+    if (causal != this.causal) {
+      this.causal = causal;
+      redraw();
+    }
+  }
+
+  private boolean causal;
+
   public HeadMatrix matrix() {
     return matrix;
   }
@@ -83,6 +96,29 @@ public final class HeatmapPane extends Pane {
       setMaxSize(w, h);
     }
     redraw();
+  }
+
+  /** Grey with diagonal hatching over the visible cells whose key comes after the query. */
+  private void hatchLaterKeys(GraphicsContext g, double x0, double y0, int r0, int r1, int c0, int c1) {
+    g.setFill(Color.gray(0.9));
+    for (int i = r0; i < r1; i++) {
+      int first = Math.max(c0, matrix.rowOffset() + i + 1 - matrix.colOffset()); // first later key in this row
+      if (first >= c1) {
+        continue;
+      }
+      g.fillRect(label + first * cellWidth - x0, label + i * cellHeight - y0, (c1 - first) * cellWidth, cellHeight);
+    }
+    if (cellWidth >= 4 && cellHeight >= 4) {
+      g.setStroke(Color.gray(0.72));
+      g.setLineWidth(1);
+      for (int i = r0; i < r1; i++) {
+        for (int j = Math.max(c0, matrix.rowOffset() + i + 1 - matrix.colOffset()); j < c1; j++) {
+          double x = label + j * cellWidth - x0;
+          double y = label + i * cellHeight - y0;
+          g.strokeLine(x, y + cellHeight, x + cellWidth, y);
+        }
+      }
+    }
   }
 
   /** The label strips' width at a cell size: token labels need {@link #LABEL}, no labels much less. */
@@ -179,6 +215,9 @@ public final class HeatmapPane extends Pane {
       }
       g.drawImage(src, sx, sy, sw, sh, label + c0 * cellWidth - x0, label + r0 * cellHeight - y0,
           (c1 - c0) * cellWidth, (r1 - r0) * cellHeight);
+    }
+    if (causal && c1 > c0 && r1 > r0) {
+      hatchLaterKeys(g, x0, y0, r0, r1, c0, c1);
     }
     g.setStroke(Color.gray(0.6));
     g.strokeRect(label - x0, label - y0, cols * cellWidth, rows * cellHeight);

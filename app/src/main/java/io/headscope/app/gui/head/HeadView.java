@@ -211,6 +211,7 @@ public final class HeadView extends VBox {
       fit(true);
       return;
     }
+    heatmap.setCausal(vm.causal());
     heatmap.show(m, cellWidth, cellHeight, m != null && m.signed());
     heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap));
     drawScale(m);

@@ -41,12 +41,23 @@ public final class HeadViewModel {
   private final ReadOnlyIntegerWrapper hoveredToken = new ReadOnlyIntegerWrapper(-1);
   /** Computes long inputs' rollouts off the FX thread; null: everything inline (tests without a session). */
   private io.headscope.app.gui.exec.Worker worker;
+  /** The session's model, for what its family changes in the view (null in tests without a session). */
+  private ObservableValue<io.headscope.model.BertModel> model;
 
   /** The head view of a session: its traces, its selected head and its choice of maps. */
   public HeadViewModel(Session session) {
     this(session.traceProperty(), session.ablatedProperty(), session.mapsShownProperty(),
         session.selectedProperty(), session.wordsShownProperty());
     this.worker = session.worker();
+    this.model = session.modelProperty();
+  }
+
+  /**
+   * Whether the model attends causally (GPT-2): a query never sees a later key, so the view draws those
+   * cells as not allowed rather than as zero attention.
+   */
+  public boolean causal() {
+    return model != null && model.getValue() != null && model.getValue().config().family().causal();
   }
 
   /** As below, always on wordpieces. */
@@ -197,6 +208,12 @@ public final class HeadViewModel {
   /** The pointer is over cell (row, col) of the matrix, or outside it (negative). */
   public void pointAt(int row, int col) {
     HeadMatrix m = matrix.get();
+    if (m != null && causal() && row >= 0 && col >= 0 && row < m.rows() && col < m.cols()
+        && m.colOffset() + col > m.rowOffset() + row) {
+      hover.set("\"" + m.rowTokens().get(row) + "\" cannot attend to \"" + m.colTokens().get(col)
+          + "\": a causal model sees only the tokens before a token and the token itself");
+      return;
+    }
     hover.set(m == null ? "" : m.describe(row, col));
   }
 

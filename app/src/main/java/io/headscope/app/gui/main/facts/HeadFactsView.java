@@ -62,7 +62,10 @@ public final class HeadFactsView extends VBox {
     types.getChildren().clear();
     if (s == null) {
       swatch.setFill(Color.TRANSPARENT);
-      category.setText("No category yet: type a sentence and pick a head.");
+      category.setText(vm.categoriesWithheld()
+          ? "No category: this model attends causally (each token sees only those before it), and the "
+              + "categories are defined on bidirectional maps."
+          : "No category yet: type a sentence and pick a head.");
       looks.setText("");
       return;
     }

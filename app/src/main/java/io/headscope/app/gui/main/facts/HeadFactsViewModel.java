@@ -38,6 +38,12 @@ public final class HeadFactsViewModel {
   }
 
   /** The selected head's score on the intact map, or null (no head or no input yet). */
+  /** Whether the loaded model gets no categories (a causal model: see HeadClassifier.appliesTo). */
+  public boolean categoriesWithheld() {
+    io.headscope.model.BertModel m = main.modelProperty().get();
+    return m != null && !io.headscope.analysis.heads.HeadClassifier.appliesTo(m);
+  }
+
   public ReadOnlyObjectProperty<HeadScore> scoreProperty() {
     return score.getReadOnlyProperty();
   }
