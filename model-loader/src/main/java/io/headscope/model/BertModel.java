@@ -40,6 +40,8 @@ public final class BertModel implements AutoCloseable {
   private final Traces traces;
   private final ModelFiles files;
   private ModelFiles.Identity identity;
+  /** Why a classifier stored in the checkpoint is not used (another family's head), or null. */
+  private String unreadClassifier;
 
   private BertModel(ModelFiles files, Engine engine, TextEncoder tokenizer) {
     this.files = files;
@@ -70,7 +72,14 @@ public final class BertModel implements AutoCloseable {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
-      return new BertModel(files, engine, tokenizer);
+      BertModel model = new BertModel(files, engine, tokenizer);
+      if (config.family() != io.headscope.model.core.Family.BERT && st.tensors().keySet().stream()
+          .anyMatch(n -> n.startsWith("classifier.") || n.startsWith("pre_classifier."))) {
+        // RobertaForSequenceClassification and kin: dense + out_proj (or pre_classifier) on the first token
+        model.unreadClassifier = files.name() + "'s " + config.family().displayName + " classifier head (classifier.*) "
+            + "is not read: HeadScope runs BERT's sequence classifier only; its maps, switches and sweeps work";
+      }
+      return model;
     } catch (RuntimeException e) {
       if (tokenizer != null) {
         tokenizer.close();
@@ -171,6 +180,14 @@ public final class BertModel implements AutoCloseable {
   public RunResult run(RunRequest request) {
     checkSegments(request.inputs());
     return engine.run(request);
+  }
+
+  /**
+   * Why the checkpoint's own classifier is not used, for the messages of commands that need one (another
+   * family's head, e.g. RoBERTa's dense + out_proj); empty when there is none or it is read.
+   */
+  public java.util.Optional<String> unreadClassifier() {
+    return java.util.Optional.ofNullable(unreadClassifier);
   }
 
   /** A backward pass: see {@link GradientRequest}. */

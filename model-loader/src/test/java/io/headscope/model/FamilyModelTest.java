@@ -123,4 +123,31 @@ class FamilyModelTest {
         new io.headscope.model.engine.FineTuneOptions(1, 1e-3, 4, 0.1, 0.01, 0.1, 1), 4))
         .isInstanceOf(HeadScopeException.class).hasMessageContaining("RoBERTa");
   }
+
+  @Test
+  void aFineTunedRobertaLoadsForItsMapsAndSaysItsClassifierIsNotRead() throws Exception {
+    Path folder = dir.resolve("roberta-classifier");
+    ModelFiles files = FamilyModelFolders.write("roberta", folder, 23);
+    // RobertaForSequenceClassification's head: dense + out_proj on <s> (not BERT's pooler + classifier)
+    java.util.List<io.headscope.model.checkpoint.FloatTensor> all = new java.util.ArrayList<>();
+    int d;
+    try (io.headscope.model.checkpoint.Safetensors st = io.headscope.model.checkpoint.Safetensors.open(files.weights())) {
+      for (String name : st.tensors().keySet()) {
+        all.add(st.readFloat(name));
+      }
+      d = (int) st.tensors().get("roberta.embeddings.LayerNorm.weight").shape()[0];
+    }
+    all.add(new io.headscope.model.checkpoint.FloatTensor("classifier.dense.weight", new long[] {d, d}, new float[d * d]));
+    all.add(new io.headscope.model.checkpoint.FloatTensor("classifier.dense.bias", new long[] {d}, new float[d]));
+    all.add(new io.headscope.model.checkpoint.FloatTensor("classifier.out_proj.weight", new long[] {2, d}, new float[2 * d]));
+    all.add(new io.headscope.model.checkpoint.FloatTensor("classifier.out_proj.bias", new long[] {2}, new float[2]));
+    Path rewritten = folder.resolve("rewritten.safetensors");
+    io.headscope.model.checkpoint.Safetensors.write(rewritten, all, java.util.Map.of("format", "pt"));
+    Files.move(rewritten, files.weights(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.trace(model.encode("the cat sat", null)).attention()).isNotEmpty();
+      assertThat(model.hasClassifier()).isFalse();
+      assertThat(model.unreadClassifier()).hasValueSatisfying(why -> assertThat(why).contains("RoBERTa classifier head"));
+    }
+  }
 }

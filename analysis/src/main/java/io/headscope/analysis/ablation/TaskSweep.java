@@ -40,8 +40,9 @@ public final class TaskSweep {
 
   public TaskSweep(BertModel model) {
     if (!model.hasClassifier()) {
-      throw new HeadScopeException(model.name() + " has no sequence-classification head, so task accuracy cannot "
-          + "be measured with it; give a fine-tuned classifier (./headscope finetune makes one).");
+      throw new HeadScopeException(model.unreadClassifier().map(why -> why + ", but task accuracy needs the classifier.")
+          .orElse(model.name() + " has no sequence-classification head, so task accuracy cannot "
+          + "be measured with it; give a fine-tuned classifier (./headscope finetune makes one)."));
     }
     this.model = model;
   }

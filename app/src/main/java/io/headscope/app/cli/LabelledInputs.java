@@ -20,8 +20,9 @@ record LabelledInputs(List<String> labels, List<Encoding> inputs, int[] gold, Li
 
   static LabelledInputs read(BertModel model, Path corpus, Shard shard) {
     if (!model.hasClassifier()) {
-      throw new HeadScopeException(model.name() + " has no sequence-classification head, so a labelled corpus "
-          + "cannot be scored with it; give a fine-tuned classifier (./headscope finetune makes one).");
+      throw new HeadScopeException(model.unreadClassifier().map(why -> why + ", but scoring a labelled corpus needs "
+          + "the classifier.").orElse(model.name() + " has no sequence-classification head, so a labelled corpus "
+          + "cannot be scored with it; give a fine-tuned classifier (./headscope finetune makes one)."));
     }
     LabelledCorpus c = LabelledCorpus.read(corpus, model.classLabels(), shard);
     CorpusProgress.reportProblems(c.name(), c.problems(), c.problemCount());

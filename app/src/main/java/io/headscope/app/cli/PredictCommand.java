@@ -74,7 +74,8 @@ final class PredictCommand implements Callable<Integer> {
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {
-        throw new HeadScopeException(bert.name() + " has no masked-LM head (a bare BertModel): nothing to predict.");
+        throw new HeadScopeException(bert.unreadClassifier().map(why -> why + "; it has no masked-LM head either: "
+            + "nothing to predict.").orElse(bert.name() + " has no masked-LM head (a bare model): nothing to predict."));
       }
       Encoding input = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(input);
