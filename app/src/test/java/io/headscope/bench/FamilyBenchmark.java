@@ -114,7 +114,7 @@ public final class FamilyBenchmark {
     Safetensors.write(dir.resolve("model.safetensors"), t, Map.of("format", "pt"));
     Files.writeString(dir.resolve("config.json"), "{\"model_type\": \"gpt2\", \"architectures\": [\"GPT2LMHeadModel\"], "
         + "\"vocab_size\": " + vocab + ", \"n_embd\": " + d + ", \"n_layer\": " + layers + ", \"n_head\": 12, "
-        + "\"n_positions\": " + positions + ", \"n_inner\": null, \"activation_function\": \"gelu_new\", "
+        + "\"n_positions\": " + positions + ", \"n_inner\": null, \"activation_function\": \"" + System.getProperty("bench.act", "gelu_new") + "\", "
         + "\"layer_norm_epsilon\": 1e-05}");
     // the engine reads ids; any tokenizer whose vocabulary fits the model's will do for timing
     Files.copy(tokenizer, dir.resolve("tokenizer.json"));

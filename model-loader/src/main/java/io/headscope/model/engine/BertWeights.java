@@ -353,11 +353,22 @@ final class BertWeights implements AutoCloseable {
       return get(name) != null;
     }
 
+    /**
+     * {@code a^T} in its own row-major memory: a clone of a transposed view keeps the transposed strides,
+     * and the products then read the weight column by column; flattening forces the copy into rows.
+     */
+    private static NDArray contiguousTranspose(NDArray a) {
+      Shape t = new Shape(a.getShape().get(1), a.getShape().get(0));
+      try (NDArray view = a.transpose(); NDArray flat = view.reshape(-1)) {
+        return flat.reshape(t).duplicate();
+      }
+    }
+
     NDArray get(String name) {
       for (WeightNames.Source s : WeightNames.sources(family, name)) {
         NDArray a = t.get(s.name());
         if (a != null) {
-          return s.transposed() ? transposed.computeIfAbsent(s.name(), k -> a.transpose().duplicate()) : a;
+          return s.transposed() ? transposed.computeIfAbsent(s.name(), k -> contiguousTranspose(a)) : a;
         }
       }
       return null;
