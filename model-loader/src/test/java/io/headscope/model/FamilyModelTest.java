@@ -150,4 +150,44 @@ class FamilyModelTest {
       assertThat(model.unreadClassifier()).hasValueSatisfying(why -> assertThat(why).contains("RoBERTa classifier head"));
     }
   }
+
+  /** The checkpoint of {@code files} with {@code extra} tensors of the given shapes added (zeros). */
+  private static void addTensors(ModelFiles files, java.util.Map<String, long[]> extra) throws Exception {
+    java.util.List<io.headscope.model.checkpoint.FloatTensor> all = new java.util.ArrayList<>();
+    try (io.headscope.model.checkpoint.Safetensors st = io.headscope.model.checkpoint.Safetensors.open(files.weights())) {
+      for (String name : st.tensors().keySet()) {
+        all.add(st.readFloat(name));
+      }
+    }
+    extra.forEach((name, shape) -> all.add(new io.headscope.model.checkpoint.FloatTensor(name, shape,
+        new float[(int) java.util.Arrays.stream(shape).reduce(1, (x, y) -> x * y)])));
+    Path rewritten = files.weights().resolveSibling("rewritten.safetensors");
+    io.headscope.model.checkpoint.Safetensors.write(rewritten, all, java.util.Map.of("format", "pt"));
+    Files.move(rewritten, files.weights(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Test
+  void aWeightOfAVariantHeadScopeDoesNotImplementIsRefusedInOneLine() throws Exception {
+    ModelFiles files = FamilyModelFolders.write("roberta", dir.resolve("roberta-relative"), 23);
+    // relative position embeddings (position_embedding_type "relative_key"): a variant the engine does not run
+    addTensors(files, java.util.Map.of("roberta.encoder.layer.0.attention.self.distance_embedding.weight",
+        new long[] {63, 4}));
+    assertThatThrownBy(() -> BertModel.load(files)).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("distance_embedding").hasMessageContaining("a RoBERTa")
+        .hasMessageNotContaining("\n");
+  }
+
+  @Test
+  void theHeadsAndBuffersHeadScopeNeedNotReadAreAccepted() throws Exception {
+    ModelFiles files = FamilyModelFolders.write("electra", dir.resolve("electra-extras"), 23);
+    int d = 16;
+    addTensors(files, java.util.Map.of(
+        "discriminator_predictions.dense.weight", new long[] {d, d},
+        "discriminator_predictions.dense_prediction.weight", new long[] {1, d},
+        "qa_outputs.weight", new long[] {2, d},
+        "electra.embeddings.position_ids", new long[] {1, 8}));
+    try (BertModel model = BertModel.load(files)) {
+      assertThat(model.trace(model.encode("the cat sat", null)).attention()).isNotEmpty();
+    }
+  }
 }

@@ -139,6 +139,7 @@ final class BertWeights implements AutoCloseable {
     int labels = hasClassifier ? (int) w.get("classifier.weight").getShape().get(0) : 0;
     classifierWeight = hasClassifier ? w.req("classifier.weight", labels, d) : null;
     classifierBias = hasClassifier ? w.req("classifier.bias", labels) : null;
+    w.refuseUnknown();
   }
 
   /**
@@ -335,12 +336,27 @@ final class BertWeights implements AutoCloseable {
   }
 
   /**
+   * Weights a checkpoint may hold that the forward pass does not need: buffers (position ids, GPT-2's
+   * causal mask), copies of tied output embeddings, the pre-training heads HeadScope does not run (next
+   * sentence, sentence order, ELECTRA's discriminator), and task heads (poolers and classifiers of the
+   * other families, which {@code BertModel#unreadClassifier} names; question answering).
+   */
+  private static final java.util.regex.Pattern IGNORED = java.util.regex.Pattern.compile(String.join("|",
+      ".*position_ids", ".*\\.attn\\.(masked_)?bias",
+      "(cls\\.predictions\\.|lm_head\\.|predictions\\.)?decoder\\.(weight|bias)", "lm_head\\.weight",
+      "vocab_projector\\.weight", "generator_lm_head\\.weight",
+      "cls\\.seq_relationship\\..*", "sop_classifier\\..*", "discriminator_predictions\\..*", "qa_outputs\\..*",
+      "(pre_)?classifier\\..*", "(.+\\.)?pooler(\\..*)?"));
+
+  /**
    * Finds a tensor by its BERT name wherever the family stores it ({@link WeightNames}), checking its
    * shape; GPT-2's Conv1D weights come transposed to PyTorch's (out, in).
    */
   private static final class Lookup {
     private final Map<String, NDArray> t;
     private final Family family;
+    /** The checkpoint's names that were looked up. */
+    private final java.util.Set<String> read = new java.util.HashSet<>();
     /** Transposed copies made so far, by source name: an ALBERT asks for its one layer once per layer. */
     private final Map<String, NDArray> transposed = new HashMap<>();
 
@@ -351,6 +367,21 @@ final class BertWeights implements AutoCloseable {
 
     boolean has(String name) {
       return get(name) != null;
+    }
+
+    /**
+     * Refuses weights the forward pass does not read, beyond the known ones it need not: a tensor of an
+     * unknown name may belong to a variant of the family HeadScope does not implement (relative position
+     * embeddings, an extra norm), and running without it would give wrong maps without a word.
+     */
+    void refuseUnknown() {
+      List<String> unknown = t.keySet().stream().filter(n -> !read.contains(n) && !IGNORED.matcher(n).matches())
+          .sorted().toList();
+      if (!unknown.isEmpty()) {
+        throw new HeadScopeException("tensor " + unknown.get(0) + (unknown.size() > 1 ? " (and " + (unknown.size() - 1)
+            + " more)" : "") + " is not a weight of " + family.withArticle() + " as HeadScope runs it: the checkpoint "
+            + "may be a variant of the family that HeadScope does not implement, so its maps would be wrong.");
+      }
     }
 
     /**
@@ -368,6 +399,7 @@ final class BertWeights implements AutoCloseable {
       for (WeightNames.Source s : WeightNames.sources(family, name)) {
         NDArray a = t.get(s.name());
         if (a != null) {
+          read.add(s.name());
           return s.transposed() ? transposed.computeIfAbsent(s.name(), k -> contiguousTranspose(a)) : a;
         }
       }
