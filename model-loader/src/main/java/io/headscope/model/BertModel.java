@@ -196,6 +196,11 @@ public final class BertModel implements AutoCloseable {
     return engine.gradient(request);
   }
 
+  /** The linear end of a pre-LayerNorm model's head: see {@link io.headscope.model.engine.Engine#unembedWeights}. */
+  public io.headscope.model.engine.UnembedWeights unembedWeights(long... tokens) {
+    return engine.unembedWeights(tokens);
+  }
+
   /** Batched backward passes of the classifier's cross-entropy: see {@link ClassifierGradients}. */
   public ClassifierGradients.Result classifierGradients(ClassifierGradients request) {
     checkSegments(request.inputs());

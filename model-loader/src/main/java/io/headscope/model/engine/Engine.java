@@ -79,6 +79,24 @@ public final class Engine implements AutoCloseable {
     return countResources(manager);
   }
 
+  /**
+   * The final LayerNorm and the decoder rows of {@code tokens}, for a pre-LayerNorm model (GPT-2) whose
+   * head is {@code W_U ln_f(x)}; null for a model whose head is not that (post-LayerNorm, with a transform).
+   */
+  public UnembedWeights unembedWeights(long... tokens) {
+    if (weights.finalLnWeight == null || !weights.gptLmHead) {
+      return null;
+    }
+    float[][] rows = new float[tokens.length][];
+    for (int i = 0; i < tokens.length; i++) {
+      try (NDArray row = weights.wordEmbeddings.get(tokens[i])) {
+        rows[i] = row.toFloatArray();
+      }
+    }
+    return new UnembedWeights(weights.finalLnWeight.toFloatArray(), weights.finalLnBias.toFloatArray(),
+        config().layerNormEps(), rows, new float[tokens.length]);
+  }
+
   /** Runs a batch with the request's interventions, captures and readouts. */
   public RunResult run(RunRequest r) {
     BertConfig c = config();
