@@ -3,19 +3,17 @@ package io.headscope.analysis.saliency;
 import io.headscope.analysis.lens.ReadPositions;
 import io.headscope.model.BertModel;
 import io.headscope.model.engine.Activation;
-import io.headscope.model.engine.GradientRequest;
+import io.headscope.model.engine.EmbeddingGradients;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
-import java.util.List;
 
 /**
  * The metric as a function of the input embeddings ({@code hook_embed}, (1, T, d): after the embeddings'
  * LayerNorm in BERT-like models, {@code wte + wpe} in GPT-2), the rest of the input (padding, causal mask)
- * fixed: its value by a forward pass with the embeddings patched in, its gradient by one backward pass
- * per token read (the engine's masked-LM loss is {@code -mean log p(token)}, so the metric's gradient is
- * minus it, and a logit difference is the difference of two).
+ * fixed: its value by a forward pass with the embeddings patched in, its gradient by the engine's batched
+ * backward pass at the embeddings ({@link EmbeddingGradients}), many points of a path in one pass.
  */
 final class EmbeddingFunction {
   private final BertModel model;
@@ -43,25 +41,15 @@ final class EmbeddingFunction {
 
   /** {@code d metric / d e} at {@code e}, shaped as {@code e}. */
   float[] gradient(Activation e) {
-    float[] g = minusLossGradient(e, metric.target());
-    if (metric.kind() == SaliencyMetric.Kind.LOGIT_DIFF) {
-      float[] c = minusLossGradient(e, metric.contrast());
-      for (int i = 0; i < g.length; i++) {
-        g[i] -= c[i];
-      }
-    }
-    return g;
+    return gradients(e).data();
   }
 
-  /** The gradient of {@code mean_i log p(token | position_i)}. */
-  private float[] minusLossGradient(Activation e, long token) {
-    long[] targets = new long[positions.length];
-    java.util.Arrays.fill(targets, token);
-    float[] d = model.gradient(new GradientRequest(input, List.of(new Intervention.Patch(HookPoint.embed(), e)),
-        positions, targets, HookPoint.embed())).point().data().clone();
-    for (int i = 0; i < d.length; i++) {
-      d[i] = -d[i];
-    }
-    return d;
+  /**
+   * The gradient at every row of {@code rows} (N, T, d), in one batched backward pass of the metric itself
+   * (a logit difference in one pass, not two).
+   */
+  Activation gradients(Activation rows) {
+    return model.embeddingGradients(new EmbeddingGradients(input, rows, positions, metric.target(),
+        metric.contrast())).gradient();
   }
 }

@@ -72,6 +72,36 @@ class TokenSaliencyTest {
     }
   }
 
+  @Test
+  void aBatchOfPathPointsGivesEachPointsOwnGradientAsASingleBackwardPassDoes() {
+    try (BertModel model = BertModel.load(TinyBert.create(2, 2, 4).writeTo(dir.resolve("bert")))) {
+      Encoding in = model.encode("the cat sat on the [MASK] .", null);
+      long target = model.tokenizer().singleTokenId("cat");
+      float[] x = new TokenSaliency(model).embeddings(in).data();
+      int t = in.length();
+      int d = model.config().hiddenSize();
+      float[] rows = new float[2 * x.length];
+      for (int i = 0; i < x.length; i++) {
+        rows[i] = 0.3f * x[i];
+        rows[x.length + i] = 0.9f * x[i];
+      }
+      int mask = java.util.Arrays.asList(in.tokens().toArray()).indexOf("[MASK]");
+      float[] batched = model.embeddingGradients(new io.headscope.model.engine.EmbeddingGradients(in,
+          new Activation(rows, new int[] {2, t, d}), new int[] {mask}, target, -1)).gradient().data();
+      for (int r = 0; r < 2; r++) {
+        Activation e = new Activation(java.util.Arrays.copyOfRange(rows, r * x.length, (r + 1) * x.length),
+            new int[] {1, t, d});
+        // the engine's own single-input loss gradient: d(-log p)/de
+        float[] single = model.gradient(new io.headscope.model.engine.GradientRequest(in,
+            java.util.List.of(new Intervention.Patch(HookPoint.embed(), e)), new int[] {mask}, new long[] {target},
+            HookPoint.embed())).point().data();
+        for (int i = 0; i < single.length; i++) {
+          assertThat((double) batched[r * x.length + i]).isCloseTo(-single[i], within(1e-5));
+        }
+      }
+    }
+  }
+
   /**
    * d/de f(x + e x_q) at 0, x_q token q's embedding alone: central differences at h and h/2, Richardson
    * extrapolated (error O(h^4)), from forward passes only.

@@ -252,6 +252,34 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /** Every row's metric and its gradient at the row's embeddings, in one backward pass ({@link EmbeddingGradients}). */
+  public EmbeddingGradients.Result embeddingGradients(EmbeddingGradients g) {
+    int n = g.embeddings().dim(0);
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, java.util.Collections.nCopies(n, g.input()));
+      NDArray e = fromJava(scope, g.embeddings()); // (N, T, d)
+      e.setRequiresGradient(true);
+      NDArray x = encoder.encode(e, encoder.scoreMask(batch.real()), 0, config().numHiddenLayers(), new Hooks());
+      x = encoder.finalNorm(x);
+      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (N * M, V), row after row
+      NDArray metric = MlmReadouts.targetLogProbs(logq, new long[] {g.target()});
+      if (g.contrast() >= 0) {
+        metric = metric.sub(MlmReadouts.targetLogProbs(logq, new long[] {g.contrast()}));
+      }
+      metric = metric.reshape(n, g.positions().length).mean(new int[] {1}); // (N)
+      collector.backward(metric.sum());
+      float[] values = metric.toFloatArray();
+      double[] out = new double[n];
+      for (int b = 0; b < n; b++) {
+        out[b] = values[b];
+      }
+      try (NDArray grad = e.getGradient()) {
+        return new EmbeddingGradients.Result(out, CaptureSink.copy(grad));
+      }
+    }
+  }
+
   /**
    * The classifier's cross-entropy of each input's label, differentiated with respect to each input's own
    * head-mask variables in one backward pass ({@link ClassifierGradients}).
