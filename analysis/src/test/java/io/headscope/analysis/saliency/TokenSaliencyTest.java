@@ -86,6 +86,7 @@ class TokenSaliencyTest {
         rows[x.length + i] = 0.9f * x[i];
       }
       int mask = java.util.Arrays.asList(in.tokens().toArray()).indexOf("[MASK]");
+      long live = model.liveNativeArrays();
       float[] batched = model.embeddingGradients(new io.headscope.model.engine.EmbeddingGradients(in,
           new Activation(rows, new int[] {2, t, d}), new int[] {mask}, target, -1)).gradient().data();
       for (int r = 0; r < 2; r++) {
@@ -99,6 +100,8 @@ class TokenSaliencyTest {
           assertThat((double) batched[r * x.length + i]).isCloseTo(-single[i], within(1e-5));
         }
       }
+      model.unembedWeights(target); // null for BERT; what it reads of GPT-2's weights is checked in DLA's test
+      assertThat(model.liveNativeArrays()).as("native arrays left behind").isEqualTo(live);
     }
   }
 
