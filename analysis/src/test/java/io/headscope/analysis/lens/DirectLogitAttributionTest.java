@@ -28,7 +28,9 @@ class DirectLogitAttributionTest {
       Encoding in = model.encode("the cat sat on the", null);
       long t = model.tokenizer().singleTokenId("ca");
       long c = model.tokenizer().singleTokenId("Ġ");
+      long live = model.liveNativeArrays();
       List<DlaRow> rows = new DirectLogitAttribution(model).run(in, t, c);
+      assertThat(model.liveNativeArrays()).as("native arrays left behind").isEqualTo(live);
       int layers = model.config().numHiddenLayers();
       int heads = model.config().numAttentionHeads();
       assertThat(rows).hasSize(1 + layers * (heads + 2));
