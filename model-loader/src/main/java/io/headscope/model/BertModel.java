@@ -196,6 +196,18 @@ public final class BertModel implements AutoCloseable {
     return engine.gradient(request);
   }
 
+  /** The linear end of a pre-LayerNorm model's head: see {@link io.headscope.model.engine.Engine#unembedWeights}. */
+  public io.headscope.model.engine.UnembedWeights unembedWeights(long... tokens) {
+    return engine.unembedWeights(tokens);
+  }
+
+  /** Batched gradients at the embeddings: see {@link io.headscope.model.engine.EmbeddingGradients}. */
+  public io.headscope.model.engine.EmbeddingGradients.Result embeddingGradients(
+      io.headscope.model.engine.EmbeddingGradients request) {
+    checkSegments(List.of(request.input()));
+    return engine.embeddingGradients(request);
+  }
+
   /** Batched backward passes of the classifier's cross-entropy: see {@link ClassifierGradients}. */
   public ClassifierGradients.Result classifierGradients(ClassifierGradients request) {
     checkSegments(request.inputs());

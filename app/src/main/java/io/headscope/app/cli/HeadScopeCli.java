@@ -14,6 +14,8 @@ import picocli.CommandLine;
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
         AblateCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
         FinetuneCommand.class,
+        LensCommand.class,
+        SaliencyCommand.class,
         CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
 

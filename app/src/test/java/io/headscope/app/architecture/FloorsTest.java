@@ -64,7 +64,8 @@ class FloorsTest {
         .layer("Analyses").definedBy("io.headscope.analysis.ablation..", "io.headscope.analysis.compare..",
             "io.headscope.analysis.corpus..", "io.headscope.analysis.distance..", "io.headscope.analysis.evaluation..",
             "io.headscope.analysis.favor..", "io.headscope.analysis.flow..", "io.headscope.analysis.heads..",
-            "io.headscope.analysis.linguistics..", "io.headscope.analysis.predict..")
+            "io.headscope.analysis.linguistics..", "io.headscope.analysis.predict..",
+            "io.headscope.analysis.lens..", "io.headscope.analysis.saliency..")
         .layer("Export").definedBy("io.headscope.analysis.export..")
         .layer("Shard").definedBy("io.headscope.analysis.shard..")
         .whereLayer("Numeric").mayNotAccessAnyLayer()

@@ -79,6 +79,24 @@ public final class Engine implements AutoCloseable {
     return countResources(manager);
   }
 
+  /**
+   * The final LayerNorm and the decoder rows of {@code tokens}, for a pre-LayerNorm model (GPT-2) whose
+   * head is {@code W_U ln_f(x)}; null for a model whose head is not that (post-LayerNorm, with a transform).
+   */
+  public UnembedWeights unembedWeights(long... tokens) {
+    if (weights.finalLnWeight == null || !weights.gptLmHead) {
+      return null;
+    }
+    float[][] rows = new float[tokens.length][];
+    for (int i = 0; i < tokens.length; i++) {
+      try (NDArray row = weights.wordEmbeddings.get(tokens[i])) {
+        rows[i] = row.toFloatArray();
+      }
+    }
+    return new UnembedWeights(weights.finalLnWeight.toFloatArray(), weights.finalLnBias.toFloatArray(),
+        config().layerNormEps(), rows, new float[tokens.length]);
+  }
+
   /** Runs a batch with the request's interventions, captures and readouts. */
   public RunResult run(RunRequest r) {
     BertConfig c = config();
@@ -231,6 +249,34 @@ public final class Engine implements AutoCloseable {
         }
       }
       return new GradientResult(loss.getFloat(), targets, dm, dPoint);
+    }
+  }
+
+  /** Every row's metric and its gradient at the row's embeddings, in one backward pass ({@link EmbeddingGradients}). */
+  public EmbeddingGradients.Result embeddingGradients(EmbeddingGradients g) {
+    int n = g.embeddings().dim(0);
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, java.util.Collections.nCopies(n, g.input()));
+      NDArray e = fromJava(scope, g.embeddings()); // (N, T, d)
+      e.setRequiresGradient(true);
+      NDArray x = encoder.encode(e, encoder.scoreMask(batch.real()), 0, config().numHiddenLayers(), new Hooks());
+      x = encoder.finalNorm(x);
+      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (N * M, V), row after row
+      NDArray metric = MlmReadouts.targetLogProbs(logq, new long[] {g.target()});
+      if (g.contrast() >= 0) {
+        metric = metric.sub(MlmReadouts.targetLogProbs(logq, new long[] {g.contrast()}));
+      }
+      metric = metric.reshape(n, g.positions().length).mean(new int[] {1}); // (N)
+      collector.backward(metric.sum());
+      float[] values = metric.toFloatArray();
+      double[] out = new double[n];
+      for (int b = 0; b < n; b++) {
+        out[b] = values[b];
+      }
+      try (NDArray grad = e.getGradient()) {
+        return new EmbeddingGradients.Result(out, CaptureSink.copy(grad));
+      }
     }
   }
 

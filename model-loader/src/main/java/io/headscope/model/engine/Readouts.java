@@ -89,6 +89,7 @@ public record Readouts(long maskedLmMaskId, boolean classifier, List<int[]> logP
   }
 
   public boolean isEmpty() {
-    return maskedLmMaskId < 0 && !classifier && logProbPositions == null && comparisons == null;
+    // NEXT_TOKEN is negative too, but it reads the last token's distribution
+    return maskedLmMaskId < 0 && maskedLmMaskId != NEXT_TOKEN && !classifier && logProbPositions == null && comparisons == null;
   }
 }

@@ -1,0 +1,78 @@
+package io.headscope.app.cli;
+
+import io.headscope.analysis.lens.DirectLogitAttribution;
+import io.headscope.analysis.lens.DlaRow;
+import io.headscope.analysis.lens.LensCsv;
+import io.headscope.analysis.lens.LensResult;
+import io.headscope.analysis.lens.LogitLens;
+import io.headscope.model.BertModel;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "lens", mixinStandardHelpOptions = true,
+    description = {"The logit lens at every [MASK] (a causal model: the last token): the embeddings and each "
+        + "layer's output read by the model's own output head. CSV: layer,point,position,token,target,target_rank,"
+        + "target_prob,contrast,contrast_rank,contrast_prob,top_tokens,top_probs (layer 0 = embeddings, then 1-based; "
+        + "lists separated by |). An --out ending in .json writes JSON.",
+        "--dla (pre-LayerNorm models such as GPT-2, with --target): direct logit attribution of each head, attention "
+            + "bias, MLP and the embeddings, through ln_f with the full stream's scale frozen; a CSV then holds "
+            + "component,layer,head,position,token,target_logit,contrast_logit,logit_diff, the JSON both."})
+final class LensCommand implements Callable<Integer> {
+  @Mixin TextOptions sentence;
+
+  @Option(names = "--target", paramLabel = "WORD", description = "Follow this token's rank and probability (one token of the vocabulary).")
+  String target;
+
+  @Option(names = "--contrast", paramLabel = "WORD", description = "With --target: follow a second token too.")
+  String contrast;
+
+  @Option(names = "--top", defaultValue = "5", paramLabel = "K", description = "Tokens listed per layer (default 5).")
+  int top;
+
+  @Option(names = "--dla", description = "Direct logit attribution to --target (and --contrast) instead of the lens table.")
+  boolean dla;
+
+  @Mixin CsvOutput output;
+
+  @Mixin ModelOptions model;
+
+  @Override
+  public Integer call() {
+    sentence.check();
+    output.check();
+    if (top < 1 || top > 1000) {
+      throw new UsageException("--top must be between 1 and 1000, got " + top + ".");
+    }
+    if (target == null && (contrast != null || dla)) {
+      throw new UsageException("--contrast and --dla need --target.");
+    }
+    boolean json = output.out != null && output.out.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
+    try (BertModel bert = model.open()) {
+      Encoding input = bert.encode(sentence.text, sentence.pair);
+      Warnings.truncation(input);
+      long t = target == null ? -1 : bert.tokenizer().singleTokenId(target);
+      long c = contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast);
+      List<DlaRow> attribution = dla ? new DirectLogitAttribution(bert).run(input, t, c) : null;
+      LensResult lens = new LogitLens(bert).run(input, t, c, top);
+      if (json) {
+        output.write(o -> LensCsv.json(bert.name(), lens, attribution, bert.tokenizer()::vocabToken, o));
+      } else if (dla) {
+        output.write(o -> LensCsv.dla(attribution, input.tokens(), o));
+      } else {
+        output.write(o -> LensCsv.lens(lens, bert.tokenizer()::vocabToken, o));
+      }
+      if (t >= 0) {
+        for (int p : lens.rows().stream().mapToInt(r -> r.position()).distinct().toArray()) {
+          int first = lens.firstTopLayer(p);
+          System.err.println("position " + p + ": " + target + (first < 0 ? " never reaches rank 1"
+              : " first reaches rank 1 at " + (first == 0 ? "the embeddings" : "layer " + first)));
+        }
+      }
+    }
+    return 0;
+  }
+}
