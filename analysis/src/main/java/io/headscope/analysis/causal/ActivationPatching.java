@@ -1,0 +1,92 @@
+package io.headscope.analysis.causal;
+
+import io.headscope.analysis.ablation.TargetMetric;
+import io.headscope.model.BertModel;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.store.ProgressListener;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Exact activation patching (Wang et al. 2022; Meng et al. 2022; Heimersheim and Nanda 2024): the base
+ * run with one cell's value at a site replaced by the source run's, for every layer and cell.
+ *
+ * <p>Batched like the ablation sweep: patching layer {@code l} cannot change the layers below it, so the
+ * base run is made once, keeping every layer's input, and the cells of layer {@code l} run from there to
+ * the top as one batch, row {@code c} holding the base value with cell {@code c} taken from the source.
+ */
+public final class ActivationPatching {
+  private final BertModel model;
+
+  public ActivationPatching(BertModel model) {
+    this.model = model;
+  }
+
+  public PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction) {
+    return run(in, metric, site, direction, ProgressListener.NONE, () -> false);
+  }
+
+  /**
+   * @param progress hears after every layer
+   * @param cancelled polled between layers; true stops with a {@link CancellationException}
+   */
+  public PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
+      ProgressListener progress, BooleanSupplier cancelled) {
+    PatchRuns runs = PatchRuns.of(model, in, metric, site, direction);
+    int layers = model.config().numHiddenLayers();
+    int[] positions = in.positions();
+    long[] targets = new long[positions.length];
+    Arrays.fill(targets, metric.target());
+    long[] contrasts = null;
+    if (metric.hasContrast()) {
+      contrasts = new long[positions.length];
+      Arrays.fill(contrasts, metric.contrast());
+    }
+    // every row is compared with the base run's distribution; only the target's and contrast's log-probabilities are kept
+    Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(positions, targets, runs.baseLogProbs(),
+        contrasts));
+    double[][] patched = null;
+    for (int l = 0; l < layers; l++) {
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("patching cancelled");
+      }
+      HookPoint point = HookPoint.of(site.kind(), l);
+      Activation base = runs.baseValue(point);
+      Activation source = runs.sourceValue(point);
+      int cells = CellSlice.count(site, base.shape());
+      if (patched == null) {
+        patched = new double[layers][cells];
+      }
+      RunResult r = model.run(RunRequest.of(Collections.nCopies(cells, runs.base()))
+          .startingAt(l, runs.baseValue(HookPoint.residPre(l)).repeatRows(cells))
+          .intervene(new Intervention.Patch(point, variants(site, base, source, cells)))
+          .read(compare));
+      for (int c = 0; c < cells; c++) {
+        patched[l][c] = PatchRuns.value(metric, r.comparison()[c]);
+      }
+      progress.progress(site.label() + " layer " + (l + 1) + " of " + layers, (l + 1) / (double) layers);
+    }
+    return new PatchResult(site, direction, metric.column(), runs.cleanMetric(), runs.corruptedMetric(),
+        in.clean().tokens(), in.corrupted().tokens(), patched, null);
+  }
+
+  /** {@code cells} copies of the base value (one input's), copy {@code c} with cell {@code c} from the source. */
+  static Activation variants(PatchSite site, Activation base, Activation source, int cells) {
+    int rowSize = base.data().length;
+    float[] data = new float[rowSize * cells];
+    for (int c = 0; c < cells; c++) {
+      System.arraycopy(base.data(), 0, data, c * rowSize, rowSize);
+      CellSlice.of(site, base.shape(), c).copy(source.data(), data, c, rowSize);
+    }
+    int[] shape = base.shape();
+    shape[0] = cells;
+    return new Activation(data, shape);
+  }
+}
