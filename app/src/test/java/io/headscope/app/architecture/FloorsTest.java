@@ -62,7 +62,8 @@ class FloorsTest {
     layeredArchitecture().consideringOnlyDependenciesInLayers()
         .layer("Numeric").definedBy("io.headscope.analysis.numeric..")
         .layer("Analyses").definedBy("io.headscope.analysis.ablation..", "io.headscope.analysis.causal..",
-            "io.headscope.analysis.compare..", "io.headscope.analysis.corpus..", "io.headscope.analysis.distance..", "io.headscope.analysis.evaluation..",
+            "io.headscope.analysis.compare..", "io.headscope.analysis.corpus..", "io.headscope.analysis.distance..",
+            "io.headscope.analysis.evaluation..",
             "io.headscope.analysis.favor..", "io.headscope.analysis.flow..", "io.headscope.analysis.heads..",
             "io.headscope.analysis.linguistics..", "io.headscope.analysis.predict..")
         .layer("Export").definedBy("io.headscope.analysis.export..")
