@@ -3,7 +3,8 @@ package io.headscope.analysis.causal;
 import io.headscope.analysis.ablation.TargetMetric;
 import io.headscope.model.BertModel;
 import io.headscope.model.engine.Activation;
-import io.headscope.model.engine.GradientRequest;
+import io.headscope.model.engine.PointGradients;
+import java.util.ArrayList;
 import io.headscope.model.engine.HookPoint;
 import java.util.List;
 
@@ -12,10 +13,9 @@ import java.util.List;
  * {@code dM/da (a_source - a_base)} summed over the cell, with the gradient taken on the base run (the
  * corrupted one when denoising).
  *
- * <p>The engine differentiates the masked-LM loss {@code -log p(token | position)} at one point per
- * backward pass, so the metric's gradient is assembled from those: the logit difference is
- * {@code log p(target) - log p(contrast)} (the normaliser cancels), and a probability's gradient is
- * {@code p} times its log's. One backward pass per layer, target or contrast, and measured position.
+ * <p>One forward and one backward pass give every layer's gradient ({@link PointGradients}): the metric is
+ * written as a weighted sum of log-probabilities, the logit difference as {@code log p(target) - log
+ * p(contrast)} (the normaliser cancels), a probability's gradient as {@code p} times its log's.
  */
 public final class AttributionPatching {
   private final BertModel model;
@@ -28,12 +28,16 @@ public final class AttributionPatching {
   public double[][] run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction) {
     PatchRuns runs = PatchRuns.of(model, in, metric, site, direction);
     int layers = model.config().numHiddenLayers();
+    List<HookPoint> points = new ArrayList<>();
+    for (int l = 0; l < layers; l++) {
+      points.add(HookPoint.of(site.kind(), l));
+    }
+    List<Activation> gradients = model.gradients(metricTerms(runs, in.positions(), metric, points)).gradients();
     double[][] out = new double[layers][];
     for (int l = 0; l < layers; l++) {
-      HookPoint point = HookPoint.of(site.kind(), l);
-      Activation base = runs.baseValue(point);
-      Activation source = runs.sourceValue(point);
-      float[] g = metricGradient(runs, in.positions(), metric, point);
+      Activation base = runs.baseValue(points.get(l));
+      Activation source = runs.sourceValue(points.get(l));
+      float[] g = gradients.get(l).data();
       int cells = CellSlice.count(site, base.shape());
       out[l] = new double[cells];
       for (int c = 0; c < cells; c++) {
@@ -43,44 +47,31 @@ public final class AttributionPatching {
     return out;
   }
 
-  /** {@code dM/d(value at point)} on the base run, flat as the point's value. */
-  float[] metricGradient(PatchRuns runs, int[] positions, TargetMetric metric, HookPoint point) {
-    float[] sum = null;
+  /**
+   * The metric as a weighted sum of log-probabilities whose gradient is the metric's: per measured position,
+   * the target's with weight 1 (a probability: p) and the contrast's with -1 (-p), over the positions' count.
+   */
+  static PointGradients metricTerms(PatchRuns runs, int[] positions, TargetMetric metric, List<HookPoint> points) {
+    int per = metric.hasContrast() ? 2 : 1;
+    int[] at = new int[positions.length * per];
+    long[] tokens = new long[at.length];
+    float[] weights = new float[at.length];
     for (int i = 0; i < positions.length; i++) {
       float[] row = runs.baseLogProbs()[i];
-      sum = add(sum, logProbGradient(runs, positions[i], metric.target(), point),
-          weight(metric, row[(int) metric.target()]) / positions.length);
+      at[i * per] = positions[i];
+      tokens[i * per] = metric.target();
+      weights[i * per] = (float) (weight(metric, row[(int) metric.target()]) / positions.length);
       if (metric.hasContrast()) {
-        sum = add(sum, logProbGradient(runs, positions[i], metric.contrast(), point),
-            -weight(metric, row[(int) metric.contrast()]) / positions.length);
+        at[i * per + 1] = positions[i];
+        tokens[i * per + 1] = metric.contrast();
+        weights[i * per + 1] = (float) (-weight(metric, row[(int) metric.contrast()]) / positions.length);
       }
     }
-    return sum;
+    return new PointGradients(runs.base(), points, at, tokens, weights);
   }
 
-  /** {@code d log p / d value} for a probability metric is scaled by p ({@code dp = p d log p}). */
+  /** {@code dp = p d log p}: a probability metric weighs its log's gradient by p. */
   private static double weight(TargetMetric metric, float logp) {
     return metric.kind() == TargetMetric.Kind.PROB ? Math.exp(logp) : 1.0;
-  }
-
-  /** {@code d log p(token | position) / d value}: minus the loss's gradient. */
-  private float[] logProbGradient(PatchRuns runs, int position, long token, HookPoint point) {
-    Activation g = model.gradient(new GradientRequest(runs.base(), List.of(), new int[] {position}, new long[] {token},
-        point)).point();
-    float[] out = g.data().clone();
-    for (int i = 0; i < out.length; i++) {
-      out[i] = -out[i];
-    }
-    return out;
-  }
-
-  private static float[] add(float[] sum, float[] g, double w) {
-    if (sum == null) {
-      sum = new float[g.length];
-    }
-    for (int i = 0; i < g.length; i++) {
-      sum[i] += (float) (w * g[i]);
-    }
-    return sum;
   }
 }
