@@ -8,10 +8,10 @@ import java.util.List;
 
 /**
  * How well attribution patching ranks the cells as exact patching does: Spearman's rank correlation of
- * the two recovered shares over every cell, and the cells whose ranks differ most.
+ * the two recovered shares over every cell, and the cells whose shares differ most.
  *
  * @param spearman over all layers x cells
- * @param disagreements the cells by decreasing rank difference (at most the few asked for)
+ * @param disagreements the cells by decreasing difference of the two shares (at most the few asked for)
  */
 public record PatchComparison(double spearman, List<Disagreement> disagreements) {
 
@@ -41,7 +41,8 @@ public record PatchComparison(double spearman, List<Disagreement> disagreements)
       all.add(new Disagreement(i / r.cells(), i % r.cells(), exact[i], approx[i], (int) Math.round(re[i]),
           (int) Math.round(ra[i])));
     }
-    all.sort(Comparator.comparingInt((Disagreement d) -> -Math.abs(d.exactRank() - d.attributedRank()))
+    // by the shares' difference, not the ranks': among the many heads near zero ranks swap on noise
+    all.sort(Comparator.comparingDouble((Disagreement d) -> -Math.abs(d.recovered() - d.attributed()))
         .thenComparingInt(d -> d.exactRank()));
     return new PatchComparison(RankCorrelation.spearman(exact, approx), List.copyOf(all.subList(0, Math.min(top, n))));
   }

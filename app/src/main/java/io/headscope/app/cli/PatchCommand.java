@@ -100,9 +100,6 @@ final class PatchCommand implements Callable<Integer> {
         System.err.printf(Locale.ROOT, "headscope: attribution patching took %.2f s%n", (System.nanoTime() - t) / 1e9);
       }
       output.write(o -> PatchCsv.write(results, o));
-      if (output.out != null) {
-        System.err.println("headscope: wrote " + output.out);
-      }
       summary(results, exactSeconds);
     }
     return 0;
@@ -114,21 +111,24 @@ final class PatchCommand implements Callable<Integer> {
         first.metric(), first.direction().label(), first.clean(), first.corrupted(),
         String.join(", ", results.stream().map(r -> r.site().label()).toList()), seconds);
     for (PatchResult r : results) {
+      // denoising: the cell that restores most; noising: the one whose corruption loses most (lowest share)
+      boolean denoise = r.direction() == PatchDirection.DENOISE;
       int bl = 0;
       int bc = 0;
       for (int l = 0; l < r.layers(); l++) {
         for (int c = 0; c < r.cells(); c++) {
-          if (r.recovered(l, c) > r.recovered(bl, bc)) {
+          if (denoise ? r.recovered(l, c) > r.recovered(bl, bc) : r.recovered(l, c) < r.recovered(bl, bc)) {
             bl = l;
             bc = c;
           }
         }
       }
-      System.err.printf(Locale.ROOT, "headscope: %s: most recovered at %s: %.4f%n", r.site().label(),
+      System.err.printf(Locale.ROOT, "headscope: %s: %s at %s: recovered %.4f%n", r.site().label(),
+          denoise ? "restores most" : "necessary most",
           r.site().perHead() ? "head " + (bl + 1) + "-" + (bc + 1)
               : "layer " + (bl + 1) + ", position " + bc + " (" + r.cleanTokens().get(bc) + ")", r.recovered(bl, bc));
       if (r.hasAttribution()) {
-        PatchComparison cmp = PatchComparison.of(r, 5);
+        PatchComparison cmp = PatchComparison.of(r, 3);
         System.err.printf(Locale.ROOT, "headscope: Spearman of attribution with exact patching over %d heads: %.4f%n",
             r.layers() * r.cells(), cmp.spearman());
         StringBuilder b = new StringBuilder("headscope: they disagree most at");
