@@ -105,6 +105,15 @@ class ActivationPatchingTest {
   }
 
   @Test
+  void oneLayersOutputIsTheNextLayersInput() {
+    PatchResult post = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_POST, PatchDirection.NOISE);
+    PatchResult pre = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_PRE, PatchDirection.NOISE);
+    for (int t = 0; t < pair.length(); t++) {
+      assertThat(post.recovered(0, t)).isCloseTo(pre.recovered(1, t), within(1e-5));
+    }
+  }
+
+  @Test
   void inputsOfDifferentLengthsAreRefusedInOneLineShowingBoth() {
     assertThatThrownBy(() -> PatchInputs.of(model, "the [MASK] sat .", "the big [MASK] sat ."))
         .isInstanceOf(HeadScopeException.class)
