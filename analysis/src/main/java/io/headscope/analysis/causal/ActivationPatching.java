@@ -64,10 +64,19 @@ public final class ActivationPatching {
       if (patched == null) {
         patched = new double[layers][cells];
       }
-      RunResult r = model.run(RunRequest.of(Collections.nCopies(cells, runs.base()))
-          .startingAt(l, runs.baseValue(HookPoint.residPre(l)).repeatRows(cells))
-          .intervene(new Intervention.Patch(point, variants(site, base, source, cells)))
-          .read(compare));
+      Activation rows = variants(site, base, source, cells);
+      RunRequest run = RunRequest.of(Collections.nCopies(cells, runs.base()));
+      // a patched layer input, or a layer output below the top (the next layer's input), is where a run
+      // starts: no intervention, so no copy at the point and the last layer computes only the read rows
+      if (site == PatchSite.RESID_PRE) {
+        run = run.startingAt(l, rows);
+      } else if (site == PatchSite.RESID_POST && l + 1 < layers) {
+        run = run.startingAt(l + 1, rows);
+      } else {
+        run = run.startingAt(l, runs.baseValue(HookPoint.residPre(l)).repeatRows(cells))
+            .intervene(new Intervention.Patch(point, rows));
+      }
+      RunResult r = model.run(run.read(compare));
       for (int c = 0; c < cells; c++) {
         patched[l][c] = PatchRuns.value(metric, r.comparison()[c]);
       }
