@@ -11,6 +11,7 @@ import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ProgressListener;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
@@ -39,6 +40,32 @@ public final class ActivationPatching {
    */
   public PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
       ProgressListener progress, BooleanSupplier cancelled) {
+    return run(in, metric, site, direction, progress, cancelled, 0);
+  }
+
+  /**
+   * The three residual streams ({@code --by resid}): {@code resid_pre}, {@code resid_mid}, {@code resid_post}.
+   * A layer's output below the top is the next layer's input, the same value, so {@code resid_post} of layer
+   * {@code l} takes {@code resid_pre}'s cells of layer {@code l + 1} and only the top layer's are run: a third
+   * less work.
+   */
+  public List<PatchResult> residualStream(PatchInputs in, TargetMetric metric, PatchDirection direction,
+      ProgressListener progress, BooleanSupplier cancelled) {
+    int layers = model.config().numHiddenLayers();
+    PatchResult pre = run(in, metric, PatchSite.RESID_PRE, direction, progress, cancelled, 0);
+    PatchResult mid = run(in, metric, PatchSite.RESID_MID, direction, progress, cancelled, 0);
+    PatchResult top = run(in, metric, PatchSite.RESID_POST, direction, progress, cancelled, layers - 1);
+    double[][] post = top.patched();
+    for (int l = 0; l + 1 < layers; l++) {
+      post[l] = pre.patched()[l + 1].clone();
+    }
+    return List.of(pre, mid, new PatchResult(PatchSite.RESID_POST, direction, top.metric(), top.clean(),
+        top.corrupted(), top.cleanTokens(), top.corruptedTokens(), post, null));
+  }
+
+  /** The layers from {@code first} up; those below stay empty for the caller to fill. */
+  private PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
+      ProgressListener progress, BooleanSupplier cancelled, int first) {
     PatchRuns runs = PatchRuns.of(model, in, metric, site, direction);
     int layers = model.config().numHiddenLayers();
     int[] positions = in.positions();
@@ -52,8 +79,8 @@ public final class ActivationPatching {
     // every row is compared with the base run's distribution; only the target's and contrast's log-probabilities are kept
     Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(positions, targets, runs.baseLogProbs(),
         contrasts));
-    double[][] patched = null;
-    for (int l = 0; l < layers; l++) {
+    double[][] patched = new double[layers][];
+    for (int l = first; l < layers; l++) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("patching cancelled");
       }
@@ -61,9 +88,7 @@ public final class ActivationPatching {
       Activation base = runs.baseValue(point);
       Activation source = runs.sourceValue(point);
       int cells = CellSlice.count(site, base.shape());
-      if (patched == null) {
-        patched = new double[layers][cells];
-      }
+      patched[l] = new double[cells];
       Activation rows = variants(site, base, source, cells);
       RunRequest run = RunRequest.of(Collections.nCopies(cells, runs.base()));
       // a patched layer input, or a layer output below the top (the next layer's input), is where a run

@@ -114,6 +114,23 @@ class ActivationPatchingTest {
   }
 
   @Test
+  void theStreamsTogetherAreEachStreamAlone() {
+    for (PatchDirection d : PatchDirection.values()) {
+      java.util.List<PatchResult> all = new ActivationPatching(model).residualStream(pair, metric, d,
+          io.headscope.model.store.ProgressListener.NONE, () -> false);
+      for (PatchResult r : all) {
+        PatchResult alone = new ActivationPatching(model).run(pair, metric, r.site(), d);
+        for (int l = 0; l < 2; l++) {
+          for (int t = 0; t < pair.length(); t++) {
+            assertThat(r.recovered(l, t)).as("%s %s %d %d", d, r.site(), l, t).isCloseTo(alone.recovered(l, t),
+                within(1e-5));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void inputsOfDifferentLengthsAreRefusedInOneLineShowingBoth() {
     assertThatThrownBy(() -> PatchInputs.of(model, "the [MASK] sat .", "the big [MASK] sat ."))
         .isInstanceOf(HeadScopeException.class)

@@ -86,8 +86,10 @@ final class PatchCommand implements Callable<Integer> {
       List<PatchResult> results = new ArrayList<>();
       long start = System.nanoTime();
       try (ProgressDisplay progress = ProgressDisplay.start("patch")) {
-        for (PatchSite site : sites) {
-          results.add(new ActivationPatching(bert).run(in, m, site, d, progress, cancel::requested));
+        if (sites.size() == 3) { // --by resid
+          results.addAll(new ActivationPatching(bert).residualStream(in, m, d, progress, cancel::requested));
+        } else {
+          results.add(new ActivationPatching(bert).run(in, m, sites.get(0), d, progress, cancel::requested));
         }
       } catch (CancellationException e) {
         return Cancellation.cancelled();
