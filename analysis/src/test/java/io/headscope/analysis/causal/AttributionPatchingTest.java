@@ -73,6 +73,19 @@ class AttributionPatchingTest {
   }
 
   @Test
+  void patchingLeavesNoNativeArrayBehind() {
+    TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, model.tokenizer().singleTokenId("she"),
+        model.tokenizer().singleTokenId("he"));
+    new AttributionPatching(model).run(pair, metric, PatchSite.HEAD, PatchDirection.DENOISE);
+    long before = model.liveNativeArrays();
+    for (int i = 0; i < 3; i++) {
+      new AttributionPatching(model).run(pair, metric, PatchSite.RESID_MID, PatchDirection.DENOISE);
+      new ActivationPatching(model).run(pair, metric, PatchSite.HEAD, PatchDirection.NOISE);
+    }
+    assertThat(model.liveNativeArrays()).isEqualTo(before);
+  }
+
+  @Test
   void theNoisingEstimateIsTakenOnTheCleanRun() {
     TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, model.tokenizer().singleTokenId("she"),
         model.tokenizer().singleTokenId("he"));
