@@ -2,6 +2,7 @@ package io.headscope.analysis.causal;
 
 import io.headscope.analysis.ablation.TargetMetric;
 import io.headscope.model.BertModel;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
@@ -67,6 +68,11 @@ public final class ActivationPatching {
   private PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
       ProgressListener progress, BooleanSupplier cancelled, int first) {
     PatchRuns runs = PatchRuns.of(model, in, metric, site, direction);
+    if (runs.cleanMetric() == runs.corruptedMetric()) {
+      // the recovered share divides by their difference
+      throw new HeadScopeException("The clean and the corrupted input give the same " + metric.column() + " ("
+          + runs.cleanMetric() + "): there is nothing to recover; change the cue in the corrupted input.");
+    }
     int layers = model.config().numHiddenLayers();
     int[] positions = in.positions();
     long[] targets = new long[positions.length];

@@ -131,6 +131,13 @@ class ActivationPatchingTest {
   }
 
   @Test
+  void aPairWithNothingToRecoverIsRefused() {
+    PatchInputs same = PatchInputs.of(model, "the king was in [MASK] .", "the king was in [MASK] .");
+    assertThatThrownBy(() -> new ActivationPatching(model).run(same, metric, PatchSite.HEAD, PatchDirection.DENOISE))
+        .isInstanceOf(HeadScopeException.class).hasMessageContaining("nothing to recover");
+  }
+
+  @Test
   void inputsOfDifferentLengthsAreRefusedInOneLineShowingBoth() {
     assertThatThrownBy(() -> PatchInputs.of(model, "the [MASK] sat .", "the big [MASK] sat ."))
         .isInstanceOf(HeadScopeException.class)
