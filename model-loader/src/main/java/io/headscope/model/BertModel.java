@@ -208,6 +208,12 @@ public final class BertModel implements AutoCloseable {
     return engine.embeddingGradients(request);
   }
 
+  /** One backward pass at many points: see {@link io.headscope.model.engine.PointGradients}. */
+  public io.headscope.model.engine.PointGradients.Result gradients(io.headscope.model.engine.PointGradients request) {
+    checkSegments(List.of(request.input()));
+    return engine.pointGradients(request);
+  }
+
   /** Batched backward passes of the classifier's cross-entropy: see {@link ClassifierGradients}. */
   public ClassifierGradients.Result classifierGradients(ClassifierGradients request) {
     checkSegments(request.inputs());

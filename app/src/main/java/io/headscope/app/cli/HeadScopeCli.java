@@ -12,7 +12,7 @@ import picocli.CommandLine;
     version = "HeadScope 0.1.0",
     description = "Look inside BERT's attention heads. Without a command, opens the desktop app.",
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
-        AblateCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
+        AblateCommand.class, PatchCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
         FinetuneCommand.class,
         LensCommand.class,
         SaliencyCommand.class,

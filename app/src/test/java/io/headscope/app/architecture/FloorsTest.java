@@ -61,8 +61,9 @@ class FloorsTest {
   void theAnalysesStandOnTheirNumbersAndTheShardCodecOnTop() {
     layeredArchitecture().consideringOnlyDependenciesInLayers()
         .layer("Numeric").definedBy("io.headscope.analysis.numeric..")
-        .layer("Analyses").definedBy("io.headscope.analysis.ablation..", "io.headscope.analysis.compare..",
-            "io.headscope.analysis.corpus..", "io.headscope.analysis.distance..", "io.headscope.analysis.evaluation..",
+        .layer("Analyses").definedBy("io.headscope.analysis.ablation..", "io.headscope.analysis.causal..",
+            "io.headscope.analysis.compare..", "io.headscope.analysis.corpus..", "io.headscope.analysis.distance..",
+            "io.headscope.analysis.evaluation..",
             "io.headscope.analysis.favor..", "io.headscope.analysis.flow..", "io.headscope.analysis.heads..",
             "io.headscope.analysis.linguistics..", "io.headscope.analysis.predict..",
             "io.headscope.analysis.lens..", "io.headscope.analysis.saliency..")

@@ -280,6 +280,46 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /** One backward pass of a weighted sum of log-probabilities at many points ({@link PointGradients}). */
+  public PointGradients.Result pointGradients(PointGradients g) {
+    for (HookPoint p : g.points()) {
+      p.checkIn(config());
+    }
+    try (NDManager scope = manager.newSubManager();
+        GradientCollector collector = scope.getEngine().newGradientCollector()) {
+      Batch batch = Batch.of(scope, List.of(g.input()));
+      Hooks hooks = new Hooks();
+      java.util.Map<HookPoint, NDArray> zeros = new java.util.LinkedHashMap<>();
+      for (HookPoint p : g.points()) {
+        hooks.intervene(p, a -> {
+          // a + 0: the zero's gradient is dM/da along every path, none cut (see PointGradients)
+          NDArray zero = scope.zeros(a.getShape(), a.getDataType());
+          zero.setRequiresGradient(true);
+          zeros.put(p, zero);
+          return a.add(zero);
+        });
+      }
+      NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
+      x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, config().numHiddenLayers(), hooks); // (1, T, d)
+      x = hooks.at(HookPoint.fin(), encoder.finalNorm(x));
+      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
+      NDArray terms = MlmReadouts.targetLogProbs(logq, g.tokens()).reshape(-1); // (M)
+      NDArray value = terms.mul(scope.create(g.weights())).sum();
+      collector.backward(value);
+      List<Activation> out = new java.util.ArrayList<>();
+      for (HookPoint p : g.points()) {
+        NDArray zero = zeros.get(p);
+        if (zero == null) {
+          throw new HeadScopeException("The pass never reached " + p + ".");
+        }
+        try (NDArray grad = zero.getGradient()) {
+          out.add(CaptureSink.copy(grad));
+        }
+      }
+      return new PointGradients.Result(value.getFloat(), out);
+    }
+  }
+
   /**
    * The classifier's cross-entropy of each input's label, differentiated with respect to each input's own
    * head-mask variables in one backward pass ({@link ClassifierGradients}).

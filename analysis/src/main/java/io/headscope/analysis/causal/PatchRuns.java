@@ -1,0 +1,63 @@
+package io.headscope.analysis.causal;
+
+import io.headscope.analysis.ablation.TargetMetric;
+import io.headscope.model.BertModel;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.tokenizer.Encoding;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The two plain runs that exact and attribution patching both start from: the run that is patched (the
+ * base) and the run whose values are put in (the source), each keeping the site's values at every layer,
+ * the base also every layer's input (the patched runs start there), with the metric read from both.
+ */
+record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult sourceRun, float[][] baseLogProbs,
+    double cleanMetric, double corruptedMetric) {
+
+  static PatchRuns of(BertModel model, PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection d) {
+    boolean denoise = d == PatchDirection.DENOISE;
+    Encoding base = denoise ? in.corrupted() : in.clean();
+    Encoding source = denoise ? in.clean() : in.corrupted();
+    Readouts read = Readouts.none().withLogProbs(in.positions());
+    Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE, site.kind()));
+    RunResult b = model.run(RunRequest.of(base).capture(new Capture(kinds, Set.of(), Set.of(),
+        Capture.Stage.AFTER_INTERVENTIONS)).read(read));
+    RunResult s = model.run(RunRequest.of(source).capture(Capture.points(site.kind())).read(read));
+    double mb = value(metric, b.logProbs()[0]);
+    double ms = value(metric, s.logProbs()[0]);
+    return new PatchRuns(base, source, b, s, b.logProbs()[0], denoise ? ms : mb, denoise ? mb : ms);
+  }
+
+  Activation baseValue(HookPoint p) {
+    return baseRun.cache().get(p);
+  }
+
+  Activation sourceValue(HookPoint p) {
+    return sourceRun.cache().get(p);
+  }
+
+  /** The metric from {@code [position][vocab]} log-probabilities: its mean over the positions, as the sweep's. */
+  static double value(TargetMetric metric, float[][] logp) {
+    double sum = 0;
+    for (float[] row : logp) {
+      sum += metric.value(row[(int) metric.target()], metric.hasContrast() ? row[(int) metric.contrast()] : 0);
+    }
+    return sum / logp.length;
+  }
+
+  /** The metric from one row's comparison scores. */
+  static double value(TargetMetric metric, RunResult.TargetScores s) {
+    double sum = 0;
+    for (int i = 0; i < s.targetLogProbs().length; i++) {
+      sum += metric.value(s.targetLogProbs()[i], metric.hasContrast() ? s.contrastLogProbs()[i] : 0);
+    }
+    return sum / s.targetLogProbs().length;
+  }
+}

@@ -1,0 +1,204 @@
+package io.headscope.analysis.causal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.headscope.analysis.ablation.TargetMetric;
+import io.headscope.model.BertModel;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.Intervention;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.testing.TinyBert;
+import io.headscope.model.testing.families.FamilyModelFolders;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Exact patching against plain runs of the engine with the value replaced by hand ({@link Intervention.Edit},
+ * one run per cell, written here with their own index arithmetic), on a small random two-layer BERT.
+ */
+class ActivationPatchingTest {
+  @TempDir static Path dir;
+  static BertModel model;
+  static PatchInputs pair;
+  static TargetMetric metric;
+
+  @BeforeAll
+  static void load() {
+    model = BertModel.load(TinyBert.create(2, 4, 11).writeTo(dir.resolve("tiny")));
+    pair = PatchInputs.of(model, "the king said that [MASK] was in paris .", "the queen said that [MASK] was in paris .");
+    metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, model.tokenizer().singleTokenId("she"),
+        model.tokenizer().singleTokenId("he"));
+  }
+
+  @AfterAll
+  static void close() {
+    model.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(PatchSite.class)
+  void everyCellEqualsAPlainRunWithThatValueReplacedByHand(PatchSite site) {
+    for (PatchDirection d : PatchDirection.values()) {
+      PatchResult r = new ActivationPatching(model).run(pair, metric, site, d);
+      Encoding base = d == PatchDirection.DENOISE ? pair.corrupted() : pair.clean();
+      Encoding source = d == PatchDirection.DENOISE ? pair.clean() : pair.corrupted();
+      double moved = 0;
+      for (int l = 0; l < 2; l++) {
+        HookPoint p = HookPoint.of(site.kind(), l);
+        Activation src = capture(source, p);
+        for (int c = 0; c < r.cells(); c++) {
+          int cell = c;
+          double want = metric(base, new Intervention.Edit(p, a -> replaced(site, a, src, cell)));
+          assertThat(r.patched()[l][c]).as("%s %s layer %d cell %d", d, site, l, c).isCloseTo(want, within(1e-5));
+          moved = Math.max(moved, Math.abs(want - r.base()));
+        }
+      }
+      assertThat(moved).as("patching changes something").isGreaterThan(1e-4);
+    }
+  }
+
+  @Test
+  void theRecoveredShareIsTheOneOfThreePlainRuns() {
+    PatchResult r = new ActivationPatching(model).run(pair, metric, PatchSite.HEAD, PatchDirection.DENOISE);
+    double clean = metric(pair.clean(), null);
+    double corrupted = metric(pair.corrupted(), null);
+    assertThat(r.clean()).isCloseTo(clean, within(1e-5));
+    assertThat(r.corrupted()).isCloseTo(corrupted, within(1e-5));
+    assertThat(Math.abs(clean - corrupted)).as("the pair differs").isGreaterThan(1e-3);
+    HookPoint p = HookPoint.of(HookPoint.Kind.ATTN_RESULT, 1);
+    Activation src = capture(pair.clean(), p);
+    for (int h = 0; h < 4; h++) {
+      int head = h;
+      double patched = metric(pair.corrupted(), new Intervention.Edit(p, a -> replaced(PatchSite.HEAD, a, src, head)));
+      assertThat(r.recovered(1, h)).isCloseTo((patched - corrupted) / (clean - corrupted), within(1e-4));
+    }
+  }
+
+  @Test
+  void theWholeCleanStreamAtLayerOneRecoversExactlyAll() {
+    PatchResult r = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_PRE, PatchDirection.DENOISE);
+    double all = metric(pair.corrupted(), new Intervention.Patch(HookPoint.residPre(0),
+        capture(pair.clean(), HookPoint.residPre(0))));
+    assertThat((all - r.corrupted()) / (r.clean() - r.corrupted())).isCloseTo(1.0, within(1e-5));
+  }
+
+  @Test
+  void theLastLayersOutputMattersOnlyAtTheMeasuredToken() {
+    // the metric reads the last layer's output at [MASK] alone: patching it there is the clean run, elsewhere nothing
+    PatchResult r = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_POST, PatchDirection.DENOISE);
+    int mask = pair.positions()[0];
+    for (int t = 0; t < pair.length(); t++) {
+      assertThat(r.recovered(1, t)).as("position %d", t).isCloseTo(t == mask ? 1.0 : 0.0, within(1e-4));
+    }
+  }
+
+  @Test
+  void oneLayersOutputIsTheNextLayersInput() {
+    PatchResult post = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_POST, PatchDirection.NOISE);
+    PatchResult pre = new ActivationPatching(model).run(pair, metric, PatchSite.RESID_PRE, PatchDirection.NOISE);
+    for (int t = 0; t < pair.length(); t++) {
+      assertThat(post.recovered(0, t)).isCloseTo(pre.recovered(1, t), within(1e-5));
+    }
+  }
+
+  @Test
+  void theStreamsTogetherAreEachStreamAlone() {
+    for (PatchDirection d : PatchDirection.values()) {
+      java.util.List<PatchResult> all = new ActivationPatching(model).residualStream(pair, metric, d,
+          io.headscope.model.store.ProgressListener.NONE, () -> false);
+      for (PatchResult r : all) {
+        PatchResult alone = new ActivationPatching(model).run(pair, metric, r.site(), d);
+        for (int l = 0; l < 2; l++) {
+          for (int t = 0; t < pair.length(); t++) {
+            assertThat(r.recovered(l, t)).as("%s %s %d %d", d, r.site(), l, t).isCloseTo(alone.recovered(l, t),
+                within(1e-5));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aPairWithNothingToRecoverIsRefused() {
+    PatchInputs same = PatchInputs.of(model, "the king was in [MASK] .", "the king was in [MASK] .");
+    assertThatThrownBy(() -> new ActivationPatching(model).run(same, metric, PatchSite.HEAD, PatchDirection.DENOISE))
+        .isInstanceOf(HeadScopeException.class).hasMessageContaining("nothing to recover");
+  }
+
+  @Test
+  void inputsOfDifferentLengthsAreRefusedInOneLineShowingBoth() {
+    assertThatThrownBy(() -> PatchInputs.of(model, "the [MASK] sat .", "the big [MASK] sat ."))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("clean (6): [CLS] the [MASK] sat . [SEP]")
+        .hasMessageContaining("corrupted (7): [CLS] the big [MASK] sat . [SEP]")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+  }
+
+  @Test
+  void aGpt2IsPatchedAtItsNextToken() {
+    try (BertModel gpt2 = BertModel.load(FamilyModelFolders.write("gpt2", dir.resolve("gpt2"), 5))) {
+      PatchInputs in = PatchInputs.of(gpt2, "the cat sat", "the dog sat");
+      assertThat(in.positions()).containsExactly(in.length() - 1);
+      TargetMetric m = new TargetMetric(TargetMetric.Kind.LOGPROB, gpt2.tokenizer().singleTokenId("t"), -1);
+      PatchResult r = new ActivationPatching(gpt2).run(in, m, PatchSite.HEAD, PatchDirection.DENOISE);
+      HookPoint p = HookPoint.of(HookPoint.Kind.ATTN_RESULT, 0);
+      Activation src = gpt2.run(RunRequest.of(in.clean()).capture(Capture.points(p.kind()))).cache().get(p);
+      double want = gpt2.run(RunRequest.of(in.corrupted())
+          .intervene(new Intervention.Edit(p, a -> replaced(PatchSite.HEAD, a, src, 1)))
+          .read(Readouts.none().withLogProbs(in.positions()))).logProbs()[0][0][(int) m.target()];
+      assertThat(r.patched()[0][1]).isCloseTo(want, within(1e-5));
+      // a causal model's last layer output at the last token is all its prediction reads
+      PatchResult s = new ActivationPatching(gpt2).run(in, m, PatchSite.RESID_POST, PatchDirection.DENOISE);
+      int last = gpt2.config().numHiddenLayers() - 1;
+      assertThat(s.recovered(last, in.length() - 1)).isCloseTo(1.0, within(1e-4));
+    }
+  }
+
+  /** The value of point {@code p} in a plain run of {@code e}. */
+  static Activation capture(Encoding e, HookPoint p) {
+    return model.run(RunRequest.of(e).capture(Capture.points(p.kind()))).cache().get(p);
+  }
+
+  /** The metric of a plain run of {@code e}, with one intervention (or none), read by hand. */
+  static double metric(Encoding e, Intervention i) {
+    float[] logp = model.run(RunRequest.of(e).intervene(i).read(Readouts.none().withLogProbs(pair.positions())))
+        .logProbs()[0][0];
+    return logp[(int) metric.target()] - logp[(int) metric.contrast()];
+  }
+
+  /** {@code a} with one head's (or one token's) values taken from {@code src}, by explicit indices. */
+  static Activation replaced(PatchSite site, Activation a, Activation src, int cell) {
+    float[] out = a.data().clone();
+    int[] s = a.shape();
+    for (int i = 0; i < out.length; i++) {
+      if (inCell(site, s, i, cell)) {
+        out[i] = src.data()[i];
+      }
+    }
+    return new Activation(out, s);
+  }
+
+  /** Whether flat index {@code i} of a batch-of-one value belongs to the cell. */
+  private static boolean inCell(PatchSite site, int[] s, int i, int cell) {
+    if (site == PatchSite.HEAD) { // (1, T, H, d)
+      return (i / s[3]) % s[2] == cell;
+    }
+    if (site.perHead()) { // (1, H, T, dh)
+      return i / (s[2] * s[3]) == cell;
+    }
+    return i / s[2] == cell; // (1, T, d)
+  }
+
+}
