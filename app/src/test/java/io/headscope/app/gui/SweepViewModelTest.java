@@ -123,39 +123,126 @@ class SweepViewModelTest {
     assertThat(vm.captionProperty().get()).contains("Partial");
   }
 
+  /** Follows cat vs dog under Predictions with the given "Sweep:" choice, as the panel does. */
+  private static TargetMetric follow(MainViewModel main, String target, String contrast, TargetMetric.Kind kind) {
+    main.predictions().metricProperty().set(kind);
+    main.predictions().targetWordProperty().set(target);
+    main.predictions().contrastWordProperty().set(contrast);
+    main.predictions().follow();
+    return main.session().target();
+  }
+
+  /** The analysis service run directly, the target built here from the tokenizer (not from the session). */
+  private static AblationResult direct(MainViewModel main, TargetMetric.Kind kind, String target, String contrast) {
+    var m = main.modelProperty().get();
+    var options = new AblationSweep.Options(HeadMask.Mode.ZERO, true, 0);
+    if (kind != null) {
+      options = options.following(new TargetMetric(kind, m.tokenizer().singleTokenId(target),
+          contrast == null ? -1 : m.tokenizer().singleTokenId(contrast)));
+    }
+    return new AblationSweep(m).run(main.traceProperty().get().encoding(), options);
+  }
+
+  private static void assertSameCells(SweepViewModel vm, AblationResult expected) {
+    for (int l = 0; l < expected.layers(); l++) {
+      for (int h = 0; h < expected.heads(); h++) {
+        assertThat(vm.value(l, h)).as("head %d-%d", l, h).isEqualTo(expected.deltaLogprob(l, h));
+      }
+      assertThat(vm.value(l, -1)).as("layer %d", l).isEqualTo(expected.layerDeltaLogprob(l));
+    }
+  }
+
+  // Would catch issue 31: "Sweep: logit difference" chosen under Predictions while the Sweep screen's own
+  // list still said "intact top token", so one run measured the top token's log-prob.
   @Test
-  void followingATargetSweepsItsMetricAsTheServiceDoesAndTheCsvSaysSo() throws Exception {
+  void oneRunMeasuresTheLogitDifferenceChosenUnderPredictionsAndTheTitleSaysSo() {
     MainViewModel main = main(new DirectWorker());
     SweepViewModel vm = new SweepViewModel(main.session());
-    vm.metricProperty().set(SweepViewModel.Metric.TARGET);
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo("log-prob of the intact top token");
+    follow(main, "cat", "dog", TargetMetric.Kind.LOGIT_DIFF);
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo("logit cat − dog");
     vm.run();
-    assertThat(vm.resultProperty().get()).isNull();
-    assertThat(vm.statusProperty().get()).contains("Follow a word first");
-
-    main.predictions().targetWordProperty().set("cat");
-    main.predictions().contrastWordProperty().set("dog");
-    main.predictions().metricProperty().set(TargetMetric.Kind.LOGIT_DIFF);
-    main.predictions().follow();
-    TargetMetric followed = main.session().target();
-    assertThat(followed.kind()).isEqualTo(TargetMetric.Kind.LOGIT_DIFF);
-    vm.run();
-    AblationResult expected = new AblationSweep(main.modelProperty().get()).run(main.traceProperty().get().encoding(),
-        new AblationSweep.Options(HeadMask.Mode.ZERO, true, 0).following(followed));
-    assertThat(vm.value(1, 2)).isEqualTo(expected.deltaLogprob(1, 2));
-    assertThat(vm.value(0, -1)).isEqualTo(expected.layerDeltaLogprob(0));
+    AblationResult expected = direct(main, TargetMetric.Kind.LOGIT_DIFF, "cat", "dog");
     assertThat(vm.resultProperty().get().metric()).isEqualTo("logit_diff");
+    assertSameCells(vm, expected);
+    assertThat(expected.deltaLogprob(1, 2))
+        .as("the default measure differs, so the check can fail")
+        .isNotEqualTo(direct(main, null, null, null).deltaLogprob(1, 2));
+    assertThat(vm.titleProperty().get()).contains("logit cat − dog").contains("target cat").contains("contrast dog")
+        .contains("zero");
     assertThat(vm.captionProperty().get()).contains("logit cat − dog").contains("zero (× 0)");
     assertThat(vm.describe(1, 2)).contains("Δ logit cat − dog");
+    assertThat(vm.staleProperty().get()).isFalse();
+    assertThat(vm.figure().title()).contains("logit cat − dog");
+  }
+
+  // Would catch old numbers shown silently under a new label after the metric, the word or the contrast
+  // changed, and a rerun that left the mark on.
+  @Test
+  void aNewMetricWordOrContrastAfterARunMarksTheResultStaleUntilItIsRerun() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    follow(main, "cat", "dog", TargetMetric.Kind.LOGIT_DIFF);
+    vm.run();
+    assertThat(vm.staleProperty().get()).isFalse();
+
+    main.predictions().metricProperty().set(TargetMetric.Kind.PROB); // the panel shares it at once
+    assertThat(vm.staleProperty().get()).isTrue();
+    assertThat(vm.staleReasonProperty().get()).contains("logit cat − dog").contains("P(cat) − P(dog)");
+    // the title still names what the numbers are, not the new choice
+    assertThat(vm.titleProperty().get()).contains("logit cat − dog");
+    vm.run();
+    assertThat(vm.staleProperty().get()).isFalse();
+    assertThat(vm.staleReasonProperty().get()).isEmpty();
+    assertThat(vm.titleProperty().get()).contains("P(cat) − P(dog)");
+    assertSameCells(vm, direct(main, TargetMetric.Kind.PROB, "cat", "dog"));
+
+    follow(main, "cat", "sat", TargetMetric.Kind.PROB); // another contrast
+    assertThat(vm.staleProperty().get()).isTrue();
+    vm.run();
+    assertThat(vm.staleProperty().get()).isFalse();
+    assertThat(vm.titleProperty().get()).contains("contrast sat");
+
+    follow(main, "", "", TargetMetric.Kind.PROB); // no word followed: the intact top token
+    assertThat(vm.staleProperty().get()).isTrue();
+    assertThat(vm.staleReasonProperty().get()).contains("log-prob of the intact top token");
+    vm.run();
+    assertThat(vm.staleProperty().get()).isFalse();
+    assertThat(vm.resultProperty().get().metric()).isEqualTo("logprob");
+    assertSameCells(vm, direct(main, null, null, null));
+    assertThat(vm.titleProperty().get()).contains("log-prob of the intact top token").doesNotContain("target");
+
+    main.setMode(HeadMask.Mode.UNIFORM);
+    assertThat(vm.staleProperty().get()).as("another switch-off mode").isTrue();
+  }
+
+  // Would catch a sidecar that names the current choice (or nothing) rather than what the CSV holds.
+  @Test
+  void theCsvAndItsSidecarNameTheMetricActuallyComputedEvenWhenStale() throws Exception {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    follow(main, "cat", "dog", TargetMetric.Kind.LOGIT_DIFF);
+    vm.run();
+    follow(main, "cat", "", TargetMetric.Kind.PROB);
+    assertThat(vm.staleProperty().get()).isTrue();
 
     Path csv = dir.resolve("target.csv");
     SweepViewModel.writeCsv(vm.csv(), csv);
     assertThat(java.nio.file.Files.readAllLines(csv).get(0)).contains("delta_logit_diff");
     var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("target.csv.json").toFile());
     assertThat(json.get("text").asText()).isEqualTo("the cat sat on the [MASK] .");
+    assertThat(json.get("metric").asText()).isEqualTo("logit_diff");
     assertThat(json.get("target").asText()).isEqualTo("cat");
     assertThat(json.get("contrast").asText()).isEqualTo("dog");
+    assertThat(json.get("mode").asText()).isEqualTo("zero");
     assertThat(json.get("partial").asBoolean()).isFalse();
-    assertThat(json.toString()).contains("logit_diff");
+
+    vm.run();
+    SweepViewModel.writeCsv(vm.csv(), csv);
+    json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("target.csv.json").toFile());
+    assertThat(json.get("metric").asText()).isEqualTo("prob");
+    assertThat(json.get("target").asText()).isEqualTo("cat");
+    assertThat(json.get("contrast").isNull()).isTrue();
   }
 
   @Test

@@ -58,7 +58,6 @@ public final class PredictionsView extends ScrollPane {
       }
     });
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
-    vm.metricProperty().addListener((o, a, b) -> vm.follow());
     targetProblem.textProperty().bind(vm.targetProblemProperty());
     targetProblem.visibleProperty().bind(vm.targetProblemProperty().isNotEmpty());
     targetProblem.managedProperty().bind(targetProblem.visibleProperty());

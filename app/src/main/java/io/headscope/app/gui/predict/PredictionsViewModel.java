@@ -42,6 +42,10 @@ public final class PredictionsViewModel {
     // the session sets the intact trace first, then the one with heads off: both are new by then
     session.ablatedProperty().addListener((o, a, b) -> refresh());
     session.modelProperty().addListener((o, a, b) -> refresh());
+    // the "Sweep:" choice is part of the session's followed target, the one thing that decides what the
+    // sweep measures: a new choice is shared at once, with or without a view (it was the view's job, so a
+    // choice made without the panel's view never reached the sweep)
+    metric.addListener((o, a, b) -> follow());
     refresh();
   }
 
@@ -57,7 +61,11 @@ public final class PredictionsViewModel {
     return contrastWord;
   }
 
-  /** What the sweep measures when it follows the target (log-prob, probability or logit difference). */
+  /**
+   * What the sweep measures when it follows the target (log-prob, probability or logit difference). This
+   * and the words are the only editor of what the sweep measures ({@link Session#targetProperty()}); the
+   * Sweep screen reads it and marks a result computed for another choice stale.
+   */
   public ObjectProperty<TargetMetric.Kind> metricProperty() {
     return metric;
   }

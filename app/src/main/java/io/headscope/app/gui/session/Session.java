@@ -212,7 +212,8 @@ public final class Session {
   /**
    * The contrast a person follows at the {@code [MASK]}s (picked in the predictions panel: a target
    * token, optionally a contrast token, and how to measure them), or null to follow the intact model's
-   * top token. The sweep offers it as a metric.
+   * top token. It alone decides what the ablation sweep measures (issue 31: the Sweep screen once had
+   * its own second choice, which disagreed with this one); only the predictions panel sets it.
    */
   public ReadOnlyObjectProperty<TargetMetric> targetProperty() {
     return target.getReadOnlyProperty();

@@ -48,6 +48,8 @@ public final class SweepView extends ScreenView<SweepViewModel> {
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label captionLabel;
+  @FXML private Label titleLabel;
+  @FXML private Label staleLabel;
 
   public SweepView(SweepViewModel vm, ScreenContext context) {
     super(vm, context);
@@ -57,6 +59,17 @@ public final class SweepView extends ScreenView<SweepViewModel> {
     captionLabel.textProperty().bind(vm.captionProperty());
     metricChoice.getItems().setAll(SweepViewModel.Metric.values());
     metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
+    // the measure's entry names what a run would measure now (set under Predictions), so the list
+    // never offers a choice it does not decide
+    showMeasure(vm.chosenWordsProperty().get());
+    vm.chosenWordsProperty().addListener((o, a, b) -> showMeasure(b));
+    titleLabel.textProperty().bind(vm.titleProperty());
+    staleLabel.textProperty().bind(vm.staleReasonProperty());
+    staleLabel.visibleProperty().bind(vm.staleProperty());
+    staleLabel.managedProperty().bind(staleLabel.visibleProperty());
+    // a stale result invites a rerun from the button itself
+    runBar.runButton().textProperty().bind(vm.staleProperty().map(s -> s ? "Run again" : "Run"));
+    vm.staleProperty().addListener((o, a, b) -> redraw());
     inputLabel.textProperty().bind(vm.inputProperty().map(s -> s.isEmpty() ? "" : "Input: " + s));
     canvas.setOnMouseMoved(e -> {
       int[] lh = cellAt(e.getX(), e.getY());
@@ -80,6 +93,20 @@ public final class SweepView extends ScreenView<SweepViewModel> {
       redraw();
     });
     redraw();
+  }
+
+  private void showMeasure(String words) {
+    metricChoice.setConverter(new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(SweepViewModel.Metric m) {
+        return m == null ? "" : m == SweepViewModel.Metric.MEASURE ? "Δ " + words : m.toString();
+      }
+
+      @Override
+      public SweepViewModel.Metric fromString(String s) {
+        return null;
+      }
+    });
   }
 
   /** {layers, heads} of what the metric shows, or null when there is nothing to draw. */
@@ -194,6 +221,18 @@ public final class SweepView extends ScreenView<SweepViewModel> {
     }
     if (withLayers) {
       g.fillText("layer", LEFT + heads * cell + GAP + cell / 2, TOP / 2);
+    }
+    if (vm.staleProperty().get()) {
+      // a result computed for another choice is veiled and struck through, not shown as the new one
+      double w = canvas.getWidth();
+      double h = canvas.getHeight();
+      g.setFill(Color.color(1, 1, 1, 0.55));
+      g.fillRect(0, 0, w, h);
+      g.setStroke(Color.gray(0.25));
+      g.setLineWidth(3);
+      g.strokeLine(LEFT, TOP, w - 6, h - 6);
+      g.strokeLine(LEFT, h - 6, w - 6, TOP);
+      g.setLineWidth(1);
     }
   }
 

@@ -34,18 +34,30 @@ import javafx.beans.property.SimpleObjectProperty;
 /**
  * The ablation sweep screen: every head (and every layer) switched off alone on the current input,
  * through the ablation service ({@link AblationSweep}) on the worker, drawn layer by layer as it goes,
- * with counts, time left and Cancel (what was swept is kept, marked partial). The metric is chosen:
- * the intact top token's log-probability, accuracy, KL, the target followed in the predictions panel
- * (its log-probability, probability or logit difference), or Michel et al.'s gradient importance.
+ * with counts, time left and Cancel (what was swept is kept, marked partial).
+ *
+ * <p>What the sweep measures is decided in ONE place: the session's followed target
+ * ({@link Session#targetProperty()}), which only the predictions panel edits (the word, the contrast and
+ * its "Sweep:" choice of log P, P or logit difference). Null there means the intact model's top token.
+ * The screen's own "Show" list used to offer "the followed target" beside "the intact top token" and
+ * decided on its own; with "Sweep: logit difference" chosen under Predictions, a run from this screen
+ * still measured the top token (issue 31). That entry is gone: the list now picks only which column of
+ * the one run to draw (the measured Δ, accuracy, KL) or the gradient importance, which does not depend
+ * on a followed word. The words stay in the predictions panel because the choice means nothing without
+ * them; a second editor of the same state here would need its own word fields.
+ *
+ * <p>The shown result remembers what it was computed for (target, contrast, kind, switch-off mode,
+ * input); when the choice moves away from that, {@link #staleProperty()} says so and why, and the view
+ * crosses the map out and asks for a rerun, rather than showing old numbers under a new label.
  */
 public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   /** Which effect the heatmap shows. */
   public enum Metric {
-    LOGPROB("Δ log-prob of the intact top token"),
+    /** The Δ of what the sweep measures (the followed target, or the intact top token's log-prob). */
+    MEASURE("Δ the measure chosen under Predictions"),
     ACCURACY("Δ accuracy"),
     KL("KL(intact ‖ off)"),
-    TARGET("Δ the followed target"),
     IMPORTANCE("gradient importance (Michel et al.)");
 
     private final String label;
@@ -62,12 +74,18 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   private final ReadOnlyObjectWrapper<ImportanceResult> importance = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyBooleanWrapper partial = new ReadOnlyBooleanWrapper();
-  private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.LOGPROB);
+  private final ObjectProperty<Metric> metric = new SimpleObjectProperty<>(Metric.MEASURE);
   private final ReadOnlyStringWrapper input = new ReadOnlyStringWrapper("");
   private final ReadOnlyStringWrapper caption = new ReadOnlyStringWrapper("");
+  private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper("");
+  private final ReadOnlyStringWrapper chosenWords = new ReadOnlyStringWrapper("");
+  private final ReadOnlyBooleanWrapper stale = new ReadOnlyBooleanWrapper();
+  private final ReadOnlyStringWrapper staleReason = new ReadOnlyStringWrapper("");
   /** The target the shown result follows (null: the intact top token). */
   private TargetMetric followed;
   private String followedWords = "";
+  /** The tokens the shown sweep ran on, joined (importance runs set {@link #input} too). */
+  private String sweptSentence = "";
   private Encoding shownInput;
 
   /** The text the shown sweep was run on, as typed. */
@@ -76,10 +94,42 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   public SweepViewModel(Session session) {
     super(session,
         "Switches each head off alone, then each layer, and measures the masked-LM prediction.");
-    metric.addListener((o, a, b) -> updateCaption());
-    session.maskProperty().addListener((o, a, b) -> updateCaption());
-    session.targetProperty().addListener((o, a, b) -> updateCaption());
-    updateCaption();
+    metric.addListener((o, a, b) -> update());
+    session.maskProperty().addListener((o, a, b) -> update());
+    session.targetProperty().addListener((o, a, b) -> update());
+    session.traceProperty().addListener((o, a, b) -> update());
+    result.addListener((o, a, b) -> update());
+    importance.addListener((o, a, b) -> update());
+    update();
+  }
+
+  /**
+   * What a run would measure now, in words ("logit her − him", "log-prob of the intact top token"):
+   * the session's followed target, the one place that decides it.
+   */
+  public ReadOnlyStringProperty chosenWordsProperty() {
+    return chosenWords.getReadOnlyProperty();
+  }
+
+  /**
+   * What the shown result was computed for, for the screen's heading and the figure: the metric, the
+   * target and contrast, the switch-off mode ("" before a run).
+   */
+  public ReadOnlyStringProperty titleProperty() {
+    return title.getReadOnlyProperty();
+  }
+
+  /**
+   * Whether the shown result was computed for another measure (kind, target or contrast), switch-off
+   * mode or input than the one now chosen: its numbers do not answer the current choice until rerun.
+   */
+  public ReadOnlyBooleanProperty staleProperty() {
+    return stale.getReadOnlyProperty();
+  }
+
+  /** Why the shown result is stale, for the line over it ("" when it is not). */
+  public ReadOnlyStringProperty staleReasonProperty() {
+    return staleReason.getReadOnlyProperty();
   }
 
   /** The gradient importance of the current input, once run. */
@@ -108,8 +158,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   /** Whether there is something to draw for the metric chosen. */
   public boolean hasValues() {
-    return metric.get() == Metric.IMPORTANCE ? importance.get() != null
-        : result.get() != null && (metric.get() == Metric.TARGET) == (followed != null);
+    return metric.get() == Metric.IMPORTANCE ? importance.get() != null : result.get() != null;
   }
 
   /** Runs what the chosen metric needs on the current input, in the current switch-off mode. */
@@ -129,11 +178,8 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
       runImportance(m, t, sentence);
       return;
     }
-    TargetMetric target = metric.get() == Metric.TARGET ? session.target() : null;
-    if (metric.get() == Metric.TARGET && target == null) {
-      job.say("Follow a word first: type it under Predictions (with a [MASK] in the sentence).");
-      return;
-    }
+    // the one place that decides what is measured (see the class comment)
+    TargetMetric target = session.target();
     var options = new AblationSweep.Options(session.mask().mode(), true, 0);
     if (target != null) {
       options = options.following(target);
@@ -146,10 +192,11 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     result.set(null);
     partial.set(false);
     followed = target;
-    followedWords = target == null ? "" : words(m, target);
-    input.set(sentence);
+    followedWords = words(m, target);
     String[] typed = session.inputText();
     shownInput = new Encoding(typed[0].isEmpty() ? sentence : typed[0], typed[1]);
+    sweptSentence = sentence;
+    input.set(sentence);
     job.task("Sweeping " + variants + " variants…",
         p -> new AblationSweep(m).run(List.of(t.encoding()), o, p::update, p::isCancelled, (soFar, done, layers) -> {
           latest.set(soFar);
@@ -159,7 +206,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
         .onSuccess(r -> {
           result.set(r);
           partial.set(false);
-          updateCaption();
+          update();
           return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f, accuracy %.0f%%. "
               + "Click a cell to view the head.", variants, r.positions(), r.metric(), r.baselineLogprob(),
               100 * r.baselineAccuracy());
@@ -172,7 +219,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
           }
           result.set(soFar);
           partial.set(true);
-          updateCaption();
+          update();
           return String.format(Locale.ROOT, "Sweep cancelled: partial, %d of %d layers (%d of %d variants) kept.",
               layersDone[0], soFar.layers(), layersDone[0] * (soFar.heads() + 1), variants);
         })
@@ -198,7 +245,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
         p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled))
         .onSuccess(r -> {
           importance.set(r);
-          updateCaption();
+          update();
           return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
               r.importance().length * r.importance()[0].length, r.meanLoss());
         })
@@ -213,9 +260,15 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     importance.set(null);
     partial.set(false);
     followed = null;
+    followedWords = "";
+    update();
   }
 
+  /** A measure in words: the followed target's, or the default one for null. */
   private static String words(BertModel m, TargetMetric t) {
+    if (t == null || m == null) {
+      return t == null ? DEFAULT_WORDS : "the followed target";
+    }
     String target = m.tokenizer().vocabToken(t.target());
     if (!t.hasContrast()) {
       return (t.kind() == TargetMetric.Kind.PROB ? "P(" : "log P(") + target + ")";
@@ -225,20 +278,67 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
         : "logit " + target + " − " + contrast;
   }
 
+  /** The words of the default measure. */
+  static final String DEFAULT_WORDS = "log-prob of the intact top token";
+
+  private static String modeWords(HeadMask.Mode mode) {
+    return mode == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";
+  }
+
+  /** Recomputes what depends on the choice and on the shown result: the words, the title, staleness, the caption. */
+  private void update() {
+    chosenWords.set(words(session.model(), session.target()));
+    AblationResult r = result.get();
+    boolean importanceShown = metric.get() == Metric.IMPORTANCE;
+    if (importanceShown) {
+      title.set(importance.get() == null ? "" : "Head importance: |∂ loss / ∂ m_h| of the masked-LM loss");
+    } else if (r == null) {
+      title.set("");
+    } else {
+      title.set("Ablation sweep: " + metricLabel() + measuredFor(followed) + ", switch-off " + modeWords(r.mode())
+          + (partial.get() ? " (partial)" : ""));
+    }
+    // gradient importance follows no target, so only the sweep's result can go stale
+    String why = "";
+    if (!importanceShown && r != null) {
+      if (!java.util.Objects.equals(followed, session.target())) {
+        why = "computed for Δ " + followedWords + ", now chosen under Predictions: Δ " + chosenWords.get();
+      } else if (r.mode() != session.mask().mode()) {
+        why = "computed with switch-off " + modeWords(r.mode()) + ", now chosen: " + modeWords(session.mask().mode());
+      } else if (session.trace() != null && !sweptSentence.equals(String.join(" ", session.trace().tokens()))) {
+        why = "computed on another input";
+      }
+    }
+    staleReason.set(why.isEmpty() ? "" : "Stale: " + why + ". Run again to measure it.");
+    stale.set(!why.isEmpty());
+    updateCaption();
+  }
+
+  /** " (target cat, contrast dog)" for a followed target, "" for the default measure. */
+  private String measuredFor(TargetMetric t) {
+    BertModel m = session.model();
+    if (t == null || m == null) {
+      return "";
+    }
+    return " (target " + m.tokenizer().vocabToken(t.target())
+        + (t.hasContrast() ? ", contrast " + m.tokenizer().vocabToken(t.contrast()) : "") + ")";
+  }
+
   private void updateCaption() {
-    String mode = session.mask().mode() == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";
+    AblationResult r = result.get();
+    // the mode of the numbers shown, not of the next run (they differ when the result is stale)
+    String mode = modeWords(r == null ? session.mask().mode() : r.mode());
     Metric mt = metric.get();
+    String shown = r == null ? chosenWords.get() : followedWords;
     String what = switch (mt) {
-      case LOGPROB -> "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% "
-          + "sample without one), head off − intact. Red: removing the head lowered it (the head helped); blue: raised it.";
-      case ACCURACY -> "Δ share of [MASK]s where the intact top token stays top. Red: removing the head lowered it; "
-          + "blue: raised it.";
+      case MEASURE -> (DEFAULT_WORDS.equals(shown)
+          ? "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% sample without one)"
+          : "Δ " + shown + " at the [MASK]s") + ", head off − intact. Red: removing the head lowered it (the head "
+          + "helped); blue: raised it. What is measured is chosen under Predictions (Follow a word, Sweep:).";
+      case ACCURACY -> "Δ share of [MASK]s where the " + (DEFAULT_WORDS.equals(shown) ? "intact top token"
+          : "target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
       case KL -> "KL(intact ‖ head off) of the predicted distribution: larger = the prediction changed more "
           + "(no sign: change, not harm).";
-      case TARGET -> followed != null ? "Δ " + followedWords + " at the [MASK]s, head off − intact. Red: removing the "
-          + "head lowered it; blue: raised it." : session.target() == null
-          ? "Follow a word under Predictions first, then Run."
-          : "Press Run to sweep following the word typed under Predictions.";
       case IMPORTANCE -> "|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer: "
           + "larger = the prediction leans on the head more. One backward pass; no switch-off mode.";
     };
@@ -258,14 +358,14 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     }
     if (head < 0) {
       return switch (metric.get()) {
-        case LOGPROB, TARGET -> r.layerDeltaLogprob(layer);
+        case MEASURE -> r.layerDeltaLogprob(layer);
         case ACCURACY -> r.layerDeltaAccuracy(layer);
         case KL -> r.layerKl()[layer];
         case IMPORTANCE -> Double.NaN;
       };
     }
     return switch (metric.get()) {
-      case LOGPROB, TARGET -> r.deltaLogprob(layer, head);
+      case MEASURE -> r.deltaLogprob(layer, head);
       case ACCURACY -> r.deltaAccuracy(layer, head);
       case KL -> r.headKl()[layer][head];
       case IMPORTANCE -> Double.NaN;
@@ -285,7 +385,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     }
     String what = head < 0 ? "layer " + (layer + 1) + " (all heads)" : "head " + new Head(layer, head);
     return String.format(Locale.ROOT, metric.get() == Metric.IMPORTANCE ? "%s: %s = %.4f" : "%s off: %s = %+.4f",
-        what, metric.get() == Metric.TARGET ? "Δ " + followedWords : metric.get(), v);
+        what, metricLabel(), v);
   }
 
   /** Clicking a head's cell selects it in the main view. */
@@ -297,13 +397,19 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
 
   /** The sweep as a figure for a paper ({@link SweepFigures}). */
   public Figure figure() {
-    String mode = session.mask().mode() == HeadMask.Mode.ZERO ? "zero: attention × 0" : "uniform: even rows";
+    AblationResult r = result.get();
+    // the mode the numbers were computed with, which a stale result may not share with the next run
+    HeadMask.Mode m = r == null ? session.mask().mode() : r.mode();
+    String mode = m == HeadMask.Mode.ZERO ? "zero: attention × 0" : "uniform: even rows";
     return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
   }
 
-  /** The label of the shown metric, with the followed words for a target. */
+  /** The label of the shown metric, with the words of what the shown result measured. */
   String metricLabel() {
-    return metric.get() == Metric.TARGET && followed != null ? "Δ " + followedWords : metric.get().toString();
+    if (metric.get() != Metric.MEASURE) {
+      return metric.get().toString();
+    }
+    return "Δ " + (result.get() == null ? chosenWords.get() : followedWords);
   }
 
   /** What the CSV export writes: the shown sweep and what it was measured on (taken on the UI thread). */
