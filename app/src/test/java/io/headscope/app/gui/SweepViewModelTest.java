@@ -174,6 +174,10 @@ class SweepViewModelTest {
     assertThat(vm.describe(1, 2)).contains("Δ logit cat − dog");
     assertThat(vm.staleProperty().get()).isFalse();
     assertThat(vm.figure().title()).contains("logit cat − dog");
+    // another column of the same run: the title still names the measure computed
+    vm.metricProperty().set(SweepViewModel.Metric.ACCURACY);
+    assertThat(vm.titleProperty().get()).contains("logit cat − dog").contains("shown: Δ accuracy");
+    assertThat(vm.staleProperty().get()).isFalse();
   }
 
   // Would catch old numbers shown silently under a new label after the metric, the word or the contrast

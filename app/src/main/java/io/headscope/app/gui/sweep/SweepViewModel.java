@@ -295,8 +295,9 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     } else if (r == null) {
       title.set("");
     } else {
-      title.set("Ablation sweep: " + metricLabel() + measuredFor(followed) + ", switch-off " + modeWords(r.mode())
-          + (partial.get() ? " (partial)" : ""));
+      // always the measure the run computed, and the column drawn when it is another one of the same run
+      title.set("Ablation sweep: Δ " + followedWords + measuredFor(followed) + ", switch-off " + modeWords(r.mode())
+          + (partial.get() ? " (partial)" : "") + (metric.get() == Metric.MEASURE ? "" : "; shown: " + metric.get()));
     }
     // gradient importance follows no target, so only the sweep's result can go stale
     String why = "";
