@@ -220,6 +220,19 @@ class SweepViewModelTest {
     assertThat(vm.staleProperty().get()).as("another switch-off mode").isTrue();
   }
 
+  // Would catch "Sweep: logit difference" with no contrast silently sweeping something else unnamed.
+  @Test
+  void aLogitDifferenceWithoutAContrastSaysWhatTheSweepMeasuresInstead() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    follow(main, "cat", "", TargetMetric.Kind.LOGIT_DIFF);
+    assertThat(main.predictions().targetProblemProperty().get()).contains("needs a contrast").contains("log P(cat)");
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo("log P(cat)");
+    vm.run();
+    assertThat(vm.titleProperty().get()).contains("Δ log P(cat)").contains("target cat").doesNotContain("contrast");
+    assertSameCells(vm, direct(main, TargetMetric.Kind.LOGPROB, "cat", null));
+  }
+
   // Would catch a sidecar that names the current choice (or nothing) rather than what the CSV holds.
   @Test
   void theCsvAndItsSidecarNameTheMetricActuallyComputedEvenWhenStale() throws Exception {

@@ -118,6 +118,11 @@ public final class PredictionsViewModel {
       return;
     }
     session.setTarget(tm);
+    if (tm.kind() != metric.get()) {
+      // say it rather than let the sweep's title be the first place the fallback shows
+      targetProblem.set("The logit difference needs a contrast word: until one is typed, the sweep measures log P("
+          + t + ").");
+    }
     int[] positions = intact.predictions().stream().mapToInt(MaskPrediction::position).toArray();
     if (positions.length == 0) {
       targetProblem.set("Put [MASK] in the sentence: the target is followed at the [MASK]s.");
