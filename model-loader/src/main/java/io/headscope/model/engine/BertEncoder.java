@@ -85,7 +85,12 @@ final class BertEncoder {
     NDArray s = powerOfTwo
         ? q.div(root).matMul(k.transpose(0, 1, 3, 2))
         : q.matMul(k.transpose(0, 1, 3, 2)).div(root);
-    return scoreMask == null ? s : s.add(scoreMask);
+    if (scoreMask == null) {
+      return s;
+    }
+    // s is the product's own new array: where nothing records gradients the mask is added in place, the
+    // same sum without a (B, H, T, T) array more per layer (a causal model always has a mask)
+    return recordsGradient(s) ? s.add(scoreMask) : s.addi(scoreMask);
   }
 
   /** Word + position + token-type embeddings, then LayerNorm: (B, T) ids to (B, T, d). */
