@@ -312,6 +312,24 @@ public final class ScreenshotTour {
       idle();
       shot(out, "family-" + type, w, h);
     }
+    // every other screen on the GPT-2 (the last loaded): what runs, and what says why it does not apply
+    java.util.Map<String, String> run = java.util.Map.of("corpus", "#corpus-run", "sweep", "#sweep-run",
+        "flow", "#flow-compute", "layers", "#layers-run");
+    for (io.headscope.app.gui.screen.ScreenDescriptor d : io.headscope.app.gui.Screens.ALL) {
+      String id = d.id();
+      if (id.equals("head-map") || id.equals("compare") || id.equals("linguistics")) {
+        continue; // corpus-wide or two-model screens: the CLI audit covered them
+      }
+      fx(() -> {
+        view.showScreen(id);
+        if (run.containsKey(id)) {
+          ((javafx.scene.control.Button) view.lookup(run.get(id))).fire();
+        }
+        return null;
+      });
+      Thread.sleep(4000);
+      shot(out, "family-gpt2-screen-" + id, w, h);
+    }
   }
 
   /** The Layers screen on the app's first sentence, the cell h4 -> layer 8 opened (layers 5-7 skipped). */
