@@ -331,10 +331,13 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     String mode = modeWords(r == null ? session.mask().mode() : r.mode());
     Metric mt = metric.get();
     String shown = r == null ? chosenWords.get() : followedWords;
+    // a causal model (GPT-2) has no mask: it is measured at its next tokens (MlmProbe)
+    boolean causal = session.model() != null && !session.model().config().family().masked();
     String what = switch (mt) {
       case MEASURE -> (DEFAULT_WORDS.equals(shown)
-          ? "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% sample without one)"
-          : "Δ " + shown + " at the [MASK]s") + ", head off − intact. Red: removing the head lowered it (the head "
+          ? (causal ? "Δ log-probability of each sampled token (15% of them) predicted from the tokens before it"
+              : "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% sample without one)")
+          : "Δ " + shown + (causal ? " as the next token" : " at the [MASK]s")) + ", head off − intact. Red: removing the head lowered it (the head "
           + "helped); blue: raised it. What is measured is chosen under Predictions (Follow a word, Sweep:).";
       case ACCURACY -> "Δ share of [MASK]s where the " + (DEFAULT_WORDS.equals(shown) ? "intact top token"
           : "target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
