@@ -68,13 +68,19 @@ public final class MarkdownView {
     org.commonmark.node.Node doc = PARSER.parse(markdown);
     List<Node> body = new ArrayList<>();
     List<Heading> headings = new ArrayList<>();
+    boolean titled = doc.getFirstChild() instanceof Heading h && h.getLevel() == 1;
+    int firstSection = -1;
     for (org.commonmark.node.Node n = doc.getFirstChild(); n != null; n = n.getNext()) {
+      if (firstSection < 0 && n instanceof Heading && (!titled || n != doc.getFirstChild())) {
+        firstSection = body.size();
+      }
       body.add(block(n, headings));
     }
-    // The contents go after the title, so the page opens with what it is.
-    int afterTitle = !body.isEmpty() && doc.getFirstChild() instanceof Heading h && h.getLevel() == 1 ? 1 : 0;
-    if (headings.size() > afterTitle + 1) {
-      body.add(afterTitle, contents(headings.subList(afterTitle, headings.size())));
+    // The contents go after the title and its introduction, before the first section: the page opens
+    // with what it is, then where to go.
+    int sections = headings.size() - (titled ? 1 : 0);
+    if (sections > 1) {
+      body.add(firstSection, contents(headings.subList(titled ? 1 : 0, headings.size())));
     }
     page.getChildren().setAll(body);
   }

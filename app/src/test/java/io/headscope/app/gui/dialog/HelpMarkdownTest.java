@@ -147,6 +147,15 @@ class HelpMarkdownTest {
           .showMarkdown("What the numbers mean (docs/METHODS.md)", source);
     });
     WaitForAsyncUtils.sleep(2, TimeUnit.SECONDS);
+    grab(file);
+    // and a page further down (a table, lists, inline code), reached through the contents
+    robot.clickOn(robot.lookup(".md-toc-link").queryAllAs(Hyperlink.class).stream()
+        .filter(h -> h.getText().startsWith("Model families")).findFirst().orElseThrow());
+    WaitForAsyncUtils.sleep(1, TimeUnit.SECONDS);
+    grab(file.replace(".png", "-2.png"));
+  }
+
+  private static void grab(String file) throws Exception {
     Process p = new ProcessBuilder("import", "-window", "root", Path.of(file).toString()).inheritIO().start();
     assertThat(p.waitFor()).isZero();
   }
