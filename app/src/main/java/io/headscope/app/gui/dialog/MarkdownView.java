@@ -212,6 +212,7 @@ public final class MarkdownView {
     grid.getStyleClass().add("md-table");
     int row = 0;
     int columns = 0;
+    List<Integer> lengths = new ArrayList<>();
     for (org.commonmark.node.Node section = t.getFirstChild(); section != null; section = section.getNext()) {
       boolean head = section instanceof TableHead;
       for (org.commonmark.node.Node r = section.getFirstChild(); r != null; r = r.getNext()) {
@@ -224,6 +225,10 @@ public final class MarkdownView {
             TextFlow cell = flow(c, head ? "md-th" : "md-td");
             cell.setMaxWidth(Double.MAX_VALUE);
             cell.setMaxHeight(Double.MAX_VALUE);
+            while (lengths.size() <= col) {
+              lengths.add(0);
+            }
+            lengths.set(col, lengths.get(col) + plain(c).length());
             grid.add(cell, col++, row);
           }
         }
@@ -231,10 +236,19 @@ public final class MarkdownView {
         row++;
       }
     }
-    // Equal shares of the page's width: a table's cells wrap like paragraphs instead of running off.
+    // Shares of the page's width by how much text each column holds (a short column keeps a tenth of
+    // it): cells wrap like paragraphs instead of running off, and long code is cut less often.
+    double total = 0;
+    double[] weights = new double[columns];
+    for (int i = 0; i < columns; i++) {
+      weights[i] = Math.max(lengths.get(i), 1);
+      total += weights[i];
+    }
+    double floor = Math.min(10, 100.0 / columns);
+    double free = 100 - floor * columns;
     for (int i = 0; i < columns; i++) {
       ColumnConstraints cc = new ColumnConstraints();
-      cc.setPercentWidth(100.0 / columns);
+      cc.setPercentWidth(floor + free * weights[i] / total);
       grid.getColumnConstraints().add(cc);
     }
     return grid;
