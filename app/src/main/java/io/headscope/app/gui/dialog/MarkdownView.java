@@ -57,6 +57,8 @@ public final class MarkdownView {
   private final Map<String, Node> anchors = new LinkedHashMap<>();
   private final Map<Heading, String> headingAnchors = new LinkedHashMap<>();
   private final IdGenerator ids = IdGenerator.builder().build();
+  private final List<Hyperlink> backLinks = new ArrayList<>();
+  private Node toc;
 
   /** Renders {@code markdown}; the page is {@link #node()}. */
   public MarkdownView(String markdown) {
@@ -80,7 +82,13 @@ public final class MarkdownView {
     // with what it is, then where to go.
     int sections = headings.size() - (titled ? 1 : 0);
     if (sections > 1) {
-      body.add(firstSection, contents(headings.subList(titled ? 1 : 0, headings.size())));
+      toc = contents(headings.subList(titled ? 1 : 0, headings.size()));
+      body.add(firstSection, toc);
+    } else {
+      backLinks.forEach(b -> {
+        b.setVisible(false);
+        b.setManaged(false);
+      });
     }
     page.getChildren().setAll(body);
   }
@@ -105,11 +113,18 @@ public final class MarkdownView {
     if (target == null) {
       return false;
     }
+    scrollTo(target);
+    return true;
+  }
+
+  private void scrollTo(Node heading) {
+    // A section heading's row carries the space above it: land there, not on the bare text.
+    Node target = heading.getParent() != null && heading.getParent().getStyleClass().contains("md-h2-row")
+        ? heading.getParent() : heading;
     scroll.layout();
     Bounds inPage = page.sceneToLocal(target.localToScene(target.getBoundsInLocal()));
     double room = page.getHeight() - scroll.getViewportBounds().getHeight();
     scroll.setVvalue(room <= 0 ? 0 : Math.max(0, Math.min(1, inPage.getMinY() / room)));
-    return true;
   }
 
   private Node contents(List<Heading> headings) {
@@ -174,7 +189,24 @@ public final class MarkdownView {
     anchors.put(anchor, flow);
     headings.add(h);
     headingAnchors.put(h, anchor);
-    return flow;
+    if (h.getLevel() != 2) {
+      return flow;
+    }
+    // A way back from a section to the contents (a reader jumps there and back, as on a web page).
+    Hyperlink back = new Hyperlink("\u2191 Contents");
+    back.getStyleClass().add("md-back");
+    back.setMinWidth(Hyperlink.USE_PREF_SIZE);
+    back.setOnAction(e -> {
+      if (toc != null) {
+        scrollTo(toc);
+      }
+    });
+    backLinks.add(back);
+    HBox row = new HBox(flow, back);
+    row.getStyleClass().add("md-h2-row");
+    row.setAlignment(javafx.geometry.Pos.BOTTOM_LEFT);
+    HBox.setHgrow(flow, Priority.ALWAYS);
+    return row;
   }
 
   private Node list(org.commonmark.node.Node list, List<Heading> headings) {

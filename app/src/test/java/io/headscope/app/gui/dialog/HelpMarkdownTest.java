@@ -100,6 +100,10 @@ class HelpMarkdownTest {
     Bounds b = target.localToScene(target.getBoundsInLocal());
     Bounds port = scroll.localToScene(scroll.getBoundsInLocal());
     assertThat(b.getMinY() - port.getMinY()).isLessThan(40);
+    // and its section's way back leads to the contents
+    robot.clickOn(((Parent) target.getParent()).lookup(".md-back"));
+    WaitForAsyncUtils.waitForFxEvents();
+    assertThat(visible(scroll, link)).isTrue();
   }
 
   // Would catch a #anchor link in the text that is not wired, and an external link that is opened.
