@@ -157,6 +157,12 @@ class HelpMarkdownTest {
         .filter(h -> h.getText().startsWith("Model families")).findFirst().orElseThrow());
     WaitForAsyncUtils.sleep(1, TimeUnit.SECONDS);
     grab(file.replace(".png", "-2.png"));
+    robot.clickOn(robot.lookup("#md-model-families-what-each-changes-from-bert").query().getParent().lookup(".md-back"));
+    WaitForAsyncUtils.waitForFxEvents();
+    robot.clickOn(robot.lookup(".md-toc-link").queryAllAs(Hyperlink.class).stream()
+        .filter(h -> h.getText().startsWith("Kovaleva")).findFirst().orElseThrow());
+    WaitForAsyncUtils.sleep(1, TimeUnit.SECONDS);
+    grab(file.replace(".png", "-3.png"));
   }
 
   private static void grab(String file) throws Exception {
