@@ -185,7 +185,6 @@ public final class MarkdownView {
     TextFlow flow = flow(h, "md-h" + Math.min(h.getLevel(), 4));
     String anchor = ids.generateId(plain(h));
     flow.setId("md-" + anchor);
-    flow.getProperties().put("md-anchor", anchor);
     anchors.put(anchor, flow);
     headings.add(h);
     headingAnchors.put(h, anchor);
