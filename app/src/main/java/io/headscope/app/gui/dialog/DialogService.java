@@ -19,6 +19,11 @@ public interface DialogService {
   default void showText(String title, String text) {
   }
 
+  /** Shows a Markdown page (help) as formatted text, with its sections linked, without blocking the window. */
+  default void showMarkdown(String title, String markdown) {
+    showText(title, markdown);
+  }
+
   /**
    * Asks for one line of text.
    *

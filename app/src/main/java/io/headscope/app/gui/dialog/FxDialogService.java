@@ -72,6 +72,20 @@ public final class FxDialogService implements DialogService {
     show(alert);
   }
 
+  @Override
+  public void showMarkdown(String title, String markdown) {
+    javafx.scene.control.ScrollPane page = new MarkdownView(markdown).node();
+    // Fits a 1280 x 800 screen with the window's frame around it; resizable for more.
+    page.setPrefSize(900, 600);
+    page.setId("help-page");
+    Alert alert = new Alert(Alert.AlertType.INFORMATION);
+    alert.setHeaderText(title);
+    alert.setGraphic(null);
+    alert.getDialogPane().setContent(page);
+    alert.setResizable(true);
+    show(alert);
+  }
+
   private void show(Alert alert) {
     alert.setTitle("HeadScope");
     Theme.apply(alert);

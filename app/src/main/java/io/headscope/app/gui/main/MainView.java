@@ -285,7 +285,7 @@ public final class MainView extends BorderPane {
 
   @FXML
   private void showDefinitions() {
-    dialogs.showText("What the numbers mean (docs/METHODS.md)", Help.definitions());
+    dialogs.showMarkdown("What the numbers mean (docs/METHODS.md)", Help.definitions());
   }
 
   @FXML
