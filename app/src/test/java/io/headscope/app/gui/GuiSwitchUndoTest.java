@@ -135,6 +135,14 @@ class GuiSwitchUndoTest {
     assertSameMaps(vm().ablatedProperty().get(), twoRun);
     assertThat(vm().redoNameProperty().get()).isEmpty();
 
+    // in the input field Ctrl+Z is the field's undo of typing, never a head switch's
+    robot.clickOn("#text-a").write("x");
+    robot.press(KeyCode.CONTROL, KeyCode.Z).release(KeyCode.Z, KeyCode.CONTROL);
+    WaitForAsyncUtils.waitForFxEvents();
+    Thread.sleep(300);
+    assertThat(vm().maskProperty().get()).isEqualTo(two);
+    assertThat(vm().textAProperty().get()).isEqualTo("the cat sat on the [MASK] .");
+
     // the Heads menu names the step
     robot.clickOn("Heads");
     assertThat(robot.lookup("Undo switch layer 3 off").tryQuery()).isPresent();
