@@ -58,12 +58,19 @@ class SwitchHistoryViewModelTest {
     MainViewModel vm = loaded();
     vm.toggleHead(new Head(1, 2));
     HeadMask one = vm.maskProperty().get();
-    float[][] asRun = vm.ablatedProperty().get().map(new Head(1, 0));
+    io.headscope.model.AttentionTrace oneRun = vm.ablatedProperty().get();
+    float[][] asRun = oneRun.map(new Head(1, 0));
     vm.toggleLayer(1);
+    io.headscope.model.AttentionTrace twoRun = vm.ablatedProperty().get();
     vm.undo();
     assertThat(vm.maskProperty().get()).isEqualTo(one);
     assertThat(vm.ablatedProperty().get().mask().off()).isEqualTo(one.off());
     assertThat(vm.ablatedProperty().get().map(new Head(1, 0))).isDeepEqualTo(asRun);
+    // the run kept from before: undo on a long input is instant, not another model run
+    assertThat(vm.ablatedProperty().get()).isSameAs(oneRun);
+    vm.redo();
+    assertThat(vm.ablatedProperty().get()).isSameAs(twoRun);
+    vm.undo();
     vm.undo();
     assertThat(vm.maskProperty().get().isEmpty()).isTrue();
     assertThat(vm.ablatedProperty().get()).isSameAs(vm.traceProperty().get());

@@ -330,6 +330,7 @@ public final class MainViewModel {
         heads.set(loaded.config().numAttentionHeads());
         session.setMask(HeadMask.NONE.withMode(session.mask().mode()));
         history.clear(); // the old model's switches mean nothing to this one
+        recentRuns.clear();
         session.setFavor(FavorHeads.NONE);
         session.setSelection(Set.of());
         session.select(new Head(0, 0));
@@ -386,6 +387,7 @@ public final class MainViewModel {
     HeadMask currentMask = session.mask();
     FavorHeads currentFavor = session.favor();
     AttentionTrace cached = session.trace();
+    AttentionTrace recentRun = currentFavor.isEmpty() ? recentRun(cached, currentMask) : null;
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
     worker.submit(p -> {
@@ -399,6 +401,7 @@ public final class MainViewModel {
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
+          : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
               .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
@@ -413,6 +416,9 @@ public final class MainViewModel {
       }
       AttentionTrace[] r = {res.intact(), res.ablated()};
       this.cachedScores = res.scores();
+      if (currentFavor.isEmpty() && !currentMask.isEmpty()) {
+        rememberRun(res.intact(), currentMask, res.ablated());
+      }
       scores.setAll(res.scores());
       session.setTraces(r[0], r[1], currentFavor, first, second);
       // stale again at once if the text changed while this input ran (the next run is due)
@@ -430,6 +436,33 @@ public final class MainViewModel {
         fail(e);
       }
     });
+  }
+
+  /** A trace as run, kept so undo and redo come back at once instead of rerunning the model. */
+  private record RecentRun(AttentionTrace intact, HeadMask mask, AttentionTrace asRun) {}
+
+  /**
+   * The last few traces as run on this input: undo after a slip on a long input is instant, not another
+   * 30 s run. Few, because a 512-token trace of bert-base holds 144 maps of 262,144 cells (150 MB).
+   */
+  private final java.util.ArrayDeque<RecentRun> recentRuns = new java.util.ArrayDeque<>();
+  static final int RECENT_RUNS = 2;
+
+  private AttentionTrace recentRun(AttentionTrace intact, HeadMask mask) {
+    for (RecentRun r : recentRuns) {
+      if (r.intact() == intact && r.mask().equals(mask)) {
+        return r.asRun();
+      }
+    }
+    return null;
+  }
+
+  private void rememberRun(AttentionTrace intact, HeadMask mask, AttentionTrace asRun) {
+    recentRuns.removeIf(r -> r.intact() != intact || r.mask().equals(mask));
+    recentRuns.addFirst(new RecentRun(intact, mask, asRun));
+    while (recentRuns.size() > RECENT_RUNS) {
+      recentRuns.removeLast();
+    }
   }
 
   private static String strip(String s) {
