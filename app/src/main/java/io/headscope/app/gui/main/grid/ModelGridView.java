@@ -165,7 +165,12 @@ public final class ModelGridView extends VBox {
     javafx.scene.control.MenuItem one = new javafx.scene.control.MenuItem("Switch " + head + (off ? " on" : " off"));
     one.setId("switch-head");
     one.setOnAction(e -> vm.toggleHead(head));
-    javafx.scene.control.MenuItem layer = new javafx.scene.control.MenuItem("Switch layer " + (head.layer() + 1) + " off / on");
+    boolean layerOff = true;
+    for (int h = 0; h < vm.headsProperty().get(); h++) {
+      layerOff &= vm.maskProperty().get().isOff(new Head(head.layer(), h));
+    }
+    javafx.scene.control.MenuItem layer = new javafx.scene.control.MenuItem(
+        "Switch layer " + (head.layer() + 1) + (layerOff ? " on" : " off"));
     layer.setOnAction(e -> vm.toggleLayer(head.layer()));
     return new javafx.scene.control.ContextMenu(one, layer);
   }
