@@ -96,6 +96,15 @@ class GuiSwitchUndoTest {
   }
 
   @Test
+  void theRightClickMenuSwitchesAHeadOffByName(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.clickOn("#thumb-3-1", javafx.scene.input.MouseButton.SECONDARY);
+    robot.clickOn("Switch 3-1 off");
+    waitForRun(HeadMask.of(Set.of(new Head(2, 0)), HeadMask.Mode.ZERO));
+    assertThat(vm().selectedProperty().get()).isEqualTo(new Head(2, 0));
+  }
+
+  @Test
   void undoAndRedoRestoreTheMaskAndTheMapsAfterAHeadAndALayerSwitch(FxRobot robot) throws Exception {
     waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
     AttentionTrace intact = vm().traceProperty().get();
