@@ -22,6 +22,9 @@ public final class HeadScopeCli {
   /** Runs the CLI and returns the exit code: 0 ok, 1 a problem with the input, 2 a bad command line. */
   public static int run(String... args) {
     CommandLine cli = new CommandLine(new HeadScopeCli());
+    // "@gender" in a head list names a saved head set (HeadSets); picocli would instead read a file
+    // "gender" when one happens to lie in the working folder
+    cli.setExpandAtFiles(false);
     // a command's input files are never replaced by its outputs (InputFiles)
     cli.setExecutionStrategy(parsed -> {
       try {

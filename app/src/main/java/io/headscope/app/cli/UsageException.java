@@ -14,10 +14,15 @@ final class UsageException extends HeadScopeException {
     super(message, cause);
   }
 
-  /** A list of heads given to an option, as a usage error when malformed or not in the model. */
+  /**
+   * A list of heads given to an option, as a usage error when malformed or not in the model. An item
+   * {@code @NAME} is a head set saved from the app ({@link io.headscope.model.store.HeadSets}, read only
+   * when one is named).
+   */
   static java.util.Set<io.headscope.model.core.Head> heads(String option, String spec, io.headscope.model.core.BertConfig c) {
     try {
-      return io.headscope.model.core.Head.parseList(spec, c.numHiddenLayers(), c.numAttentionHeads());
+      return io.headscope.model.store.HeadSets.parse(spec, c.numHiddenLayers(), c.numAttentionHeads(),
+          () -> io.headscope.model.store.HeadSets.read(io.headscope.model.store.HeadSets.standardFile()));
     } catch (HeadScopeException e) {
       throw new UsageException(option + ": " + e.getMessage(), e);
     }

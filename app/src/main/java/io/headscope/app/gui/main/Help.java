@@ -13,11 +13,14 @@ final class Help {
         While a new input is analysed, the previous result stays on screen, faded.
 
       All heads (grid: layers down, heads across)
-        Click a map          show that head large (head view, panel, predictions)
-        Hover a map, ×       switch that head off / on
+        Click a map          show that head large (head view, panel, predictions); never switches it
+        X or Delete          switch the selected head (or the picked heads) off / on
+        Right-click a map    a menu: switch that head, or its layer, off / on
         Ctrl-click           pick several heads;  X or Delete switches the picked heads
         Esc                  clear the picks
         L1 … L12             switch a whole layer off / on
+        Ctrl+Z               undo the last switch;  Ctrl+Shift+Z or Ctrl+Y redoes it (Heads menu)
+        Heads › head sets    save the heads now off under a name; apply a set; CLI: --disable @NAME
         Frame colour         the head's Kovaleva category (legend above; click a category to hide it)
         Maps: intact | as run | difference
                              the intact model's maps, the maps with the switched-off heads as the model

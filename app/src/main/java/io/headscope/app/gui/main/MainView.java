@@ -64,6 +64,9 @@ public final class MainView extends BorderPane {
   @FXML private Menu modelMenu;
   @FXML private Menu analysisMenu;
   @FXML private Menu exportMenu;
+  @FXML private MenuItem undoItem;
+  @FXML private MenuItem redoItem;
+  @FXML private Menu headSetsMenu;
   @FXML private TextField textA;
   @FXML private TextField textB;
   @FXML private ChoiceBox<HeadMask.Mode> modeChoice;
@@ -111,6 +114,7 @@ public final class MainView extends BorderPane {
     leftPane.setLeft(nav.column());
     nav.add("Heads", "All heads", "grid", "Every head's map at once, framed by its category", allHeads);
     addMainExports();
+    bindSwitchHistory();
 
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -306,6 +310,69 @@ public final class MainView extends BorderPane {
   @FXML
   private void switchAllOn() {
     vm.switchAllOn();
+  }
+
+  /**
+   * Undo and redo name the change ("Undo switch 8-7 off"). Ctrl+Y redoes too (Windows habit); in a
+   * text field Ctrl+Z stays the field's own undo of typing.
+   */
+  private void bindSwitchHistory() {
+    undoItem.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+        () -> vm.undoNameProperty().get().isEmpty() ? "Undo" : "Undo " + vm.undoNameProperty().get(), vm.undoNameProperty()));
+    redoItem.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+        () -> vm.redoNameProperty().get().isEmpty() ? "Redo" : "Redo " + vm.redoNameProperty().get(), vm.redoNameProperty()));
+    undoItem.disableProperty().bind(vm.undoNameProperty().isEmpty());
+    redoItem.disableProperty().bind(vm.redoNameProperty().isEmpty());
+    sceneProperty().addListener((o, a, scene) -> {
+      if (scene != null) {
+        scene.getAccelerators().put(new javafx.scene.input.KeyCodeCombination(javafx.scene.input.KeyCode.Y,
+            javafx.scene.input.KeyCombination.SHORTCUT_DOWN), vm::redo);
+      }
+    });
+    // the sets are read when the menu opens, so a set saved by another window or by hand shows
+    headSetsMenu.setOnShowing(e -> fillHeadSets());
+    fillHeadSets();
+  }
+
+  private void fillHeadSets() {
+    headSetsMenu.getItems().clear();
+    vm.headSets().forEach((name, heads) -> {
+      MenuItem item = new MenuItem(name + ": " + heads);
+      item.setId("head-set-" + name);
+      item.setOnAction(e -> vm.applyHeadSet(name));
+      headSetsMenu.getItems().add(item);
+    });
+    if (headSetsMenu.getItems().isEmpty()) {
+      MenuItem none = new MenuItem("(none saved yet)");
+      none.setDisable(true);
+      headSetsMenu.getItems().add(none);
+    }
+  }
+
+  @FXML
+  private void undoSwitch() {
+    vm.undo();
+  }
+
+  @FXML
+  private void redoSwitch() {
+    vm.redo();
+  }
+
+  @FXML
+  private void saveHeadSet() {
+    if (vm.maskProperty().get().isEmpty()) {
+      vm.note("No head is switched off: switch some off first, then save them as a set.");
+      return;
+    }
+    javafx.scene.control.TextInputDialog ask = new javafx.scene.control.TextInputDialog();
+    ask.setTitle("Save head set");
+    ask.setHeaderText("Name the " + vm.maskProperty().get().off().size() + " heads switched off (e.g. gender).\n"
+        + "Kept in " + vm.headSetsFile() + "; the CLI reads it: --disable @NAME");
+    if (getScene() != null) {
+      ask.initOwner(getScene().getWindow());
+    }
+    ask.showAndWait().filter(n -> !n.isBlank()).ifPresent(vm::saveHeadSet);
   }
 
   @FXML

@@ -69,6 +69,9 @@ public final class MainViewModel {
   private final javafx.beans.property.ObjectProperty<HeadClassifier.Method> method =
       new javafx.beans.property.SimpleObjectProperty<>(HeadClassifier.Method.DEFAULT);
   private final PredictionsViewModel predictions;
+  private final SwitchHistory history = new SwitchHistory();
+  /** Where named head sets are kept (the CLI reads the same file for {@code --disable @NAME}). */
+  private java.nio.file.Path headSetsFile = io.headscope.model.store.HeadSets.standardFile();
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
   private volatile long generation;
@@ -326,6 +329,8 @@ public final class MainViewModel {
         layers.set(loaded.config().numHiddenLayers());
         heads.set(loaded.config().numAttentionHeads());
         session.setMask(HeadMask.NONE.withMode(session.mask().mode()));
+        history.clear(); // the old model's switches mean nothing to this one
+        recentRuns.clear();
         session.setFavor(FavorHeads.NONE);
         session.setSelection(Set.of());
         session.select(new Head(0, 0));
@@ -382,6 +387,7 @@ public final class MainViewModel {
     HeadMask currentMask = session.mask();
     FavorHeads currentFavor = session.favor();
     AttentionTrace cached = session.trace();
+    AttentionTrace recentRun = currentFavor.isEmpty() ? recentRun(cached, currentMask) : null;
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
     worker.submit(p -> {
@@ -395,6 +401,7 @@ public final class MainViewModel {
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
+          : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
               .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
@@ -409,6 +416,9 @@ public final class MainViewModel {
       }
       AttentionTrace[] r = {res.intact(), res.ablated()};
       this.cachedScores = res.scores();
+      if (currentFavor.isEmpty() && !currentMask.isEmpty()) {
+        rememberRun(res.intact(), currentMask, res.ablated());
+      }
       scores.setAll(res.scores());
       session.setTraces(r[0], r[1], currentFavor, first, second);
       // stale again at once if the text changed while this input ran (the next run is due)
@@ -426,6 +436,33 @@ public final class MainViewModel {
         fail(e);
       }
     });
+  }
+
+  /** A trace as run, kept so undo and redo come back at once instead of rerunning the model. */
+  private record RecentRun(AttentionTrace intact, HeadMask mask, AttentionTrace asRun) {}
+
+  /**
+   * The last few traces as run on this input: undo after a slip on a long input is instant, not another
+   * 30 s run. Few, because a 512-token trace of bert-base holds 144 maps of 262,144 cells (150 MB).
+   */
+  private final java.util.ArrayDeque<RecentRun> recentRuns = new java.util.ArrayDeque<>();
+  static final int RECENT_RUNS = 2;
+
+  private AttentionTrace recentRun(AttentionTrace intact, HeadMask mask) {
+    for (RecentRun r : recentRuns) {
+      if (r.intact() == intact && r.mask().equals(mask)) {
+        return r.asRun();
+      }
+    }
+    return null;
+  }
+
+  private void rememberRun(AttentionTrace intact, HeadMask mask, AttentionTrace asRun) {
+    recentRuns.removeIf(r -> r.intact() != intact || r.mask().equals(mask));
+    recentRuns.addFirst(new RecentRun(intact, mask, asRun));
+    while (recentRuns.size() > RECENT_RUNS) {
+      recentRuns.removeLast();
+    }
   }
 
   private static String strip(String s) {
@@ -462,7 +499,8 @@ public final class MainViewModel {
 
   /** Switches one head off, or back on. */
   public void toggleHead(Head h) {
-    setMask(session.mask().toggled(h));
+    HeadMask next = session.mask().toggled(h);
+    setMask(next, "switch " + h + (next.isOff(h) ? " off" : " on"));
   }
 
   /**
@@ -471,7 +509,7 @@ public final class MainViewModel {
    */
   public void toggleSelectedHeads() {
     Set<Head> heads = session.selection().isEmpty() && session.selected() != null ? Set.of(session.selected()) : session.selection();
-    toggleAll(heads);
+    toggleAll(heads, heads.size() == 1 ? "switch " + heads.iterator().next() : "switch " + heads.size() + " heads");
   }
 
   /** Switches a whole layer (0-based) off, or back on when it is already all off. */
@@ -480,36 +518,114 @@ public final class MainViewModel {
     for (int h = 0; h < heads.get(); h++) {
       layerHeads.add(new Head(layer, h));
     }
-    toggleAll(layerHeads);
+    toggleAll(layerHeads, "switch layer " + (layer + 1));
   }
 
-  private void toggleAll(Collection<Head> hs) {
+  private void toggleAll(Collection<Head> hs, String what) {
     if (hs.isEmpty()) {
       return;
     }
     Set<Head> next = new TreeSet<>(session.mask().off());
-    if (next.containsAll(hs)) {
+    boolean on = next.containsAll(hs);
+    if (on) {
       next.removeAll(hs);
     } else {
       next.addAll(hs);
     }
-    setMask(new HeadMask(next, session.mask().mode()));
+    setMask(new HeadMask(next, session.mask().mode()), what + (on ? " on" : " off"));
   }
 
   public void switchAllOn() {
-    setMask(new HeadMask(Set.of(), session.mask().mode()));
+    setMask(new HeadMask(Set.of(), session.mask().mode()), "all heads on");
   }
 
   public void setMode(HeadMask.Mode mode) {
-    setMask(session.mask().withMode(mode));
+    setMask(session.mask().withMode(mode), "switch off by " + mode.name().toLowerCase(java.util.Locale.ROOT));
   }
 
-  private void setMask(HeadMask next) {
-    if (Objects.equals(next, session.mask())) {
+  private void setMask(HeadMask next, String what) {
+    HeadMask before = session.mask();
+    if (Objects.equals(next, before)) {
       return;
     }
+    history.record(before, next, what);
     session.setMask(next);
     analyse();
+  }
+
+  // --- undo and redo of switches ---------------------------------------------------------
+
+  /** What Ctrl+Z would undo ("switch 8-7 off"), or "" when there is nothing. */
+  public ReadOnlyStringProperty undoNameProperty() {
+    return history.undoNameProperty();
+  }
+
+  /** What Ctrl+Shift+Z would redo, or "". */
+  public ReadOnlyStringProperty redoNameProperty() {
+    return history.redoNameProperty();
+  }
+
+  /** Puts the switches back as they were before the last change (and runs the model with them). */
+  public void undo() {
+    SwitchHistory.Step s = history.undo();
+    if (s != null) {
+      restore(s.before(), "Undone: " + s.what());
+    }
+  }
+
+  /** Makes the last undone change again. */
+  public void redo() {
+    SwitchHistory.Step s = history.redo();
+    if (s != null) {
+      restore(s.after(), "Redone: " + s.what());
+    }
+  }
+
+  private void restore(HeadMask mask, String message) {
+    session.setMask(mask);
+    status.set(message);
+    analyse();
+  }
+
+  // --- named head sets -------------------------------------------------------------------
+
+  /** Keeps head sets in {@code file} instead of the user's config file (tests; a project's own file). */
+  public void setHeadSetsFile(java.nio.file.Path file) {
+    headSetsFile = file;
+  }
+
+  public java.nio.file.Path headSetsFile() {
+    return headSetsFile;
+  }
+
+  /** The saved sets, name to heads as written ({@code 8-10, 9-6, L11}); a malformed file is an error. */
+  public java.util.Map<String, String> headSets() {
+    try {
+      return io.headscope.model.store.HeadSets.read(headSetsFile).sets();
+    } catch (HeadScopeException e) {
+      fail(e);
+      return java.util.Map.of();
+    }
+  }
+
+  /** Saves the heads now switched off as {@code name} (replacing a set of that name). */
+  public void saveHeadSet(String name) {
+    try {
+      io.headscope.model.store.HeadSets.read(headSetsFile).with(name, session.mask().off(), heads.get()).write();
+      status.set("Saved head set " + name.strip() + " in " + headSetsFile + " (CLI: --disable @" + name.strip() + ")");
+    } catch (HeadScopeException e) {
+      fail(e);
+    }
+  }
+
+  /** Switches exactly the heads of a saved set off (all others on): one step to undo. */
+  public void applyHeadSet(String name) {
+    try {
+      Set<Head> off = io.headscope.model.store.HeadSets.read(headSetsFile).heads(name, layers.get(), heads.get());
+      setMask(new HeadMask(off, session.mask().mode()), "head set " + name);
+    } catch (HeadScopeException e) {
+      fail(e);
+    }
   }
 
   /** A message in the status bar (e.g. a file written). */

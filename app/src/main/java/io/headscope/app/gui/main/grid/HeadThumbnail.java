@@ -22,7 +22,12 @@ import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.shape.Line;
 
-/** One head in the grid: its map, framed in its category's colour, its name and its on/off switch. */
+/**
+ * One head in the grid: its map, framed in its category's colour, its name and a red OFF while it is
+ * switched off. The OFF mark only shows the state: a click anywhere on the thumbnail selects (a corner
+ * switch on a 30 px map was one slip from "select", issue 31); switching is X, the right-click menu or
+ * the head panel's button.
+ */
 final class HeadThumbnail extends VBox {
   final Head head;
   final ImageView image = new ImageView();
@@ -32,7 +37,7 @@ final class HeadThumbnail extends VBox {
   private final Line crossA = new Line();
   private final Line crossB = new Line();
   private static final Color UNKNOWN = FxColors.of(UiColor.UNKNOWN);
-  private static final String HINT = "Click to view, Ctrl-click to pick several, X to switch picked heads off.";
+  private static final String HINT = "Click to view, Ctrl-click to pick several; X or right-click to switch off, Ctrl+Z to undo.";
   private final Tooltip tip = new Tooltip();
   private Color category = UNKNOWN;
   private HeadPattern pattern;
@@ -61,7 +66,8 @@ final class HeadThumbnail extends VBox {
     power.getStyleClass().add("head-power");
     power.setSelected(true);
     power.setFocusTraversable(false);
-    power.setTooltip(new Tooltip("Switch head " + head + " off / on"));
+    // a mark, not a button: clicks go through to the thumbnail, which selects
+    power.setMouseTransparent(true);
     setAlignment(Pos.CENTER);
     setSpacing(0);
     getChildren().addAll(frame, name);
@@ -84,8 +90,9 @@ final class HeadThumbnail extends VBox {
 
   void setOff(boolean off) {
     power.setSelected(!off);
-    // A small corner switch: grey "×" while on (click to switch off), red "OFF" while off.
-    power.setText(off ? "OFF" : "×");
+    // a red "OFF" in the corner while off; nothing while on (the map's corner stays visible)
+    power.setText(off ? "OFF" : "");
+    power.setVisible(off);
     crossA.setVisible(off);
     crossB.setVisible(off);
     name.setText(head.toString());

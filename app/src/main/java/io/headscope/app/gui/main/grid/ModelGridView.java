@@ -26,9 +26,9 @@ import javafx.scene.layout.GridPane;
 import javafx.scene.layout.VBox;
 
 /**
- * The model view: layers as rows, heads as columns, one thumbnail per head. Click selects a head,
- * ctrl-click picks several, X (or Delete) switches the picked heads off, a layer's button switches the
- * whole layer. Adapts to any number of layers and heads; thumbnails shrink to fit the width.
+ * The model view: layers as rows, heads as columns, one thumbnail per head. A click (anywhere on a
+ * thumbnail) only selects a head, ctrl-click picks several; switching off is a second, deliberate act:
+ * X (or Delete) for the picked heads, the right-click menu, or a layer's button for the whole layer. Adapts to any number of layers and heads; thumbnails shrink to fit the width.
  */
 public final class ModelGridView extends VBox {
   private static final double MIN_THUMB = 24;
@@ -143,7 +143,11 @@ public final class ModelGridView extends VBox {
             vm.select(head);
           }
         });
-        t.power.setOnAction(e -> vm.toggleHead(head));
+        t.setOnContextMenuRequested(e -> {
+          vm.select(head);
+          switchMenu(head).show(t, e.getScreenX(), e.getScreenY());
+          e.consume();
+        });
         thumbs.put(head, t);
         grid.add(t, h + 1, l + 1);
       }
@@ -153,6 +157,22 @@ public final class ModelGridView extends VBox {
     refreshSwitches();
     refreshSelection();
     refreshCategories();
+  }
+
+  /** The right-click menu: switching named in full, so it is never a slip of a select click. */
+  private javafx.scene.control.ContextMenu switchMenu(Head head) {
+    boolean off = vm.maskProperty().get().isOff(head);
+    javafx.scene.control.MenuItem one = new javafx.scene.control.MenuItem("Switch " + head + (off ? " on" : " off"));
+    one.setId("switch-head");
+    one.setOnAction(e -> vm.toggleHead(head));
+    boolean layerOff = true;
+    for (int h = 0; h < vm.headsProperty().get(); h++) {
+      layerOff &= vm.maskProperty().get().isOff(new Head(head.layer(), h));
+    }
+    javafx.scene.control.MenuItem layer = new javafx.scene.control.MenuItem(
+        "Switch layer " + (head.layer() + 1) + (layerOff ? " on" : " off"));
+    layer.setOnAction(e -> vm.toggleLayer(head.layer()));
+    return new javafx.scene.control.ContextMenu(one, layer);
   }
 
   /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */
