@@ -48,7 +48,9 @@ public enum UiColor {
   PRUNE_RANDOM("prune-random", 0xD55E00),
   /** The status bar. */
   STATUS_BACKGROUND("status-background", 0xF0F0F0),
-  STATUS_BORDER("status-border", 0xCCCCCC);
+  STATUS_BORDER("status-border", 0xCCCCCC),
+  /** Code and identifiers in the rendered help: a dark brown, apart from the text and the link colour. */
+  CODE("code", 0x7A2E0E);
 
   private final String cssName;
   private final int rgb;
