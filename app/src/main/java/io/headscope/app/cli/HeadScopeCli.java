@@ -10,7 +10,8 @@ import picocli.CommandLine;
     name = "headscope",
     mixinStandardHelpOptions = true,
     version = "HeadScope 0.1.0",
-    description = "Look inside BERT's attention heads. Without a command, opens the desktop app.",
+    description = "Look inside the attention heads of BERT and its family (RoBERTa, XLM-R, DistilBERT, ELECTRA, "
+        + "ALBERT) and GPT-2. Without a command, opens the desktop app.",
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
         AblateCommand.class, PatchCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
         FinetuneCommand.class,

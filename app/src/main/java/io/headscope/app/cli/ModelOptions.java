@@ -11,7 +11,7 @@ final class ModelOptions {
   @Option(names = "--model", paramLabel = "M", defaultValue = ModelRepository.DEFAULT_MODEL,
       description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, all-MiniLM-L6-v2, "
           + "hf:owner/name[@revision] from the Hugging Face Hub (downloaded once into the cache), "
-          + "a Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt), "
+          + "a Hugging Face folder of BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT or GPT-2 (config.json, model.safetensors, and tokenizer.json, vocab.json + merges.txt or vocab.txt), "
           + "or a BERT exported to ONNX (a .onnx file with tokenizer.json beside it or in the folder above).")
   String model;
 

@@ -98,7 +98,7 @@ public final class CompareView extends ScreenView<CompareViewModel> {
 
   @FXML
   private void openModel() {
-    Path p = context.dialogs().openFolder("Model B: a Hugging Face BERT folder of the same shape as the loaded model");
+    Path p = context.dialogs().openFolder("Model B: a Hugging Face folder of the same family and shape as the loaded model");
     if (p != null) {
       CompareViewModel.SecondModel m = new CompareViewModel.SecondModel(
           p.getFileName() == null ? p.toString() : p.getFileName().toString(), p.toString());

@@ -272,7 +272,8 @@ public final class MainView extends BorderPane {
   @FXML
   private void openFolder() {
     Path p = dialogs.openFolder(
-        "A Hugging Face BERT folder (config.json, model.safetensors, tokenizer.json or vocab.txt)");
+        "A Hugging Face model folder: BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT or GPT-2 (config.json, "
+            + "model.safetensors, and tokenizer.json, vocab.json + merges.txt or vocab.txt)");
     if (p != null) {
       vm.loadModel(p.toString());
     }
