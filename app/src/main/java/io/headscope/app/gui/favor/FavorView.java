@@ -136,6 +136,7 @@ public final class FavorView extends ScreenView<FavorViewModel> {
     vm.resultProperty().addListener((o, a, b) -> redraw());
     vm.featureIndexProperty().addListener((o, a, b) -> redraw());
     vm.kindProperty().addListener((o, a, b) -> redraw());
+    vm.modelProperty().addListener((o, a, b) -> redraw());
     vm.mapsProperty().addListener((o, a, b) -> showHead());
     redraw();
   }
@@ -160,6 +161,12 @@ public final class FavorView extends ScreenView<FavorViewModel> {
     return c == null ? null : new int[] {c.input().layers(), c.input().heads()};
   }
 
+  /** The grid's shape: the result's, else the loaded model's (not bert-base's 12 x 12 for every model). */
+  private int[] gridShape() {
+    int[] size = size();
+    return size != null ? size : vm.modelShape();
+  }
+
   /** {layer, head} under a point; null outside the grid. */
   private int[] cellAt(double x, double y) {
     int[] size = size();
@@ -174,10 +181,11 @@ public final class FavorView extends ScreenView<FavorViewModel> {
   /** Errors on one fixed 0..1 scale, so moving m shows the errors fall instead of rescaling them. */
   private void redraw() {
     int[] size = size();
+    int[] shape = gridShape();
     GraphicsContext g = canvas.getGraphicsContext2D();
     g.clearRect(0, 0, canvas.getWidth(), canvas.getHeight());
-    int layers = size == null ? 12 : size[0];
-    int heads = size == null ? 12 : size[1];
+    int layers = shape == null ? 12 : shape[0];
+    int heads = shape == null ? 12 : shape[1];
     canvas.setWidth(LEFT + heads * CELL + 4);
     canvas.setHeight(TOP + layers * CELL + 4);
     g.setFont(Font.font(9));

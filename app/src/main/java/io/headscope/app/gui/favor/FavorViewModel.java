@@ -78,6 +78,17 @@ public final class FavorViewModel extends ScreenModel<FavorViewModel.Computed> {
   private final ObjectProperty<Scope> scope = new SimpleObjectProperty<>(Scope.HEAD);
   private final BooleanProperty predictionsOnFavor = new SimpleBooleanProperty(false);
 
+  /** The loaded model, whose shape the empty grid takes before the first compute. */
+  public javafx.beans.value.ObservableValue<BertModel> modelProperty() {
+    return session.modelProperty();
+  }
+
+  /** {layers, heads} of the loaded model; null when none is loaded. */
+  public int[] modelShape() {
+    BertModel m = session.model();
+    return m == null ? null : new int[] {m.config().numHiddenLayers(), m.config().numAttentionHeads()};
+  }
+
   public FavorViewModel(Session session) {
     super(session,
         "Approximates every head's map with FAVOR+ random features (Performer) and measures how far it is.");
