@@ -81,7 +81,21 @@ public final class BertTextEncoder implements TextEncoder {
     if (maxLength < MIN_LENGTH) {
       throw new IllegalArgumentException("maxLength " + maxLength + " < " + MIN_LENGTH);
     }
-    Vocabulary vocab = Vocabulary.read(tokenizerJson);
+    return open(tokenizerJson, Vocabulary.read(tokenizerJson), maxLength);
+  }
+
+  /**
+   * {@link #open(Path, int)} with the file's JSON already read ({@link TextEncoders} reads it to choose the
+   * encoder): the 700 KB of bert-base's vocabulary are parsed once per model load, not twice.
+   */
+  static BertTextEncoder open(Path tokenizerJson, com.fasterxml.jackson.databind.JsonNode root, int maxLength) {
+    if (maxLength < MIN_LENGTH) {
+      throw new IllegalArgumentException("maxLength " + maxLength + " < " + MIN_LENGTH);
+    }
+    return open(tokenizerJson, new Vocabulary(tokenizerJson, root), maxLength);
+  }
+
+  private static BertTextEncoder open(Path tokenizerJson, Vocabulary vocab, int maxLength) {
     HuggingFaceTokenizer hf;
     try {
       hf = HuggingFaceTokenizer.newInstance(

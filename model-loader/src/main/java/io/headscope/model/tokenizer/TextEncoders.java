@@ -77,7 +77,7 @@ public final class TextEncoders {
           + "\"; HeadScope reads WordPiece, BPE and Unigram tokenizers.");
     }
     if (facts.modelType.equals("WordPiece") && facts.bertTextRules()) {
-      return BertTextEncoder.open(tokenizerJson, maxLength);
+      return BertTextEncoder.open(tokenizerJson, facts.root, maxLength);
     }
     return HfTextEncoder.open(facts, maxLength);
   }
