@@ -51,6 +51,8 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   @FXML private AccuracyGrid grid;
   @FXML private Label hover;
   @FXML private TableView<DependencyHeads.Best> bestTable;
+  @FXML private Label hiddenLabel;
+  @FXML private CheckBox rareBox;
   @FXML private Button previousButton;
   @FXML private Button nextButton;
   @FXML private Label sentenceStatus;
@@ -89,6 +91,10 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
       bestTable.getItems().setAll(vm.best());
       refresh();
     });
+    rareBox.setText("Show relations seen fewer than " + LinguisticsViewModel.MIN_WORDS + " times");
+    rareBox.selectedProperty().bindBidirectional(vm.showRareProperty());
+    vm.showRareProperty().addListener((o, a, b) -> bestTable.getItems().setAll(vm.best()));
+    hiddenLabel.textProperty().bind(vm.hiddenProperty());
     vm.chosenProperty().addListener((o, a, b) -> refresh());
     vm.sentenceProperty().addListener((o, a, b) -> refresh());
     scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());

@@ -25,6 +25,7 @@ import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
@@ -41,6 +42,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   private final BackgroundJob sentenceJob;
   private final BooleanProperty universal = new SimpleBooleanProperty(false);
   private final ObservableList<RelationChoice> relations = FXCollections.observableArrayList();
+  private final BooleanProperty showRare = new SimpleBooleanProperty(false);
+  private final ReadOnlyStringWrapper hidden = new ReadOnlyStringWrapper("");
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
   private Head openHead;
@@ -57,12 +60,49 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
         open(openHead);
       }
     });
+    showRare.addListener((o, a, b) -> {
+      if (result.get() != null) {
+        listRelations(result.get());
+      }
+    });
+  }
+
+  /**
+   * Relations seen fewer times than this are hidden from the list and the best-head table unless asked
+   * for: with 1 or 2 words a head reads 100% or 0% by chance. Clark et al. report relations by the
+   * hundreds; 20 words put one word at 5 points.
+   */
+  public static final long MIN_WORDS = 20;
+
+  /**
+   * {@code root} is never listed: its gold head is the sentence's root, which no head can point to (the
+   * {@code [CLS]}/{@code [SEP]} columns are dropped, Clark's convention), so every head reads 0% while the
+   * offset baseline, clamped to the root, does not. Its words still count in {@code all} (METHODS.md).
+   */
+  public static final String ROOT = "root";
+
+  /** Whether the list and the table also hold relations seen fewer than {@link #MIN_WORDS} times. */
+  public BooleanProperty showRareProperty() {
+    return showRare;
+  }
+
+  /** What the list leaves out and why, one line; empty when nothing is hidden. */
+  public ReadOnlyStringProperty hiddenProperty() {
+    return hidden.getReadOnlyProperty();
+  }
+
+  /** Whether a relation is listed: never root; a rare one only on request; {@code all} always. */
+  boolean listed(String relation, long words) {
+    return !ROOT.equals(relation)
+        && (DependencyHeads.ALL.equals(relation) || showRare.get() || words >= MIN_WORDS);
   }
   @Override
   protected void clear() {
     super.clear();
     relations.clear();
+    hidden.set("");
     sentence.set(null);
+    sentenceJob.say("");
   }
 
   /** Collapse relation subtypes ({@code nmod:poss} to {@code nmod}) in the next run. */
@@ -111,20 +151,44 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   }
 
   private void show(LinguisticsRun.Result r) {
+    openHead = null;
+    sentenceIndex = -1;
+    sentence.set(null);
+    // the sentence panel described the previous file's sentence: it says nothing until a head is opened
+    sentenceJob.say("");
     result.set(r);
+    listRelations(r);
+  }
+
+  /** Lists the relations shown (see {@link #listed}), keeping the chosen one when it is still there. */
+  private void listRelations(LinguisticsRun.Result r) {
     List<RelationChoice> list = new ArrayList<>();
+    int rare = 0;
+    boolean root = false;
     for (DependencyHeads.Best b : r.syntax().heads().best()) {
-      list.add(new RelationChoice(b.relation(), b.count(), false));
+      if (listed(b.relation(), b.count())) {
+        list.add(new RelationChoice(b.relation(), b.count(), false));
+      } else if (ROOT.equals(b.relation())) {
+        root = true;
+      } else {
+        rare++;
+      }
     }
     // best() is sorted by count, and "all" counts every word: it comes first
     if (r.coref() != null) {
       list.add(RelationChoice.coref(r.coref().mentions()[CorefHeads.MentionType.ALL.ordinal()]));
     }
+    RelationChoice was = chosen.get();
     relations.setAll(list);
-    openHead = null;
-    sentenceIndex = -1;
-    sentence.set(null);
-    chosen.set(list.get(0));
+    List<String> why = new ArrayList<>();
+    if (root) {
+      why.add("root (no head can point to the sentence's root; its words count in all)");
+    }
+    if (rare > 0) {
+      why.add(rare + (rare == 1 ? " relation" : " relations") + " seen fewer than " + MIN_WORDS + " times");
+    }
+    hidden.set(why.isEmpty() ? "" : "Not listed: " + String.join("; ", why) + ".");
+    chosen.set(was != null && list.contains(was) ? was : list.get(0));
   }
 
   static String summary(LinguisticsRun.Result r) {
@@ -168,10 +232,14 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     return g;
   }
 
-  /** The best head per relation beside its offset baseline (as {@code relations-best.csv}). */
+  /**
+   * The best head per listed relation beside its offset baseline (the rows of {@code relations-best.csv},
+   * which holds every relation).
+   */
   public List<DependencyHeads.Best> best() {
     LinguisticsRun.Result r = result.get();
-    return r == null ? List.of() : r.syntax().heads().best();
+    return r == null ? List.of()
+        : r.syntax().heads().best().stream().filter(b -> listed(b.relation(), b.count())).toList();
   }
 
   /** One line for the pointer over a head. */
