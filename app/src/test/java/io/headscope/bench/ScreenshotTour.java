@@ -220,6 +220,26 @@ public final class ScreenshotTour {
       return null;
     });
     shot(out, "12-linguistics-sentence", w, h);
+    // with coreference in the file: its best head on a window's mentions
+    boolean coref = fx(() -> {
+      ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(0);
+      ling.choose(io.headscope.app.gui.linguistics.RelationChoice.COREFERENCE);
+      return ((javafx.scene.control.ChoiceBox<?>) view.lookup("#ling-relation")).getValue().toString()
+          .startsWith(io.headscope.app.gui.linguistics.RelationChoice.COREFERENCE);
+    });
+    if (coref) {
+      fx(() -> {
+        ling.openHead(new Head(3, 3));
+        return null;
+      });
+      Thread.sleep(3000);
+      shot(out, "13-linguistics-coref", w, h);
+      fx(() -> {
+        ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(1);
+        return null;
+      });
+      shot(out, "14-linguistics-coref-window", w, h);
+    }
   }
 
   /** The Linear attention tab: every head's FAVOR+ error on the current input, head 9-11 (0-based 8-10) shown. */

@@ -216,6 +216,30 @@ class GuiMainWindowTest {
     waitFor(() -> status.getText().startsWith("Could not use nothing-here.conllu"));
     assertThat(robot.lookup(".dialog-pane").tryQuery()).isEmpty();
     assertThat(sentence.getText()).startsWith("Head 2-3 on sentence 1");
+
+    // coreference: a click opens the head on a window's mentions, not on dependency arcs
+    fileAnswer = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "coref.conllu");
+    robot.clickOn("#ling-open");
+    waitFor(() -> status.getText().startsWith("coref.conllu:"));
+    assertThat(sentence.getText()).as("the first file's sentence is gone").isEmpty();
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ChoiceBox<io.headscope.app.gui.linguistics.RelationChoice> relation =
+        robot.lookup("#ling-relation").queryAs(javafx.scene.control.ChoiceBox.class);
+    robot.interact(() -> relation.setValue(relation.getItems().get(relation.getItems().size() - 1)));
+    assertThat(robot.lookup("#ling-coref-best").query().isVisible()).isTrue();
+    assertThat(robot.lookup("#ling-best").query().isVisible()).isFalse();
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 0.5 * cell, b.getMinY() + 18 + 0.5 * cell)).clickOn();
+    waitFor(() -> sentence.getText().startsWith("Head 1-1 on window 1 of "));
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.TableView<io.headscope.analysis.linguistics.CorefOnWindow.Pick> picks =
+        robot.lookup("#ling-coref-picks").queryAs(javafx.scene.control.TableView.class);
+    assertThat(picks.getItems()).isNotEmpty();
+    assertThat(robot.lookup("#ling-coref").query().isVisible()).isTrue();
+    assertThat(robot.lookup("#ling-sentence").query().isVisible()).isFalse();
+    javafx.scene.text.TextFlow text = robot.lookup("#ling-coref-text").queryAs(javafx.scene.text.TextFlow.class);
+    String shown = text.getChildren().stream().map(n -> ((javafx.scene.text.Text) n).getText())
+        .reduce("", String::concat);
+    assertThat(shown).contains("[");
   }
 
   /** The matrix the head view's heatmap draws. */

@@ -173,6 +173,61 @@ class LinguisticsViewModelTest {
   }
 
   @Test
+  void coreferenceOpensAHeadOnAWindowsMentionsNotOnDependencyArcs() {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    Path file = TREEBANKS.resolve("coref.conllu");
+    vm.open(file);
+    vm.chosenProperty().set(vm.relations().get(vm.relations().size() - 1));
+    assertThat(vm.coreferenceChosen()).isTrue();
+    Head h = new Head(1, 2);
+    vm.open(h);
+    assertThat(vm.sentenceProperty().get()).as("no dependency arcs for coreference").isNull();
+    var on = vm.corefWindowProperty().get();
+    assertThat(on).isNotNull();
+    assertThat(on.head()).isEqualTo(h);
+    assertThat(on.picks()).isNotEmpty();
+    int window = Math.min(LinguisticsRun.COREF_WINDOW, main.session().model().tokenizer().maxLength());
+    var tb = ConlluReader.read(file);
+    List<Integer> with = io.headscope.analysis.linguistics.CorefOnWindow.windowsWithMentions(main.session().model(),
+        tb, window);
+    assertThat(on).isEqualTo(io.headscope.analysis.linguistics.CorefOnWindow.of(main.session().model(), tb, window,
+        with.get(0), h));
+    assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3", "window 1 of " + with.size(),
+        "right for " + on.correct() + " of " + on.picks().size());
+
+    vm.step(1);
+    assertThat(vm.corefWindowProperty().get().index()).isEqualTo(with.get(1 % with.size()));
+    vm.step(-1);
+    vm.step(-1);
+    assertThat(vm.corefWindowProperty().get().index()).isEqualTo(with.get(Math.floorMod(-1, with.size())));
+
+    // the table per mention type: the baselines as the CLI's coref-baselines.csv, the best head as its max
+    CorefHeads.Result expected = CorefHeads.run(main.session().model(), tb, window, WordMaps.Progress.NONE, () -> false);
+    var rows = vm.corefRows();
+    assertThat(rows).extracting(LinguisticsViewModel.CorefRow::type).containsExactly("all", "pronoun", "proper", "nominal");
+    for (CorefHeads.MentionType t : CorefHeads.MentionType.values()) {
+      var row = rows.get(t.ordinal());
+      assertThat(row.mentions()).isEqualTo(expected.mentions()[t.ordinal()]);
+      assertThat(row.nearest()).isEqualTo(expected.baselineAccuracy(CorefHeads.NEAREST, t));
+      assertThat(row.headMatch()).isEqualTo(expected.baselineAccuracy(CorefHeads.HEAD_MATCH, t));
+      double max = -1;
+      for (int l = 0; l < 2; l++) {
+        for (int k = 0; k < 3; k++) {
+          max = Math.max(max, expected.mentions()[t.ordinal()] == 0 ? -1 : expected.accuracy(l, k, t));
+        }
+      }
+      if (expected.mentions()[t.ordinal()] > 0) {
+        assertThat(row.best()).isEqualTo(max);
+      }
+    }
+
+    // back to a relation: the head opens on a sentence with its arcs again
+    vm.chosenProperty().set(vm.relations().get(0));
+    assertThat(vm.sentenceProperty().get()).isNotNull();
+    assertThat(vm.corefWindowProperty().get()).isNull();
+  }
+
+  @Test
   void aMissingOrCorruptFileSaysSoInOneLineAndChangesNothing() throws Exception {
     LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
     vm.open(TREEBANKS.resolve("syntax.conllu"));

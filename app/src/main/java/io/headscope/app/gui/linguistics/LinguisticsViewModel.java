@@ -2,6 +2,7 @@ package io.headscope.app.gui.linguistics;
 
 import io.headscope.analysis.linguistics.CorefCsv;
 import io.headscope.analysis.linguistics.CorefHeads;
+import io.headscope.analysis.linguistics.CorefOnWindow;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.HeadOnSentence;
 import io.headscope.analysis.linguistics.LinguisticsRun;
@@ -46,6 +47,10 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   private final ReadOnlyStringWrapper hidden = new ReadOnlyStringWrapper("");
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<CorefOnWindow> corefWindow = new ReadOnlyObjectWrapper<>();
+  /** The windows (0-based) with an evaluated mention, computed when coreference is first opened. */
+  private List<Integer> corefWindows;
+  private int corefStep = -1;
   private Head openHead;
   private int sentenceIndex = -1;
 
@@ -102,6 +107,7 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     relations.clear();
     hidden.set("");
     sentence.set(null);
+    corefWindow.set(null);
     sentenceJob.say("");
   }
 
@@ -122,6 +128,14 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   /** The head opened on a sentence, or null. */
   public ReadOnlyObjectProperty<HeadOnSentence> sentenceProperty() {
     return sentence.getReadOnlyProperty();
+  }
+
+  /**
+   * The head opened on a window of the treebank when coreference is chosen: each mention's gold
+   * antecedents, the head's pick and the baselines' picks; or null.
+   */
+  public ReadOnlyObjectProperty<CorefOnWindow> corefWindowProperty() {
+    return corefWindow.getReadOnlyProperty();
   }
 
   /** What the sentence panel says (which sentence, how many arcs the head gets right), or why it failed. */
@@ -154,6 +168,9 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     openHead = null;
     sentenceIndex = -1;
     sentence.set(null);
+    corefWindow.set(null);
+    corefWindows = null;
+    corefStep = -1;
     // the sentence panel described the previous file's sentence: it says nothing until a head is opened
     sentenceJob.say("");
     result.set(r);
@@ -242,6 +259,45 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
         : r.syntax().heads().best().stream().filter(b -> listed(b.relation(), b.count())).toList();
   }
 
+  /**
+   * One row of the coreference table per mention type (all, pronoun, proper, nominal): its mentions,
+   * the best head and its accuracy (ties: the lowest layer, then head), and the two baselines as
+   * {@code coref-baselines.csv} writes them.
+   */
+  public record CorefRow(String type, long mentions, String bestHead, double best, double nearest,
+      double headMatch) {}
+
+  /** The coreference table, or empty without coreference in the file. */
+  public List<CorefRow> corefRows() {
+    LinguisticsRun.Result r = result.get();
+    if (r == null || r.coref() == null) {
+      return List.of();
+    }
+    CorefHeads.Result c = r.coref();
+    List<CorefRow> rows = new ArrayList<>();
+    for (CorefHeads.MentionType t : CorefHeads.MentionType.values()) {
+      int bl = 0;
+      int bh = 0;
+      for (int l = 0; l < c.layers(); l++) {
+        for (int h = 0; h < c.heads(); h++) {
+          if (c.correct()[l][h][t.ordinal()] > c.correct()[bl][bh][t.ordinal()]) {
+            bl = l;
+            bh = h;
+          }
+        }
+      }
+      rows.add(new CorefRow(t.label(), c.mentions()[t.ordinal()], (bl + 1) + "-" + (bh + 1), c.accuracy(bl, bh, t),
+          c.baselineAccuracy(CorefHeads.NEAREST, t), c.baselineAccuracy(CorefHeads.HEAD_MATCH, t)));
+    }
+    return rows;
+  }
+
+  /** Whether coreference is the chosen entry. */
+  public boolean coreferenceChosen() {
+    RelationChoice c = chosen.get();
+    return c != null && c.coreference();
+  }
+
   /** One line for the pointer over a head. */
   public String describe(Head h) {
     LinguisticsRun.Result r = result.get();
@@ -273,6 +329,12 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     }
     openHead = h;
     session.select(h);
+    RelationChoice c = chosen.get();
+    if (c != null && c.coreference()) {
+      corefStep = corefStep < 0 ? 0 : corefStep;
+      showWindow();
+      return;
+    }
     sentenceIndex = firstWith(r, -1, 1);
     showSentence();
   }
@@ -283,8 +345,60 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     if (r == null || openHead == null) {
       return;
     }
+    RelationChoice c = chosen.get();
+    if (c != null && c.coreference()) {
+      if (corefWindows != null && !corefWindows.isEmpty()) {
+        corefStep = Math.floorMod(corefStep + direction, corefWindows.size());
+        showWindow();
+      }
+      return;
+    }
     sentenceIndex = firstWith(r, sentenceIndex, direction);
     showSentence();
+  }
+
+  /** Runs the opened head on the current window with an evaluated mention (the coreference panel). */
+  private void showWindow() {
+    BertModel m = session.model();
+    LinguisticsRun.Result r = result.get();
+    Head h = openHead;
+    if (m == null || r == null || h == null || sentenceJob.isRunning()) {
+      return;
+    }
+    int window = Math.min(LinguisticsRun.COREF_WINDOW, m.tokenizer().maxLength());
+    int step = corefStep;
+    List<Integer> known = corefWindows;
+    sentenceJob.task("Running a window of " + r.file().getFileName() + "…", p -> {
+          List<Integer> with = known != null ? known : CorefOnWindow.windowsWithMentions(m, r.treebank(), window);
+          if (with.isEmpty()) {
+            throw new HeadScopeException("No window of the file has a mention with an earlier mention of its entity.");
+          }
+          return new WindowRun(with, CorefOnWindow.of(m, r.treebank(), window, with.get(step % with.size()), h));
+        })
+        .onSuccess(run -> {
+          List<Integer> with = run.with();
+          CorefOnWindow on = run.on();
+          corefWindows = with;
+          sentence.set(null);
+          corefWindow.set(on);
+          return describe(on, with.indexOf(on.index()), with.size());
+        })
+        .onFailure(e -> Session.message(e))
+        .onCancel("")
+        .start();
+  }
+
+  /** A window run on the worker, with the list of windows it stepped through. */
+  private record WindowRun(List<Integer> with, CorefOnWindow on) {}
+
+  static String describe(CorefOnWindow on, int step, int steps) {
+    long nearest = on.picks().stream().filter(CorefOnWindow.Pick::nearestRight).count();
+    long match = on.picks().stream().filter(CorefOnWindow.Pick::headMatchRight).count();
+    return String.format(Locale.ROOT, "Head %s on window %d of %d with mentions to resolve (document %s): "
+            + "antecedent right for %d of %d mentions; nearest mention %d, head match %d. "
+            + "Each row: a mention, the earlier mentions of its entity (gold), and the earlier mention each "
+            + "picks (✓ right, ✗ wrong).", on.head(), step + 1, steps, on.document(), on.correct(),
+        on.picks().size(), nearest, match);
   }
 
   private int firstWith(LinguisticsRun.Result r, int from, int direction) {
@@ -315,6 +429,7 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     String rel = c == null || c.coreference() ? DependencyHeads.ALL : c.relation();
     sentenceJob.task("Running sentence " + s.id() + "…", p -> HeadOnSentence.of(m, s, h))
         .onSuccess(on -> {
+          corefWindow.set(null);
           sentence.set(on);
           return describe(on, rel, index, r.treebank().sentences().size());
         })
