@@ -54,6 +54,18 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("rank")) {
+      // the grid ranked by attention to the previous token, top 8
+      fx(() -> {
+        view.viewModel().rank().chosenProperty().set("attention to the previous token");
+        view.viewModel().rank().topProperty().set(8);
+        return null;
+      });
+      idle();
+      shot(out, "15-rank-previous", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("layers")) {
       layers(out, w, h);
       Platform.exit();

@@ -242,6 +242,33 @@ class GuiMainWindowTest {
     assertThat(shown).contains("[");
   }
 
+  @Test
+  void rankingHeadsNamesTheTopOnesMarksThemInTheGridAndAClickOnlySelects(FxRobot robot) throws Exception {
+    waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ChoiceBox<String> measure = robot.lookup("#rank-measure").queryAs(javafx.scene.control.ChoiceBox.class);
+    robot.interact(() -> {
+      measure.setValue("attention to the previous token");
+      vm().rank().topProperty().set(3);
+    });
+    javafx.scene.layout.FlowPane list = robot.lookup("#rank-list").queryAs(javafx.scene.layout.FlowPane.class);
+    assertThat(list.getChildren()).hasSize(3);
+    Head first = vm().rank().ranked().get(0).head();
+    double best = scores().stream().mapToDouble(s -> s.stats().previous()).max().orElseThrow();
+    assertThat(vm().score(first).stats().previous()).isEqualTo(best);
+    Label name = (Label) robot.lookup("#thumb-" + first).queryAs(javafx.scene.layout.VBox.class).getChildren().get(1);
+    assertThat(name.getText()).isEqualTo("#1 " + first);
+    assertThat(robot.lookup("#thumb-" + first).query().getPseudoClassStates())
+        .contains(javafx.css.PseudoClass.getPseudoClass("ranked"));
+    var mask = vm().maskProperty().get();
+    robot.clickOn("#rank-" + first);
+    waitFor(() -> first.equals(vm().selectedProperty().get()));
+    assertThat(vm().maskProperty().get()).as("selecting never switches").isEqualTo(mask);
+    robot.clickOn("#rank-clear");
+    assertThat(list.getChildren()).isEmpty();
+    assertThat(name.getText()).isEqualTo(first.toString());
+  }
+
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
     io.headscope.app.gui.chart.HeatmapPane pane =

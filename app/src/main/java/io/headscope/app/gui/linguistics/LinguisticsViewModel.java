@@ -64,7 +64,9 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
       if (openHead != null && b != null) {
         open(openHead);
       }
+      publish();
     });
+    result.addListener((o, a, b) -> publish());
     showRare.addListener((o, a, b) -> {
       if (result.get() != null) {
         listRelations(result.get());
@@ -109,6 +111,20 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     sentence.set(null);
     corefWindow.set(null);
     sentenceJob.say("");
+  }
+
+  /** The source name of the numbers this screen publishes on the session. */
+  static final String MEASURE_SOURCE = "linguistics";
+
+  /** Offers the grid's accuracies (the chosen relation or coreference) to the ranking of heads. */
+  private void publish() {
+    RelationChoice c = chosen.get();
+    if (result.get() == null || c == null) {
+      session.withdraw(MEASURE_SOURCE);
+      return;
+    }
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(MEASURE_SOURCE,
+        (c.coreference() ? "coreference" : c.relation()) + " accuracy (Linguistics)", grid(), true));
   }
 
   /** Collapse relation subtypes ({@code nmod:poss} to {@code nmod}) in the next run. */

@@ -96,8 +96,9 @@ public final class MainView extends BorderPane {
     this.dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow(),
         new BackgroundJob(vm.worker(), vm::fail, ""), vm::fail, vm::note);
     VBox.setVgrow(grid, Priority.ALWAYS);
-    ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
-        "predictions", new PredictionsView(vm.predictions())));
+    ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "rank", new io.headscope.app.gui.main.rank.RankBar(
+        vm.rank()), "headView", headView, "headPanel", headPanel, "predictions", new PredictionsView(vm.predictions())));
+    grid.showRanks(vm.rank().ranksProperty());
     // the navigation and the 12 x 12 grid on the left; on the right the head view over the head panel
     // and the predictions, both tall enough at 1280 x 800 for what they say
     center.setDividerPositions(0.49);

@@ -69,6 +69,7 @@ public final class MainViewModel {
   private final javafx.beans.property.ObjectProperty<HeadClassifier.Method> method =
       new javafx.beans.property.SimpleObjectProperty<>(HeadClassifier.Method.DEFAULT);
   private final PredictionsViewModel predictions;
+  private final io.headscope.app.gui.main.rank.RankViewModel rank;
   private final SwitchHistory history = new SwitchHistory();
   /** Where named head sets are kept (the CLI reads the same file for {@code --disable @NAME}). */
   private java.nio.file.Path headSetsFile = io.headscope.model.store.HeadSets.standardFile();
@@ -91,6 +92,7 @@ public final class MainViewModel {
     this.worker = session.worker();
     this.repository = repository;
     this.predictions = new PredictionsViewModel(session);
+    this.rank = new io.headscope.app.gui.main.rank.RankViewModel(session, scores.getReadOnlyProperty());
     textA.addListener((o, a, b) -> markStale());
     textB.addListener((o, a, b) -> markStale());
     method.addListener((o, a, m) -> {
@@ -195,6 +197,11 @@ public final class MainViewModel {
   /** Heads picked with ctrl-click for switching several at once. */
   public ReadOnlyObjectProperty<Set<Head>> selectionProperty() {
     return session.selectionProperty();
+  }
+
+  /** The ranking of heads above the grid (it follows the scores and the screens' published measures). */
+  public io.headscope.app.gui.main.rank.RankViewModel rank() {
+    return rank;
   }
 
   /** The predictions panel's view model (it follows the session's traces). */

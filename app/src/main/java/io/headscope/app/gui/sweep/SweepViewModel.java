@@ -313,7 +313,33 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     staleReason.set(why.isEmpty() ? "" : "Stale: " + why + ". Run again to measure it.");
     stale.set(!why.isEmpty());
     updateCaption();
+    publish();
   }
+
+  /**
+   * Offers the shown numbers to the ranking of heads in the main window: the most helpful heads first for
+   * a signed Δ (removing them lowered it most), the largest change first for KL and importance. A stale
+   * or empty result is taken back.
+   */
+  private void publish() {
+    if (!hasValues() || stale.get() || session.model() == null) {
+      session.withdraw(MEASURE_SOURCE);
+      return;
+    }
+    int layers = session.model().config().numHiddenLayers();
+    int heads = session.model().config().numAttentionHeads();
+    double[][] v = new double[layers][heads];
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        v[l][h] = value(l, h);
+      }
+    }
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(MEASURE_SOURCE, metricLabel() + " (Sweep)", v,
+        !signed()));
+  }
+
+  /** The source name of the numbers this screen publishes on the session. */
+  static final String MEASURE_SOURCE = "sweep";
 
   /** " (target cat, contrast dog)" for a followed target, "" for the default measure. */
   private String measuredFor(TargetMetric t) {
