@@ -146,14 +146,8 @@ public final class MainView extends BorderPane {
    * menu, in the list's order. The window knows them only by their descriptors.
    */
   public void install(java.util.List<ScreenDescriptor> screens) {
-    java.util.List<String> loadable = new java.util.ArrayList<>();
-    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
-      if (vm.canLoad(e)) {
-        loadable.add(e.modelName);
-      }
-    }
     ScreenContext context = new ScreenContext(vm.session(), dialogs, new Sources(), vm.repository(),
-        java.util.List.copyOf(loadable), vm.scoresProperty());
+        vm.loadableModels(), vm.scoresProperty());
     String group = null;
     for (ScreenDescriptor d : screens) {
       Screen s = d.create().apply(context);
@@ -260,14 +254,47 @@ public final class MainView extends BorderPane {
    * The embedded models, above the folder and Hub items. One that is not built in can still be picked
    * when the injected repository has it converted already.
    */
+  /**
+   * The Model menu's models, listed afresh each time it opens: the built-in ones (one this install lacks
+   * says how to get it instead of loading), then the Hugging Face models downloaded before, which load
+   * offline; then the menu's own items (a folder, the Hub).
+   */
   private void addModelItems() {
-    int at = 0;
-    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
-      MenuItem item = new MenuItem(e.modelName + (e.isAvailable() ? "" : " (not installed)"));
-      item.setDisable(!vm.canLoad(e));
-      item.setOnAction(ev -> vm.loadModel(e.modelName));
-      modelMenu.getItems().add(at++, item);
-    }
+    java.util.List<MenuItem> fixed = java.util.List.copyOf(modelMenu.getItems());
+    Runnable list = () -> {
+      java.util.List<MenuItem> items = new java.util.ArrayList<>();
+      for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+        boolean here = vm.canLoad(e);
+        MenuItem item = new MenuItem(e.modelName + (here ? "" : " (not installed: how to get it…)"));
+        item.setId("model-" + e.modelName);
+        item.setOnAction(ev -> {
+          if (here) {
+            vm.loadModel(e.modelName);
+          } else {
+            dialogs.showMarkdown("How to get " + e.modelName, MainViewModel.howToGet(e));
+          }
+        });
+        items.add(item);
+      }
+      java.util.List<String> downloaded = vm.repository().cachedHubModels();
+      if (!downloaded.isEmpty()) {
+        items.add(new javafx.scene.control.SeparatorMenuItem());
+        for (String spec : downloaded) {
+          MenuItem item = new MenuItem(spec + " (downloaded)");
+          item.setId("model-" + spec);
+          item.setOnAction(ev -> vm.loadModel(spec));
+          items.add(item);
+        }
+      }
+      items.addAll(fixed);
+      // replaced only when something changed: items swapped while the menu opens would lose the click
+      java.util.List<String> was = modelMenu.getItems().stream().map(MenuItem::getText).toList();
+      if (!was.equals(items.stream().map(MenuItem::getText).toList())) {
+        modelMenu.getItems().setAll(items);
+      }
+    };
+    list.run();
+    modelMenu.setOnShowing(e -> list.run());
   }
 
   @FXML

@@ -293,6 +293,38 @@ public final class MainViewModel {
   }
 
   /**
+   * Every model that loads without the network: the built-in ones that are here (or cached), then the
+   * Hugging Face models downloaded before.
+   */
+  public java.util.List<String> loadableModels() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+      if (canLoad(e)) {
+        out.add(e.modelName);
+      }
+    }
+    out.addAll(repository.cachedHubModels());
+    return out;
+  }
+
+  /** How to get a built-in model this install lacks (Markdown, for the Model menu's dialog). */
+  public static String howToGet(ModelRepository.Embedded e) {
+    return "## " + e.modelName + " is not built into this install\n\n"
+        + "HeadScope builds bert-base-cased and bert-base-multilingual-cased in on request, from Maven Central "
+        + "(about 1 GB more, once). Quit and start it so:\n\n"
+        + "    HEADSCOPE_MODELS=all ./headscope\n\n"
+        + "After that they load offline, as bert-base-uncased does, and stay built in for later plain runs. "
+        + "Other ways to a second model:\n\n"
+        + "- **Model › Hugging Face Hub…** with `google-bert/" + e.modelName + "` (or any BERT, RoBERTa, XLM-R, "
+        + "DistilBERT, ELECTRA, ALBERT or GPT-2): downloaded once into the cache (safetensors only), then listed in "
+        + "this menu and loaded offline.\n"
+        + "- **Model › Open Hugging Face folder…**: a folder with `config.json`, `model.safetensors` and "
+        + "`vocab.txt` or `tokenizer.json`.\n"
+        + "- A fine-tuned copy of the model loaded now: `./headscope finetune --train FILE --out DIR` writes such a "
+        + "folder; open it as above (README: Fine-tuning).\n";
+  }
+
+  /**
    * Whether an embedded model can be picked: its jar is on the class path, or the injected
    * repository already holds it converted (asking the repository, which knows its cache layout; for a
    * model not built in, {@code embedded} converts nothing and only checks the cache).
