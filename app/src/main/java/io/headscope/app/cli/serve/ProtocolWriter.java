@@ -1,6 +1,5 @@
 package io.headscope.app.cli.serve;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,31 +52,52 @@ final class ProtocolWriter {
   }
 
   /** The answer to request {@code id}. */
-  void answer(JsonNode id, Answer a) {
+  void answer(JsonNode id, Answer given) {
+    Answer a = given;
+    if (a.ok() && a.bytes() == null && a.format().equals("json") && a.text() != null && !a.text().isBlank()
+        && !isJson(a.text())) {
+      // a result that is not JSON would break the stream for every later answer: say so instead
+      a = Answer.failure(Answer.INTERNAL, "internal error: the command's result is not valid JSON "
+          + "(please report it; its command line prints it as it is)");
+    }
+    Answer answer = a;
     line(g -> {
       g.writeFieldName("id");
       JSON.writeTree(g, id);
-      g.writeBooleanField("ok", a.ok());
-      if (!a.ok()) {
-        g.writeStringField("error", a.error());
-        g.writeStringField("kind", a.kind());
+      g.writeBooleanField("ok", answer.ok());
+      if (!answer.ok()) {
+        g.writeStringField("error", answer.error());
+        g.writeStringField("kind", answer.kind());
         return;
       }
-      g.writeStringField("format", a.format());
-      if (a.bytes() != null) {
-        g.writeNumberField("bytes", a.bytes().length);
-      } else if (a.format().equals("json")) {
+      g.writeStringField("format", answer.format());
+      if (answer.bytes() != null) {
+        g.writeNumberField("bytes", answer.bytes().length);
+      } else if (answer.format().equals("json")) {
         g.writeFieldName("result");
-        g.writeRawValue(a.text() == null || a.text().isBlank() ? "null" : compact(a.text()));
+        g.writeRawValue(answer.text() == null || answer.text().isBlank() ? "null" : compact(answer.text()));
       } else {
-        g.writeStringField("result", a.text());
+        g.writeStringField("result", answer.text());
       }
       g.writeArrayFieldStart("warnings");
-      for (String w : a.warnings()) {
+      for (String w : answer.warnings()) {
         g.writeString(w);
       }
       g.writeEndArray();
-    }, a.bytes());
+    }, answer.bytes());
+  }
+
+  /** Whether {@code text} is exactly one JSON value (streamed through, no tree built). */
+  static boolean isJson(String text) {
+    try (com.fasterxml.jackson.core.JsonParser p = JSON.getFactory().createParser(text)) {
+      if (p.nextToken() == null) {
+        return false;
+      }
+      p.skipChildren();
+      return p.nextToken() == null;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** A JSON answer whose result is a tree of our own (hello, cancel). */
@@ -123,9 +143,5 @@ final class ProtocolWriter {
   /** Writes the fields of one line's object. */
   interface Body {
     void write(JsonGenerator g) throws IOException;
-  }
-
-  static JsonFactory factory() {
-    return JSON.getFactory();
   }
 }
