@@ -51,17 +51,20 @@ class ProtocolPiecesTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ProtocolWriter w = new ProtocolWriter(out);
     w.answer(IntNode.valueOf(1), Answer.binary("npz", new byte[] {'\n', 0, 'x'}, List.of("warning: w")));
-    w.answer(IntNode.valueOf(2), Answer.result("json", "{\"x\": NaN}", List.of()));
-    w.answer(IntNode.valueOf(3), Answer.result("csv", "a,b\n1,2\n", List.of()));
+    w.answer(IntNode.valueOf(2), Answer.result("json", "{\"x\": NaN}".getBytes(StandardCharsets.UTF_8), List.of()));
+    w.answer(IntNode.valueOf(4), Answer.result("json", "{\n  \"é\" : [ 1 ]\n}".getBytes(StandardCharsets.UTF_8),
+        List.of("warning: w")));
+    w.answer(IntNode.valueOf(3), Answer.result("csv", "a,b\n1,2\n".getBytes(StandardCharsets.UTF_8), List.of()));
     byte[] bytes = out.toByteArray();
     String all = new String(bytes, StandardCharsets.ISO_8859_1);
     String first = all.substring(0, all.indexOf('\n'));
     assertThat(first).isEqualTo("{\"id\":1,\"ok\":true,\"format\":\"npz\",\"bytes\":3,\"warnings\":[\"warning: w\"]}");
     String rest = new String(bytes, first.length() + 1 + 3, bytes.length - first.length() - 4, StandardCharsets.UTF_8);
     List<String> lines = rest.lines().toList();
-    assertThat(lines).hasSize(2);
+    assertThat(lines).hasSize(3);
     JsonNode bad = JSON.readTree(lines.get(0));
     assertThat(bad.get("kind").asText()).isEqualTo("internal");
-    assertThat(JSON.readTree(lines.get(1)).get("result").asText()).isEqualTo("a,b\n1,2\n");
+    assertThat(lines.get(1)).isEqualTo("{\"id\":4,\"ok\":true,\"format\":\"json\",\"result\":{\"é\":[1]},\"warnings\":[\"warning: w\"]}");
+    assertThat(JSON.readTree(lines.get(2)).get("result").asText()).isEqualTo("a,b\n1,2\n");
   }
 }
