@@ -65,6 +65,7 @@ public final class MainView extends BorderPane {
   @FXML private Menu analysisMenu;
   @FXML private Menu exportMenu;
   @FXML private MenuItem undoItem;
+  @FXML private javafx.scene.control.CheckMenuItem plainFigures;
   @FXML private MenuItem redoItem;
   @FXML private Menu headSetsMenu;
   @FXML private TextField textA;
@@ -104,6 +105,7 @@ public final class MainView extends BorderPane {
     center.setDividerPositions(0.49);
     right.setDividerPositions(0.54);
     lower.setDividerPositions(0.57);
+    dialogs.setPlainFigures(plainFigures::isSelected);
     bindInputs();
     bindMapsToggle();
     bindStale();

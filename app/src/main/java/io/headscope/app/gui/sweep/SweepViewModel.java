@@ -434,6 +434,18 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
   }
 
+  /**
+   * What the shown result's top-1 share counts: the intact model's top token (the default measure) or the
+   * followed target word, quoted.
+   */
+  String targetWords() {
+    BertModel m = session.model();
+    if (followed == null || m == null) {
+      return "the intact top token";
+    }
+    return "\u201c" + m.tokenizer().vocabToken(followed.target()).strip() + "\u201d";
+  }
+
   /** The label of the shown metric, with the words of what the shown result measured. */
   String metricLabel() {
     if (metric.get() != Metric.MEASURE) {

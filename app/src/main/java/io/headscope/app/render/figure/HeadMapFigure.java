@@ -65,6 +65,6 @@ public final class HeadMapFigure {
             s.text(p.label(), x + 14, legendY, 10, false, 0x000000, Surface.Anchor.START, 0);
             x += 14 + s.textWidth(p.label(), 10, false) + 14;
           }
-        });
+        }).headedBy(header);
   }
 }
