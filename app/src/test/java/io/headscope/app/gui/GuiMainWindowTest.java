@@ -306,6 +306,37 @@ class GuiMainWindowTest {
     robot.clickOn("OK");
   }
 
+  @Test
+  void theWholeLayerLinesHaveALegendOfHeadColoursThatHidesAHeadsLines(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.interact(() -> vm().select(new Head(1, 2)));
+    robot.clickOn("#tab-lines");
+    robot.clickOn("#lines-whole-layer");
+    javafx.scene.layout.FlowPane legend = robot.lookup("#lines-legend").queryAs(javafx.scene.layout.FlowPane.class);
+    waitFor(() -> legend.getChildren().size() == 4);
+    assertThat(legend.isVisible()).isTrue();
+    for (int h = 0; h < 4; h++) {
+      javafx.scene.control.ToggleButton b = robot.lookup("#lines-legend-2-" + (h + 1))
+          .queryAs(javafx.scene.control.ToggleButton.class);
+      assertThat(((javafx.scene.shape.Rectangle) b.getGraphic()).getFill())
+          .isEqualTo(FxColors.rgb(io.headscope.app.render.LineSelection.headColor(h), 1));
+    }
+    java.util.function.IntSupplier drawn = () -> {
+      String t = robot.lookup(n -> n instanceof Label l && l.getText() != null && l.getText().contains(" lines: the "))
+          .queryAs(Label.class).getText();
+      return Integer.parseInt(t.substring(0, t.indexOf(' ')));
+    };
+    int all = drawn.getAsInt();
+    robot.clickOn("#lines-legend-2-1");
+    waitFor(() -> drawn.getAsInt() < all);
+    assertThat(robot.lookup("#lines-legend-2-1").queryAs(javafx.scene.control.ToggleButton.class).isSelected()).isFalse();
+    robot.clickOn("#lines-legend-2-1");
+    waitFor(() -> drawn.getAsInt() == all);
+    robot.clickOn("#lines-whole-layer");
+    waitFor(() -> !legend.isVisible());
+    robot.clickOn("#tab-heatmap");
+  }
+
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
     io.headscope.app.gui.chart.HeatmapPane pane =

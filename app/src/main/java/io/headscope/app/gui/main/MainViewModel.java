@@ -429,52 +429,95 @@ public final class MainViewModel {
     AttentionTrace recentRun = currentFavor.isEmpty() ? recentRun(cached, currentMask) : null;
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
+    String waiting = cached != null ? " (the faded maps are the previous input's until then)" : "";
     worker.submit(p -> {
       if (gen != generation) {
         return null; // a newer input came while this one waited behind a long run: skip it
       }
       Encoding enc = m.encode(first, second.isEmpty() ? null : second);
+      // a long input takes tens of seconds on a busy machine: each step says where the run is
+      boolean intactDone = cached != null && sameInput(cached, enc, m);
+      boolean asRunDone = currentMask.isEmpty() && currentFavor.isEmpty() || recentRun != null && intactDone;
+      boolean scoresDone = !HeadClassifier.appliesTo(m) || intactDone && cachedScores != null;
+      String on = m.name() + " on " + enc.length() + " tokens: ";
+      int steps = (intactDone ? 0 : 1) + (asRunDone ? 0 : 1) + (scoresDone ? 0 : 1);
+      int[] step = {0};
+      java.util.function.Consumer<String> next = what -> {
+        p.update("Running " + on + what + " (step " + (++step[0]) + " of " + steps + ")…" + waiting,
+            (step[0] - 1) / (double) Math.max(1, steps));
+      };
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
-      AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
-          : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
+      if (!intactDone) {
+        next.accept("the intact model's maps");
+      }
+      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
+      if (!asRunDone) {
+        next.accept("the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off"));
+      }
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
           : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
               .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
+      if (!scoresDone) {
+        next.accept("the categories of " + m.config().numHiddenLayers() * m.config().numAttentionHeads() + " heads");
+      }
       List<HeadScore> sc = !HeadClassifier.appliesTo(m) ? List.of()
           : intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);
-    }, res -> {
-      end();
-      if (gen != generation || res == null) {
-        return;
+    }, new Worker.Listener<Analysis>() {
+      @Override
+      public void progress(String message, double fraction) {
+        if (gen == generation) {
+          status.set(message);
+          progress.set(fraction);
+        }
       }
-      AttentionTrace[] r = {res.intact(), res.ablated()};
-      this.cachedScores = res.scores();
-      if (currentFavor.isEmpty() && !currentMask.isEmpty()) {
-        rememberRun(res.intact(), currentMask, res.ablated());
+
+      @Override
+      public void done(Analysis res) {
+        analysed(res, new Asked(gen, a0, b0, first, second, currentMask, currentFavor, maskFixed, textForNote, m));
       }
-      scores.setAll(res.scores());
-      session.setTraces(r[0], r[1], currentFavor, first, second);
-      // stale again at once if the text changed while this input ran (the next run is due)
-      stale.set(!(a0.equals(strip(textA.get())) && b0.equals(strip(textB.get()))));
-      Encoding e = r[0].encoding();
-      inputNote.set(InputText.note(e, m.config().maxPositionEmbeddings(), maskFixed, textForNote));
-      status.set(e.length() + " tokens" + (e.wasTruncated()
-          ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
-          : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + (currentMask.off().size() == 1 ? " head off (" : " heads off (")
-          + currentMask.mode().name().toLowerCase(java.util.Locale.ROOT) + ")")
-          + (currentFavor.isEmpty() ? "" : "; " + currentFavor.describe()));
-    }, e -> {
-      end();
-      if (gen == generation) {
-        fail(e);
+
+      @Override
+      public void failed(Throwable e) {
+        end();
+        if (gen == generation) {
+          fail(e);
+        }
       }
     });
+  }
+
+  /** What an analysis was asked for: the input as typed and as run, the switches, the model. */
+  private record Asked(long gen, String a0, String b0, String first, String second, HeadMask currentMask,
+      FavorHeads currentFavor, boolean maskFixed, String textForNote, BertModel m) {}
+
+  /** Shows a finished analysis, unless a newer input came meanwhile. */
+  private void analysed(Analysis res, Asked q) {
+    end();
+    if (q.gen() != generation || res == null) {
+      return;
+    }
+    AttentionTrace[] r = {res.intact(), res.ablated()};
+    this.cachedScores = res.scores();
+    if (q.currentFavor().isEmpty() && !q.currentMask().isEmpty()) {
+      rememberRun(res.intact(), q.currentMask(), res.ablated());
+    }
+    scores.setAll(res.scores());
+    session.setTraces(r[0], r[1], q.currentFavor(), q.first(), q.second());
+    // stale again at once if the text changed while this input ran (the next run is due)
+    stale.set(!(q.a0().equals(strip(textA.get())) && q.b0().equals(strip(textB.get()))));
+    Encoding e = r[0].encoding();
+    inputNote.set(InputText.note(e, q.m().config().maxPositionEmbeddings(), q.maskFixed(), q.textForNote()));
+    status.set(e.length() + " tokens" + (e.wasTruncated()
+        ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + q.m().config().maxPositionEmbeddings() + " positions"
+        : "") + (q.currentMask().isEmpty() ? "" : "; " + q.currentMask().off().size() + (q.currentMask().off().size() == 1 ? " head off (" : " heads off (")
+        + q.currentMask().mode().name().toLowerCase(java.util.Locale.ROOT) + ")")
+        + (q.currentFavor().isEmpty() ? "" : "; " + q.currentFavor().describe()));
   }
 
   /** A trace as run, kept so undo and redo come back at once instead of rerunning the model. */
