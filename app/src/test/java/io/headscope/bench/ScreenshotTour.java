@@ -54,6 +54,32 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("patch")) {
+      // CAUSAL.md's pair A on the Patching screen, with attribution patching beside it
+      io.headscope.app.gui.patch.PatchView patch = fx(() -> {
+        view.viewModel().textAProperty().set("My sister lost her keys . The doctor said [MASK] would be late .");
+        view.viewModel().analyse();
+        view.showScreen("patch");
+        var v = (io.headscope.app.gui.patch.PatchView) view.lookup("#patch-view");
+        v.viewModel().corruptedProperty().set("My brother lost his keys . The doctor said [MASK] would be late .");
+        v.viewModel().targetProperty().set("she");
+        v.viewModel().contrastProperty().set("he");
+        return v;
+      });
+      idle();
+      fx(() -> {
+        patch.viewModel().run();
+        return null;
+      });
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> patch.viewModel().resultProperty().get() == null)) {
+        Thread.sleep(200);
+      }
+      idle();
+      shot(out, "16-patching", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("rank")) {
       // the grid ranked by attention to the previous token, top 8
       fx(() -> {
