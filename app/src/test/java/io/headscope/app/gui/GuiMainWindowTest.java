@@ -337,6 +337,31 @@ class GuiMainWindowTest {
     robot.clickOn("#tab-heatmap");
   }
 
+  @Test
+  void thePatchingScreenDrawsEachHeadsRecoveredShareAndAClickOpensTheHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.clickOn("#tab-patch");
+    robot.clickOn("#patch-clean").write("the king was in paris and [MASK] was a queen .");
+    robot.clickOn("#patch-corrupted").write("the queen was in paris and [MASK] was a king .");
+    robot.clickOn("#patch-target").write("she");
+    robot.clickOn("#patch-contrast").write("he");
+    robot.clickOn("#patch-run");
+    Label status = robot.lookup("#patch-status").queryAs(Label.class);
+    waitFor(() -> status.getText().startsWith("logit_diff: clean"));
+    assertThat(status.getText()).contains("Spearman");
+    javafx.scene.Node grid = robot.lookup("#patch-grid").query();
+    assertThat(grid.getBoundsInLocal().getWidth()).isGreaterThan(100);
+    assertThat(robot.lookup("#patch-attribution-grid").query().getBoundsInLocal().getWidth()).isGreaterThan(100);
+    javafx.geometry.Bounds b = grid.localToScreen(grid.getBoundsInLocal());
+    // the grid puts 30 px of labels left and 18 px on top: head 2-3 of the 3 x 4 grid
+    double cell = (b.getWidth() - 30 - 4) / 4;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 2.5 * cell, b.getMinY() + 18 + 1.5 * cell));
+    waitFor(() -> robot.lookup("#patch-hover").queryAs(Label.class).getText().startsWith("head 2-3 (head)"));
+    robot.clickOn();
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    assertThat(vm().maskProperty().get().isEmpty()).as("patching switches nothing off").isTrue();
+  }
+
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
     io.headscope.app.gui.chart.HeatmapPane pane =
