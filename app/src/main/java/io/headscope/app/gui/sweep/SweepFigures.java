@@ -43,8 +43,8 @@ final class SweepFigures {
       cols.add("h" + (h + 1));
     }
     List<String> notes = importance
-        ? List.of("|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer",
-            String.format(Locale.ROOT, "masked-LM loss %.3f nats", imp.meanLoss()))
+        ? List.of("|∂ loss / ∂ m_h| of the " + vm.lossName() + " (Michel et al. 2019), normalised within each layer",
+            String.format(Locale.ROOT, "%s %.3f nats", vm.lossName(), imp.meanLoss()))
         : List.of("each head switched off alone (" + mode + "), then each whole layer; metric: " + vm.metricLabel(),
             String.format(Locale.ROOT, "%d masked position%s probed; intact %s %.3f; %s is the most probable token at "
                     + "%.0f%% of them%s", r.positions(), r.positions() == 1 ? "" : "s", r.metric(), r.baselineLogprob(),

@@ -241,12 +241,12 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   private void runImportance(BertModel m, AttentionTrace t, String sentence) {
     importance.set(null);
     input.set(sentence);
-    job.task("Computing the gradient of the masked-LM loss with respect to every head's switch…",
+    job.task("Computing the gradient of the " + lossName() + " with respect to every head's switch…",
         p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled))
         .onSuccess(r -> {
           importance.set(r);
           update();
-          return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
+          return String.format(Locale.ROOT, "Gradient importance of %d heads; " + lossName() + " %.3f nats.",
               r.importance().length * r.importance()[0].length, r.meanLoss());
         })
         .onFailure(e -> "Importance failed.")
@@ -291,7 +291,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     AblationResult r = result.get();
     boolean importanceShown = metric.get() == Metric.IMPORTANCE;
     if (importanceShown) {
-      title.set(importance.get() == null ? "" : "Head importance: |∂ loss / ∂ m_h| of the masked-LM loss");
+      title.set(importance.get() == null ? "" : "Head importance: |∂ loss / ∂ m_h| of the " + lossName());
     } else if (r == null) {
       title.set("");
     } else {
@@ -369,7 +369,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
           : "target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
       case KL -> "KL(intact ‖ head off) of the predicted distribution: larger = the prediction changed more "
           + "(no sign: change, not harm).";
-      case IMPORTANCE -> "|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer: "
+      case IMPORTANCE -> "|∂ loss / ∂ m_h| of the " + lossName() + " (Michel et al. 2019), normalised within each layer: "
           + "larger = the prediction leans on the head more. One backward pass; no switch-off mode.";
     };
     caption.set(what + (mt == Metric.IMPORTANCE ? "" : "  Switch-off mode: " + mode + ".")
@@ -444,6 +444,15 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
       return "the intact top token";
     }
     return "\u201c" + m.tokenizer().vocabToken(followed.target()).strip() + "\u201d";
+  }
+
+  /**
+   * The loss gradient importance differentiates: the masked-LM loss of a masked model, the next-token loss
+   * of a causal one (GPT-2).
+   */
+  String lossName() {
+    BertModel m = session.model();
+    return m == null || m.config().family().masked() ? "masked-LM loss" : "next-token loss";
   }
 
   /** The label of the shown metric, with the words of what the shown result measured. */
