@@ -17,6 +17,7 @@ import picocli.CommandLine;
         FinetuneCommand.class,
         LensCommand.class,
         SaliencyCommand.class,
+        HtmlCommand.class,
         CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
 
