@@ -14,6 +14,8 @@
   const off = new Set(D.disabled);
   const cat = D.categories || null;
   const headName = (l, h) => (l + 1) + "-" + (h + 1);
+  // digits a map value deserves: six when exact, else as many as the quantisation keeps
+  const DIGITS = D.encoding.mapBound > 0 ? Math.max(3, Math.min(6, Math.floor(-Math.log10(2 * D.encoding.mapBound)))) : 6;
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -364,6 +366,10 @@
       }
     }
     api.linesDrawn = count;
+    api.tokenPoint = (side, i) => {
+      const r = c.getBoundingClientRect();
+      return { x: r.left + (side === "query" ? leftX - 20 : rightX + 20), y: r.top + top + i * ROW + ROW / 2 };
+    };
     const what = kind === "difference" ? "difference as run − intact (blue: more attention after, red: less)"
       : kind === "asRun" ? "maps as run" : "intact maps";
     $("head-note").textContent = heads.length === 0 ? "No head chosen: click a swatch."
@@ -516,7 +522,7 @@
       if (i < 0 || j < 0 || i >= N || j >= N) return;
       const kind = shown();
       $("zoom-readout").textContent = "query " + i + " “" + D.tokens[i] + "” → key " + j + " “" + D.tokens[j] + "”: "
-        + fmt(api.value(kind, g.l, g.h, i, j), 6) + (kind === "intact" ? "" : " (intact " + fmt(api.value("intact", g.l, g.h, i, j), 6) + ")");
+        + fmt(api.value(kind, g.l, g.h, i, j), DIGITS) + (kind === "intact" ? "" : " (intact " + fmt(api.value("intact", g.l, g.h, i, j), DIGITS) + ")");
     });
   }
 
