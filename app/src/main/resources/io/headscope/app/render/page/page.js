@@ -171,6 +171,7 @@
     if (!pr || ((!pr.predictions || !pr.predictions.length) && !pr.classes)) {
       box.appendChild(el("div", "muted", pr ? "No [MASK] in the input: nothing to predict." : "This model has no prediction head."));
     } else {
+      if (D.disabled.length) box.appendChild(el("div", "muted", "Top five before (intact) → after (heads off):"));
       for (const p of pr.predictions || []) {
         const div = el("div", "pred");
         const tok = D.tokens[p.position] !== undefined ? D.tokens[p.position] : "?";
@@ -201,7 +202,7 @@
         box.appendChild(el("div", "", c.label + ": " + (c.before !== undefined ? fmt(c.before, 3) + " → " : "")
           + fmt(c.probability, 3)));
       }
-      if (D.disabled.length) box.appendChild(el("div", "muted", "before (intact) → after (heads off)"));
+
     }
     const dis = $("disabled");
     if (!D.disabled.length) {
@@ -314,7 +315,7 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, height);
     ctx.font = FONT;
-    const labelW = Math.min(170, Math.max(60, ...D.tokens.map((t) => ctx.measureText(t).width + 12)));
+    const labelW = Math.min(170, Math.max(60, ...D.tokens.map((t) => ctx.measureText(t).width + 16)));
     const leftX = labelW, rightX = width - labelW;
     headGeom = { top: top, leftX: leftX, rightX: rightX };
     const kind = shown(), heads = [...S.heads].sort((a, b) => a - b);
@@ -354,7 +355,7 @@
       for (const side of ["query", "key"]) {
         const hot = S.hover && S.hover.side === side && S.hover.index === i;
         const x = side === "query" ? leftX - 6 : rightX + 6;
-        const text = ellipsize(ctx, D.tokens[i], labelW - 14);
+        const text = ellipsize(ctx, D.tokens[i], labelW - 10);
         ctx.textAlign = side === "query" ? "right" : "left";
         if (hot) {
           const w = ctx.measureText(text).width + 8;
@@ -600,7 +601,8 @@
       tr.appendChild(bar);
       body.appendChild(tr);
     }
-    $("neuron-readout").textContent = "Point at a vector for its numbers. softmax: recomputed here from q and k; map: the stored attention.";
+    $("neuron-readout").textContent = "Point at a vector for its numbers. softmax: recomputed here from q and k; map: the intact model's attention."
+      + (D.disabled.length ? " (The neuron view shows the intact model.)" : "");
   }
 
   // ---- views ----
