@@ -379,9 +379,9 @@
   }
 
   // ---- model view ----
-  const THUMB_MAX = 128;
-  function pooledPixels(kind, l, h) {
-    const side = Math.min(N, THUMB_MAX), img = new ImageData(side, side), max = mapMax(kind, l, h);
+  // each block's largest value (Palette.pooled, as the app's thumbnails): a thin diagonal or column still shows
+  function pooledPixels(kind, l, h, px) {
+    const side = Math.max(1, Math.min(N, px)), img = new ImageData(side, side), max = mapMax(kind, l, h);
     const cell = new Float32Array(side * side);
     for (let i = 0; i < N; i++) {
       const r = Math.floor(i * side / N);
@@ -435,7 +435,7 @@
         b.title = "head " + headName(l, h) + (k ? " · " + k.category + " (" + fmt(k.confidence, 2) + ")" : "")
           + (off.has(headName(l, h)) ? " · switched off" : "");
         const c = el("canvas");
-        const img = pooledPixels(kind, l, h);
+        const img = pooledPixels(kind, l, h, Math.round(size * (window.devicePixelRatio || 1)));
         c.width = img.width;
         c.height = img.height;
         c.style.width = size + "px";
@@ -472,9 +472,13 @@
     const c = $("zoom-canvas"), scroll = $("zoom-scroll");
     const ctx0 = c.getContext("2d");
     ctx0.font = "12px system-ui, sans-serif";
-    const label = Math.min(120, Math.max(40, ...D.tokens.map((t) => ctx0.measureText(t).width + 10)));
-    const availW = scroll.clientWidth - label - 8, availH = scroll.clientHeight - label - 8;
-    const cell = Math.max(3, Math.min(28, Math.floor(Math.min(availW, availH) / N)));
+    let label = Math.min(120, Math.max(40, ...D.tokens.map((t) => ctx0.measureText(t).width + 10)));
+    let cell = Math.max(2, Math.min(28, Math.floor(Math.min(scroll.clientWidth - label - 8, scroll.clientHeight - label - 8) / N)));
+    if (cell < 8) {
+      // too small for labels: the whole width for the map, the read-out names the tokens
+      label = 2;
+      cell = Math.max(2, Math.min(28, Math.floor(Math.min(scroll.clientWidth - 10, scroll.clientHeight - 10) / N)));
+    }
     const width = label + N * cell + 2, height = label + N * cell + 2, dpr = window.devicePixelRatio || 1;
     c.width = Math.round(width * dpr);
     c.height = Math.round(height * dpr);
@@ -507,12 +511,9 @@
         ctx.fillText(ellipsize(ctx, D.tokens[i], label - 8), 0, 0);
         ctx.restore();
       }
-    } else {
-      ctx.fillStyle = P.ui["text-muted"];
-      ctx.font = "12px system-ui, sans-serif";
-      ctx.fillText("point at a cell", 4, 14);
     }
-    $("zoom-readout").textContent = "Rows: queries, columns: keys. Point at a cell to read it.";
+    $("zoom-readout").textContent = "Rows: queries, columns: keys. Point at a cell to read it"
+      + (cell < 8 ? " (the map is too small for labels: the read-out names the tokens)." : ".");
   }
   function zoomEvents() {
     const c = $("zoom-canvas");
