@@ -105,6 +105,19 @@ class InteractivePageTest {
   }
 
   @Test
+  void aCausalModelGetsNoCategoriesAndItsNeuronViewMasksTheLaterKeys() {
+    try (BertModel gpt2 = BertModel.load(io.headscope.model.testing.families.FamilyModelFolders.write("gpt2",
+        dir.resolve("gpt2"), 5))) {
+      PageReader p = new PageReader(InteractivePage.html(PageData.build(gpt2, "the cat sat on the mat", null,
+          HeadMask.NONE, new HeadClassifier())));
+      assertTrue(p.data.get("causal").asBoolean());
+      assertTrue(!p.data.has("categories") && p.data.get("categoriesWithheld").asText().contains("causal"));
+      assertTrue(PageChecks.neuronConsistent(p, true) < 1e-5);
+      assertEquals(0f, p.map(p.intact, 0, 0, 0, 1), "a causal map: the first token sees only itself");
+    }
+  }
+
+  @Test
   void anEmptyTextIsRefusedInOneLine() {
     HeadScopeException e = assertThrows(HeadScopeException.class, () -> page("  ", null, Set.of()));
     assertEquals("Nothing to show: type a sentence first.", e.getMessage());
