@@ -538,7 +538,8 @@
     $("neuron-head").addEventListener("change", (e) => { S.nHead = +e.target.value; drawNeuron(); });
     $("neuron-query").addEventListener("change", (e) => { S.nQuery = +e.target.value; drawNeuron(); });
   }
-  const CELL = 4, VH = 14;
+  // a vector cell's width: the two vectors share what the table's other columns leave (4 to 9 pixels a dimension)
+  let CELL = 4, VH = 14;
   function vectorCanvas(values, scale, describe) {
     const c = el("canvas");
     const dpr = window.devicePixelRatio || 1;
@@ -560,6 +561,8 @@
   }
   function drawNeuron() {
     const l = S.nLayer, h = S.nHead, i = S.nQuery, body = $("neuron-body");
+    CELL = Math.max(4, Math.min(9, Math.floor(($("neuron-scroll").clientWidth - 500) / (2 * DH))));
+    VH = CELL >= 7 ? 16 : 14;
     body.replaceChildren();
     const q = api.vector("q", l, h, i), res = api.neuron(l, h, i);
     let vmax = 0, pmax = 0;
