@@ -1,32 +1,13 @@
 """The interactive page's browser tests: pages written by the real `headscope html`, opened in Chromium."""
 import json
 import os
-import pathlib
-import subprocess
 import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-import cdp  # noqa: E402
-
-REPO = pathlib.Path(os.environ.get("HEADSCOPE_HOME") or pathlib.Path(__file__).resolve().parents[3])
-
-SHORT = "The cat sat on the [MASK] because it was tired."
-SHORT_PAIR = "It slept all day."
-SHORT_OFF = "5-4,8-10"
-XSS = "</script><img src=x onerror=alert(1)> & \"quoted\" <b>bold</b> \u2028 the [MASK] <!-- end"
-LONG = " ".join(("the quick brown fox jumps over the lazy dog while a small bird sings in the old tree near "
-                 "the river").split() * 20).split()[:126]
-LONG = " ".join(LONG)
-
-
-def headscope(*args):
-    """Runs ./headscope; returns stdout (fails the test with its stderr)."""
-    r = subprocess.run([str(REPO / "headscope"), *args], cwd=str(REPO), capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.fail("./headscope %s failed (%d): %s" % (" ".join(args[:2]), r.returncode, r.stderr[-2000:]))
-    return r.stdout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import headscope_cdp  # noqa: E402
+from page_support import LONG, SHORT, SHORT_OFF, SHORT_PAIR, XSS, headscope  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -52,8 +33,8 @@ def pages(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    if cdp.chromium_path() is None:
-        pytest.fail(cdp.MISSING, pytrace=False)
-    b = cdp.Browser(1280, 800)
+    if headscope_cdp.chromium_path() is None:
+        pytest.fail(headscope_cdp.MISSING, pytrace=False)
+    b = headscope_cdp.Browser(1280, 800)
     yield b
     b.close()

@@ -6,7 +6,7 @@ import pathlib
 
 import numpy as np
 
-from conftest import REPO, XSS
+from page_support import REPO, XSS
 
 CHECKSUM = """(() => { const c = document.querySelector(%s); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let ink = 0, sum = 0; for (let i = 0; i < d.length; i += 4) { const v = d[i] + d[i + 1] + d[i + 2];
@@ -89,6 +89,10 @@ def test_the_neuron_view_shows_the_numbers_of_the_chosen_query(browser, pages):
       return worst; })()""")
     assert err < 1e-5
     assert ink(browser, "#neuron-body canvas")[0] > 0
+    browser.click_element("#neuron-body tr:nth-child(3) td.tok")
+    assert browser.evaluate("headscope.state.nQuery") == 1
+    assert browser.evaluate("document.querySelector('#neuron-body tr td').textContent") == \
+        "q: " + pages["short"]["attention"]["tokens"][1]
 
 
 def test_embedded_numbers_equal_the_attention_json(browser, pages):

@@ -37,7 +37,7 @@ import java.util.zip.GZIPOutputStream;
  * gzip-compressed and base64-encoded, exact float32 while the page stays small, else quantised
  * (maps as uint16 of {@code round(65535 a)}, queries and keys as int8 with one scale per vector): see
  * docs/METHODS.md, "The interactive page". A Content-Security-Policy allows no network at all and only the
- * page's own script and style (by their SHA-256).
+ * page's own script and style (by their SHA-256); the page loads no image, font or frame.
  */
 public final class InteractivePage {
   /** The largest page the quantisation ladder aims for: a 128-token bert-base page stays under 5 MB. */
@@ -103,7 +103,7 @@ public final class InteractivePage {
     String style = resource("page.css");
     String body = resource("page.html");
     String csp = "default-src 'none'; script-src '" + sha256(script) + "'; style-src '" + sha256(style)
-        + "'; img-src data:; base-uri 'none'; form-action 'none'";
+        + "'; base-uri 'none'; form-action 'none'";
     String page = body.replace("{{CSP}}", csp).replace("{{STYLE}}", style).replace("{{SCRIPT}}", script);
     int at = page.indexOf("{{DATA}}");
     page = page.substring(0, at) + data + page.substring(at + "{{DATA}}".length());

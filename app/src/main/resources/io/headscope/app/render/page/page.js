@@ -586,7 +586,10 @@
     for (let j = 0; j < N; j++) best = Math.max(best, res.softmax[j]);
     for (let j = 0; j < N; j++) {
       const [k, qk] = keys[j], tr = el("tr", j === i ? "self" : "");
-      tr.appendChild(el("td", "tok", "k: " + D.tokens[j]));
+      const tok = el("td", "tok", "k: " + D.tokens[j]);
+      tok.title = "click: make “" + D.tokens[j] + "” the query";
+      tok.addEventListener("click", () => { S.nQuery = j; $("neuron-query").value = String(j); drawNeuron(); });
+      tr.appendChild(tok);
       const kc = el("td");
       kc.appendChild(vectorCanvas(k, vmax, (d) => "k[" + d + "] of “" + D.tokens[j] + "” = " + fmt(k[d], 4)
         + ", q[" + d + "] = " + fmt(q[d], 4)));

@@ -19,7 +19,9 @@ MISSING = "Chromium is missing: apt-get install chromium (the page's browser tes
 
 
 def chromium_path():
-    for p in (os.environ.get("HEADSCOPE_CHROMIUM"), CHROMIUM, shutil.which("chromium")):
+    """Debian's Chromium, or HEADSCOPE_CHROMIUM when set (set to a missing file, it shows the failure)."""
+    wanted = os.environ.get("HEADSCOPE_CHROMIUM")
+    for p in ([wanted] if wanted else [CHROMIUM, shutil.which("chromium")]):
         if p and os.path.isfile(p) and os.access(p, os.X_OK):
             return p
     return None
