@@ -142,9 +142,14 @@
     return { scores: scores, softmax: probs.map((e) => e / sum) };
   };
   const shown = () => (D.disabled.length ? S.maps : "intact");
+  // each map's largest |value| and strongest lines, computed once (a 512-token layer is 3 million cells)
+  const maxCache = new Map(), lineCache = new Map();
   function mapMax(kind, l, h) {
+    const key = kind + "|" + l + "|" + h;
+    if (maxCache.has(key)) return maxCache.get(key);
     let m = 0;
     for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) m = Math.max(m, Math.abs(api.value(kind, l, h, i, j)));
+    maxCache.set(key, m);
     return m;
   }
 
@@ -229,7 +234,7 @@
 
   // ---- head view (BertViz) ----
   const ROW = 20, FONT = "13px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
-  let headGeom = null;
+  let headGeom = null, headLabels = null;
   function headControls() {
     const sel = $("head-layer");
     for (let l = 0; l < L; l++) sel.appendChild(el("option", "", "layer " + (l + 1))).value = String(l);
@@ -240,7 +245,7 @@
     swatches();
     const c = $("head-canvas");
     c.addEventListener("mousemove", (e) => {
-      const r = c.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+      const r = c.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top + (headGeom ? headGeom.y0 : 0);
       let hover = null;
       if (headGeom && y >= headGeom.top) {
         const i = Math.floor((y - headGeom.top) / ROW);
@@ -254,6 +259,10 @@
       if (!same) { S.hover = hover; drawHead(); }
     });
     c.addEventListener("mouseleave", () => { if (S.hover) { S.hover = null; drawHead(); } });
+    let pending = false;
+    $("head-scroll").addEventListener("scroll", () => {
+      if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; drawHead(); }); }
+    });
   }
   function swatches() {
     const box = $("head-swatches");
@@ -307,18 +316,31 @@
     const c = $("head-canvas"), scroll = $("head-scroll");
     const width = Math.max(420, Math.min(scroll.clientWidth - 4, 900));
     const top = 24, height = top + N * ROW + 8, dpr = window.devicePixelRatio || 1;
-    c.width = Math.round(width * dpr);
-    c.height = Math.round(height * dpr);
-    c.style.width = width + "px";
-    c.style.height = height + "px";
+    // the canvas is only as tall as the view and stays put (sticky) while a spacer scrolls: a 512-token
+    // drawing costs what a 40-token one does
+    const shownH = Math.max(100, Math.min(height, scroll.clientHeight));
+    if (c.width !== Math.round(width * dpr) || c.height !== Math.round(shownH * dpr)) {
+      c.width = Math.round(width * dpr);
+      c.height = Math.round(shownH * dpr);
+      c.style.width = width + "px";
+      c.style.height = shownH + "px";
+    }
+    $("head-spacer").style.height = (height - shownH) + "px";
+    const y0 = Math.min(scroll.scrollTop, height - shownH);
     const ctx = c.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, height);
+    ctx.clearRect(0, 0, width, shownH);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, -y0 * dpr);
     ctx.font = FONT;
-    const labelW = Math.min(170, Math.max(60, ...D.tokens.map((t) => ctx.measureText(t).width + 16)));
+    if (!headLabels) {
+      const w = Math.min(170, Math.max(60, ...D.tokens.map((t) => ctx.measureText(t).width + 16)));
+      headLabels = { width: w, text: D.tokens.map((t) => ellipsize(ctx, t, w - 10)) };
+    }
+    const labelW = headLabels.width;
     const leftX = labelW, rightX = width - labelW;
-    headGeom = { top: top, leftX: leftX, rightX: rightX };
+    headGeom = { top: top, leftX: leftX, rightX: rightX, y0: y0 };
     const kind = shown(), heads = [...S.heads].sort((a, b) => a - b);
+    const view0 = y0 - ROW, view1 = y0 + shownH + ROW;
     ctx.fillStyle = P.ui["text-muted"];
     ctx.textBaseline = "middle";
     ctx.textAlign = "right";
@@ -333,29 +355,41 @@
       let lines;
       if (S.hover && S.hover.side === "query") lines = strongest(kind, S.layer, h, k, S.hover.index);
       else {
-        lines = strongest(kind, S.layer, h, k);
+        const key = kind + "|" + S.layer + "|" + h + "|" + k;
+        if (!lineCache.has(key)) lineCache.set(key, strongest(kind, S.layer, h, k));
+        lines = lineCache.get(key);
         if (S.hover) lines = lines.filter((ln) => ln.j === S.hover.index);
       }
+      // one path per colour and strength (sixteen steps): a few hundred strokes, not thousands; only the
+      // lines that cross the rows in view
+      const paths = new Map();
       for (const ln of lines) {
+        const yi = top + ln.i * ROW + ROW / 2, yj = top + ln.j * ROW + ROW / 2;
+        count++;
+        if (Math.max(yi, yj) < view0 || Math.min(yi, yj) > view1) continue;
         const colour = kind === "difference" ? (ln.sign < 0 ? P.negative : P.positive)
           : heads.length === 1 ? (S.hover ? P.ui["line-hover"] : P.ui.line) : P.headColors[h];
-        ctx.strokeStyle = colour;
-        ctx.globalAlpha = Math.max(0.06, Math.min(1, ln.share)) * (heads.length > 1 ? 0.8 : 0.9);
-        ctx.beginPath();
-        ctx.moveTo(leftX + 4, top + ln.i * ROW + ROW / 2);
-        ctx.lineTo(rightX - 4, top + ln.j * ROW + ROW / 2);
-        ctx.stroke();
-        count++;
+        const step = Math.max(1, Math.min(16, Math.round(16 * ln.share)));
+        const key = colour + "|" + step;
+        if (!paths.has(key)) paths.set(key, { colour: colour, step: step, path: new Path2D() });
+        const p = paths.get(key).path;
+        p.moveTo(leftX + 4, yi);
+        p.lineTo(rightX - 4, yj);
+      }
+      for (const p of paths.values()) {
+        ctx.strokeStyle = p.colour;
+        ctx.globalAlpha = Math.max(0.06, p.step / 16) * (heads.length > 1 ? 0.8 : 0.9);
+        ctx.stroke(p.path);
       }
     }
     ctx.globalAlpha = 1;
-    // tokens
-    for (let i = 0; i < N; i++) {
+    // tokens (those in view)
+    for (let i = Math.max(0, Math.floor((view0 - top) / ROW) - 1); i < Math.min(N, Math.ceil((view1 - top) / ROW) + 1); i++) {
       const y = top + i * ROW + ROW / 2;
       for (const side of ["query", "key"]) {
         const hot = S.hover && S.hover.side === side && S.hover.index === i;
         const x = side === "query" ? leftX - 6 : rightX + 6;
-        const text = ellipsize(ctx, D.tokens[i], labelW - 10);
+        const text = headLabels.text[i];
         ctx.textAlign = side === "query" ? "right" : "left";
         if (hot) {
           const w = ctx.measureText(text).width + 8;
@@ -369,7 +403,7 @@
     api.linesDrawn = count;
     api.tokenPoint = (side, i) => {
       const r = c.getBoundingClientRect();
-      return { x: r.left + (side === "query" ? leftX - 20 : rightX + 20), y: r.top + top + i * ROW + ROW / 2 };
+      return { x: r.left + (side === "query" ? leftX - 20 : rightX + 20), y: r.top + top + i * ROW + ROW / 2 - y0 };
     };
     const what = kind === "difference" ? "difference as run − intact (blue: more attention after, red: less)"
       : kind === "asRun" ? "maps as run" : "intact maps";
@@ -451,7 +485,12 @@
           g.beginPath(); g.moveTo(0, 0); g.lineTo(img.width, img.height); g.moveTo(img.width, 0); g.lineTo(0, img.height);
           g.stroke();
         }
-        b.addEventListener("click", () => { S.zoom = [l, h]; drawGrid(); drawZoom(); });
+        b.addEventListener("click", () => {
+          for (const t of document.querySelectorAll(".thumb.chosen")) t.classList.remove("chosen");
+          b.classList.add("chosen");
+          S.zoom = [l, h];
+          drawZoom();
+        });
         grid.appendChild(b);
       }
     }
@@ -487,13 +526,21 @@
     const ctx = c.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, height);
+    // one pixel per cell, scaled without smoothing (as the app's heatmaps)
+    const cells = document.createElement("canvas");
+    cells.width = N;
+    cells.height = N;
+    const img = new ImageData(N, N);
     for (let i = 0; i < N; i++) {
       for (let j = 0; j < N; j++) {
-        const v = api.value(kind, l, h, i, j);
-        ctx.fillStyle = css(kind === "difference" ? diverging(max > 0 ? v / max : 0) : heat(max > 0 ? v / max : 0));
-        ctx.fillRect(label + j * cell, label + i * cell, cell, cell);
+        const v = api.value(kind, l, h, i, j), o = 4 * (i * N + j);
+        const col = kind === "difference" ? diverging(max > 0 ? v / max : 0) : heat(max > 0 ? v / max : 0);
+        img.data[o] = col[0]; img.data[o + 1] = col[1]; img.data[o + 2] = col[2]; img.data[o + 3] = 255;
       }
     }
+    cells.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(cells, label, label, N * cell, N * cell);
     ctx.strokeStyle = P.ui.rule;
     ctx.strokeRect(label - 0.5, label - 0.5, N * cell + 1, N * cell + 1);
     zoomGeom = { label: label, cell: cell, l: l, h: h };
