@@ -95,6 +95,21 @@ def test_the_neuron_view_shows_the_numbers_of_the_chosen_query(browser, pages):
         "q: " + pages["short"]["attention"]["tokens"][1]
 
 
+def test_a_long_input_scrolls_and_answers_the_pointer(browser, pages):
+    browser.open(pages["long"]["file"])
+    view(browser, "head")
+    assert browser.evaluate("headscope.data.tokens.length") == 128
+    browser.evaluate("document.getElementById('head-scroll').scrollTop = 1200")
+    browser.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", await_promise=True)
+    before = ink(browser, "#head-canvas")
+    p = browser.evaluate("headscope.tokenPoint('key', 70)")
+    assert 0 < p["y"] < 800
+    browser.mouse("mouseMoved", p["x"], p["y"])
+    assert browser.evaluate("headscope.state.hover") == {"side": "key", "index": 70}
+    assert ink(browser, "#head-canvas") != before
+    browser.mouse("mouseMoved", 2, 2)
+
+
 def test_embedded_numbers_equal_the_attention_json(browser, pages):
     for name in ("short", "long"):
         browser.open(pages[name]["file"])
