@@ -176,3 +176,27 @@ def test_screenshots_at_both_sizes(browser, pages):
         browser.resize(1280, 800)
     for f in ("head", "model", "neuron"):
         assert (shots / ("page-%s-1280x800.png" % f)).stat().st_size > 10000
+
+
+def test_no_script_error_and_no_policy_violation(browser, pages):
+    for name in ("short", "xss", "long"):
+        browser.open(pages[name]["file"])
+        for v in ("model", "neuron", "head"):
+            view(browser, v)
+    assert browser.events_named("Runtime.exceptionThrown") == []
+    errors = [e["params"]["entry"] for e in browser.events_named("Log.entryAdded")
+              if e["params"]["entry"]["level"] == "error"]
+    assert errors == []
+    consoles = [e for e in browser.events_named("Runtime.consoleAPICalled") if e["params"]["type"] == "error"]
+    assert consoles == []
+
+
+def test_the_policy_refuses_an_injected_script_and_image(browser, pages):
+    # last in the file: it leaves the policy's refusals in the browser's log
+    browser.open(pages["short"]["file"])
+    browser.evaluate("(() => { const s = document.createElement('script'); s.textContent = 'window.pwned = 1';"
+                     " document.body.appendChild(s); })()")
+    assert browser.evaluate("window.pwned === undefined")
+    refusals = [e["params"]["entry"]["text"] for e in browser.events_named("Log.entryAdded")
+                if "Content Security Policy" in e["params"]["entry"]["text"]]
+    assert any("script-src" in t for t in refusals)
