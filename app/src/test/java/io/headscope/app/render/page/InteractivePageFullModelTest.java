@@ -54,7 +54,10 @@ class InteractivePageFullModelTest {
       Set<Head> heads = off.equals("1") ? Set.copyOf(Head.all(1, 12)) : Set.of(new Head(4, 3), new Head(7, 9));
       PageReader p = page(bert, LONG, heads, "128 tokens, " + off + " off");
       assertTrue(p.html.getBytes(java.nio.charset.StandardCharsets.UTF_8).length < FIVE_MB);
-      PageChecks.mapsMatch(p, PageChecks.attentionJson(bert, LONG, null));
+      double m = PageChecks.mapsMatch(p, PageChecks.attentionJson(bert, LONG, null));
+      double n = PageChecks.neuronConsistent(p, false);
+      System.out.printf(Locale.ROOT, "128 tokens, %s off: maps within %.3g of the JSON; neuron softmax within %.3g%n",
+          off, m, n);
     }
   }
 
