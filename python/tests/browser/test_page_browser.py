@@ -161,6 +161,8 @@ def test_screenshots_at_both_sizes(browser, pages):
             browser.resize(w, h)
             browser.open(pages["short"]["file"])
             view(browser, "head")
+            browser.evaluate("(() => { const s = document.getElementById('head-layer'); s.value = '7';"
+                             " s.dispatchEvent(new Event('change')); })()")
             p = browser.evaluate("headscope.tokenPoint('query', 6)")
             browser.mouse("mouseMoved", p["x"], p["y"])
             browser.screenshot(str(shots / ("page-head-%dx%d.png" % (w, h))))
