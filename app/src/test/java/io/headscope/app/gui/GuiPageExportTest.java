@@ -71,6 +71,7 @@ class GuiPageExportTest {
   void theExportMenuWritesThePageOfTheSentenceWithTheHeadsOff(FxRobot robot) throws Exception {
     waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
     robot.interact(() -> view.viewModel().toggleHead(new Head(1, 2)));
+    robot.interact(() -> view.viewModel().session().mapsShownProperty().set(io.headscope.app.render.MapsShown.DIFFERENCE));
     waitFor(() -> !view.viewModel().busyProperty().get());
     target = dir.resolve("view.html");
     robot.clickOn("Export");
@@ -78,6 +79,7 @@ class GuiPageExportTest {
     waitFor(() -> Files.exists(target));
     String page = Files.readString(target, StandardCharsets.UTF_8);
     assertThat(page).startsWith("<!DOCTYPE html>").contains("Content-Security-Policy")
-        .contains("\"text\":\"the cat sat on the [MASK] .\"").contains("\"disabled\":[\"2-3\"]");
+        .contains("\"text\":\"the cat sat on the [MASK] .\"").contains("\"disabled\":[\"2-3\"]")
+        .contains("\"shown\":\"difference\"");
   }
 }

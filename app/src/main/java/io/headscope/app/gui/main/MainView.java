@@ -224,8 +224,9 @@ public final class MainView extends BorderPane {
     String pair = input[1] == null || input[1].isBlank() ? null : input[1];
     io.headscope.model.core.HeadMask mask = vm.session().mask();
     io.headscope.analysis.heads.HeadClassifier classifier = vm.classifier();
+    io.headscope.app.render.MapsShown shown = vm.session().mapsShownProperty().get();
     vm.worker().submit(p -> io.headscope.app.render.page.InteractivePage.html(
-            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier)),
+            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)),
         html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
         vm.session()::fail);
   }

@@ -189,6 +189,11 @@ public final class InteractivePage {
       }
       g.writeEndArray();
       g.writeStringField("mode", d.asRun().mask().mode().name().toLowerCase(Locale.ROOT));
+      g.writeStringField("shown", switch (d.shown()) {
+        case INTACT -> "intact";
+        case AS_RUN -> "asRun";
+        case DIFFERENCE -> "difference";
+      });
       g.writeStringField("classifier", d.classifier());
       if (d.scores() != null) {
         g.writeArrayFieldStart("categories");

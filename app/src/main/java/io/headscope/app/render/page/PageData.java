@@ -36,10 +36,11 @@ import java.util.Set;
  * @param classifier the classifier's method ({@code learned}, {@code rule})
  * @param predictionsJson what {@code headscope predict --disable} writes for the same input and heads, or null
  *     when the model predicts nothing
+ * @param shown the maps the page opens on (the app's *Maps shown*; intact from the command line)
  */
 public record PageData(String model, String text, String pair, AttentionTrace intact, AttentionTrace asRun,
     float[][][][] q, float[][][][] k, int headSize, boolean causal, List<HeadScore> scores, String classifier,
-    String predictionsJson) {
+    String predictionsJson, io.headscope.app.render.MapsShown shown) {
 
   /** Top tokens listed per prediction, as {@code predict}'s default. */
   public static final int TOP = 5;
@@ -80,7 +81,13 @@ public record PageData(String model, String text, String pair, AttentionTrace in
     }
     return new PageData(bert.name(), text, pair, intact, asRun, q, k, bert.config().headSize(),
         bert.config().family().causal(), scores, classifier.method().name().toLowerCase(java.util.Locale.ROOT),
-        predictions);
+        predictions, io.headscope.app.render.MapsShown.INTACT);
+  }
+
+  /** The same page opening on other maps (as run, difference: what the app shows when it exports). */
+  public PageData opening(io.headscope.app.render.MapsShown m) {
+    return new PageData(model, text, pair, intact, asRun, q, k, headSize, causal, scores, classifier,
+        predictionsJson, m);
   }
 
   public int layers() {

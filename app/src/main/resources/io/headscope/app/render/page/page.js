@@ -167,6 +167,9 @@
       sel.disabled = true;
       $("maps-label").classList.add("inactive");
       $("maps-label").title = "No head is switched off: the maps as run are the intact maps.";
+    } else if (D.shown) {
+      S.maps = D.shown; // the maps the app showed when it exported the page
+      sel.value = D.shown;
     }
     sel.addEventListener("change", () => { S.maps = sel.value; redraw(); });
   }
