@@ -13,6 +13,7 @@
   const P = D.palette;
   const off = new Set(D.disabled);
   const cat = D.categories || null;
+  const maskToken = D.tokens.find((t) => t === "[MASK]" || t === "<mask>") || null;
   const headName = (l, h) => (l + 1) + "-" + (h + 1);
   // digits a map value deserves: six when exact, else as many as the quantisation keeps
   const DIGITS = D.encoding.mapBound > 0 ? Math.max(3, Math.min(6, Math.floor(-Math.log10(2 * D.encoding.mapBound)))) : 6;
@@ -394,12 +395,15 @@
         const x = side === "query" ? leftX - 6 : rightX + 6;
         const text = headLabels.text[i];
         ctx.textAlign = side === "query" ? "right" : "left";
-        if (hot) {
+        // the app's token chips: the second sentence and the mask on their colours, the pointed token highlighted
+        const chip = hot ? P.ui.highlight : D.tokens[i] === maskToken ? P.ui["token-mask"]
+          : D.segments[i] === 1 ? P.ui["token-b"] : null;
+        if (chip) {
           const w = ctx.measureText(text).width + 8;
-          ctx.fillStyle = P.ui.highlight;
-          ctx.fillRect(side === "query" ? x - w + 4 : x - 4, y - ROW / 2 + 1, w, ROW - 2);
+          ctx.fillStyle = chip;
+          ctx.fillRect(side === "query" ? x - w + 4 : x - 4, y - ROW / 2 + 2, w, ROW - 4);
         }
-        ctx.fillStyle = hot ? P.ui["hover-token"] : (D.segments[i] === 1 ? "#2b6b2b" : "#222");
+        ctx.fillStyle = hot ? P.ui["hover-token"] : P.ui["text-soft"];
         ctx.fillText(text, x, y);
       }
     }
@@ -679,6 +683,11 @@
   api.setMaps = (m) => { $("maps-shown").value = m; S.maps = m; redraw(); };
 
   async function start() {
+    // the stylesheet's colours from the app's palette (UiColor), so the page and the window agree
+    const root = document.documentElement.style;
+    for (const [name, v] of [["--muted", "text-muted"], ["--soft", "text-soft"], ["--rule", "rule"],
+      ["--status", "status-background"], ["--line", "line"], ["--off", "off"], ["--selected", "selected"],
+      ["--track", "track"], ["--highlight", "highlight"]]) root.setProperty(name, P.ui[v]);
     header();
     sidebar();
     for (const t of document.querySelectorAll("[role=tab]")) t.addEventListener("click", () => showView(t.dataset.view));
