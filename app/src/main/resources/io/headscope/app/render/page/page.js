@@ -298,8 +298,9 @@
     return s + "…";
   }
   // the strongest k keys of each query row at or above minShare of the map's maximum (LineSelection.strongest)
+  // a difference is measured against the head's intact maximum, so a layer that barely changed draws faintly
   function strongest(kind, l, h, k, onlyRow) {
-    const max = mapMax(kind, l, h), out = [];
+    const max = mapMax(kind === "difference" ? "intact" : kind, l, h), out = [];
     if (max <= 0) return out;
     const rows = onlyRow === undefined ? [...Array(N).keys()] : [onlyRow];
     for (const i of rows) {
@@ -311,7 +312,7 @@
       }
       best.sort((a, b) => b[0] - a[0]);
       for (const [v, j] of (onlyRow === undefined ? best.slice(0, k) : best)) {
-        out.push({ i: i, j: j, share: v / max, sign: Math.sign(api.value(kind, l, h, i, j)) });
+        out.push({ i: i, j: j, share: Math.min(1, v / max), sign: Math.sign(api.value(kind, l, h, i, j)) });
       }
     }
     return out;
@@ -412,7 +413,7 @@
       const r = c.getBoundingClientRect();
       return { x: r.left + (side === "query" ? leftX - 20 : rightX + 20), y: r.top + top + i * ROW + ROW / 2 - y0 };
     };
-    const what = kind === "difference" ? "difference as run − intact (blue: more attention after, red: less)"
+    const what = kind === "difference" ? "as run − intact (blue: more, red: less, against each head's intact maximum)"
       : kind === "asRun" ? "maps as run" : "intact maps";
     $("head-note").textContent = heads.length === 0 ? "No head chosen: click a swatch."
       : count + " lines · " + what + " · the strongest " + k + " per token, at least "
