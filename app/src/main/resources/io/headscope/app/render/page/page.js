@@ -519,8 +519,8 @@
     const c = $("zoom-canvas"), scroll = $("zoom-scroll");
     const ctx0 = c.getContext("2d");
     ctx0.font = "12px system-ui, sans-serif";
-    let label = Math.min(120, Math.max(40, ...D.tokens.map((t) => ctx0.measureText(t).width + 10)));
-    let cell = Math.max(2, Math.min(28, Math.floor(Math.min(scroll.clientWidth - label - 8, scroll.clientHeight - label - 8) / N)));
+    let label = Math.min(120, Math.max(40, ...D.tokens.map((t) => ctx0.measureText(t).width + 16)));
+    let cell = Math.max(2, Math.min(40, Math.floor(Math.min(scroll.clientWidth - label - 8, scroll.clientHeight - label - 8) / N)));
     if (cell < 8) {
       // too small for labels: the whole width for the map, the read-out names the tokens
       label = 2;
@@ -563,7 +563,7 @@
         ctx.translate(label + i * cell + cell / 2, label - 4);
         ctx.rotate(-Math.PI / 2);
         ctx.textAlign = "left";
-        ctx.fillText(ellipsize(ctx, D.tokens[i], label - 8), 0, 0);
+        ctx.fillText(ellipsize(ctx, D.tokens[i], label - 12), 0, 0);
         ctx.restore();
       }
     }
