@@ -199,7 +199,33 @@ public final class MainView extends BorderPane {
     sentenceCsv.disableProperty().bind(vm.traceProperty().isNull());
     MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
     layerPng.setOnAction(e -> dialogs.exportFigure("token-types", this::tokenTypeFigure));
-    exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng);
+    MenuItem page = new MenuItem("Interactive page (HTML)…");
+    page.setId("export-page");
+    page.setOnAction(e -> exportPage());
+    page.disableProperty().bind(vm.traceProperty().isNull());
+    exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng,
+        new javafx.scene.control.SeparatorMenuItem(), page);
+  }
+
+  /**
+   * The current sentence with the heads switched off now, as the page {@code headscope html} writes: made on the
+   * model's worker (the model runs one call at a time), then the file is asked for and written.
+   */
+  private void exportPage() {
+    io.headscope.model.BertModel m = vm.session().model();
+    if (m == null || vm.traceProperty().get() == null) {
+      dialogs.showError("Nothing to export yet: type a sentence first.");
+      return;
+    }
+    String[] input = vm.session().inputText();
+    String pair = input[1] == null || input[1].isBlank() ? null : input[1];
+    io.headscope.model.core.HeadMask mask = vm.session().mask();
+    io.headscope.analysis.heads.HeadClassifier classifier = vm.classifier();
+    io.headscope.app.render.MapsShown shown = vm.session().mapsShownProperty().get();
+    vm.worker().submit(p -> io.headscope.app.render.page.InteractivePage.html(
+            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)),
+        html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
+        vm.session()::fail);
   }
 
   /**
