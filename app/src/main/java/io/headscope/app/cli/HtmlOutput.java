@@ -6,6 +6,11 @@ package io.headscope.app.cli;
  */
 final class HtmlOutput extends ResultOutput {
   @Override
+  Output.Format format() {
+    return Output.Format.HTML;
+  }
+
+  @Override
   boolean endsWithLineBreakOnStdout() {
     return false;
   }
