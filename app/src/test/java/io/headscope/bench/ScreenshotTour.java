@@ -80,6 +80,19 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("neuron")) {
+      // the head view's neuron view: head 9-11 (0-based 8-10) on the [MASK]
+      fx(() -> {
+        view.viewModel().select(new Head(8, 10));
+        ((javafx.scene.control.TabPane) view.lookup("#head-view .tab-pane")).getSelectionModel().select(2);
+        return null;
+      });
+      Thread.sleep(3000);
+      idle();
+      shot(out, "17-neuron", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("rank")) {
       // the grid ranked by attention to the previous token, top 8
       fx(() -> {

@@ -362,6 +362,31 @@ class GuiMainWindowTest {
     assertThat(vm().maskProperty().get().isEmpty()).as("patching switches nothing off").isTrue();
   }
 
+  @Test
+  void theNeuronViewShowsQAndKOfTheSelectedHeadAndAClickedTokenBecomesTheQuery(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.interact(() -> vm().select(new Head(2, 1)));
+    robot.clickOn("#tab-neuron");
+    Label note = robot.lookup("#neuron-note").queryAs(Label.class);
+    waitFor(() -> note.getText().startsWith("Head 3-2, query"));
+    javafx.scene.canvas.Canvas pane = robot.lookup("#head-neuron").queryAs(javafx.scene.canvas.Canvas.class);
+    var shown = view.headViewModel().neuron().viewProperty().get();
+    assertThat(shown.head()).isEqualTo(new Head(2, 1));
+    // the view's softmax is the model's own map row of that head
+    float[] row = vm().traceProperty().get().map(new Head(2, 1))[shown.query()];
+    for (int j = 0; j < row.length; j++) {
+      assertThat(shown.softmax()[j]).isCloseTo(row[j], org.assertj.core.api.Assertions.within(1e-6));
+    }
+    // a click on the last token's name makes it the query
+    int last = vm().traceProperty().get().tokens().size() - 1;
+    javafx.geometry.Bounds b = pane.localToScreen(pane.getBoundsInLocal());
+    double rowHeight = (b.getHeight() - 40 - 4) / (last + 1);
+    robot.clickOn(new javafx.geometry.Point2D(b.getMinX() + 40, b.getMinY() + 40 + (last + 0.5) * rowHeight));
+    waitFor(() -> view.headViewModel().neuron().viewProperty().get().query() == last);
+    assertThat(note.getText()).contains("[SEP]");
+    robot.clickOn("#tab-heatmap");
+  }
+
   /** The matrix the head view's heatmap draws. */
   private static io.headscope.app.render.HeadMatrix heatmapMatrix(FxRobot robot) throws Exception {
     io.headscope.app.gui.chart.HeatmapPane pane =

@@ -28,6 +28,9 @@ public final class HeadView extends VBox {
   private final HeadViewModel vm;
   @FXML private HeatmapPane heatmap;
   @FXML private LinesPane lines;
+  @FXML private NeuronPane neuron;
+  @FXML private ScrollPane neuronScroll;
+  @FXML private Label neuronNote;
   @FXML private Canvas scale;
   @FXML private Slider zoom;
   @FXML private Label title;
@@ -112,6 +115,7 @@ public final class HeadView extends VBox {
     lines.setOnMouseExited(e -> lines.highlight(-1, false));
     // the line drawing is made only while its tab is selected
     tabs.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> lines.setShown(b.intValue() == 1));
+    bindNeuron();
     wholeLayer.selectedProperty().addListener((o, a, b) -> showLines());
     hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
         ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
@@ -219,6 +223,24 @@ public final class HeadView extends VBox {
     heatmap.show(m, cellWidth, cellHeight, m != null && m.signed());
     heatmap.setVisibleArea(HeatmapPane.visibleArea(heatScroll, heatmap));
     drawScale(m);
+  }
+
+  /** The neuron view's tab: drawn from its view model, a click on a token makes it the query. */
+  private void bindNeuron() {
+    NeuronViewModel nv = vm.neuron();
+    if (nv == null) {
+      tabs.getTabs().removeIf(t -> "tab-neuron".equals(t.getId()));
+      return;
+    }
+    nv.shownProperty().bind(tabs.getSelectionModel().selectedIndexProperty().isEqualTo(2));
+    neuronNote.textProperty().bind(nv.noteProperty());
+    neuron.onQuery(nv.queryProperty()::set);
+    Runnable draw = () -> {
+      double w = neuronScroll.getViewportBounds().getWidth();
+      neuron.show(nv.viewProperty().get(), w > 0 ? w - 4 : 560);
+    };
+    nv.viewProperty().addListener((o, a, b) -> draw.run());
+    neuronScroll.viewportBoundsProperty().addListener((o, a, b) -> draw.run());
   }
 
   private void showLines() {

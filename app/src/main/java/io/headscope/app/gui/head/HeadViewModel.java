@@ -41,6 +41,7 @@ public final class HeadViewModel {
   private final ReadOnlyIntegerWrapper hoveredToken = new ReadOnlyIntegerWrapper(-1);
   /** Computes long inputs' rollouts off the FX thread; null: everything inline (tests without a session). */
   private io.headscope.app.gui.exec.Worker worker;
+  private NeuronViewModel neuron;
   /** The session's model, for what its family changes in the view (null in tests without a session). */
   private ObservableValue<io.headscope.model.BertModel> model;
 
@@ -50,6 +51,12 @@ public final class HeadViewModel {
         session.selectedProperty(), session.wordsShownProperty());
     this.worker = session.worker();
     this.model = session.modelProperty();
+    this.neuron = new NeuronViewModel(session);
+  }
+
+  /** The neuron view of the selected head (null for a head view without a session). */
+  public NeuronViewModel neuron() {
+    return neuron;
   }
 
   /**
