@@ -80,6 +80,32 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("lens")) {
+      // the Logit lens screen on CAUSAL.md's sentence, following she against he, integrated gradients
+      io.headscope.app.gui.lens.LensView lens = fx(() -> {
+        view.viewModel().textAProperty().set("My sister lost her keys . The doctor said [MASK] would be late .");
+        view.viewModel().analyse();
+        view.showScreen("lens");
+        var v = (io.headscope.app.gui.lens.LensView) view.lookup("#lens-view");
+        v.viewModel().targetProperty().set("she");
+        v.viewModel().contrastProperty().set("he");
+        v.viewModel().integratedProperty().set(true);
+        return v;
+      });
+      idle();
+      fx(() -> {
+        lens.viewModel().run();
+        return null;
+      });
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> lens.viewModel().resultProperty().get() == null)) {
+        Thread.sleep(200);
+      }
+      idle();
+      shot(out, "18-lens", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("neuron")) {
       // the head view's neuron view: head 9-11 (0-based 8-10) on the [MASK]
       fx(() -> {

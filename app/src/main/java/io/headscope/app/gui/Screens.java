@@ -7,6 +7,7 @@ import io.headscope.app.gui.flow.FlowView;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.layers.LayersView;
 import io.headscope.app.gui.linguistics.LinguisticsView;
+import io.headscope.app.gui.lens.LensView;
 import io.headscope.app.gui.patch.PatchView;
 import io.headscope.app.gui.prune.PruneView;
 import io.headscope.app.gui.screen.ScreenDescriptor;
@@ -26,6 +27,7 @@ public final class Screens {
       CorpusView.DESCRIPTOR,
       SweepView.DESCRIPTOR,
       PatchView.DESCRIPTOR,
+      LensView.DESCRIPTOR,
       PruneView.DESCRIPTOR,
       LinguisticsView.DESCRIPTOR,
       FlowView.DESCRIPTOR,

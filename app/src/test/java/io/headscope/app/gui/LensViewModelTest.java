@@ -1,0 +1,73 @@
+package io.headscope.app.gui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.analysis.lens.LensResult;
+import io.headscope.analysis.lens.LensRow;
+import io.headscope.analysis.lens.LogitLens;
+import io.headscope.analysis.saliency.Baseline;
+import io.headscope.analysis.saliency.SaliencyMetric;
+import io.headscope.analysis.saliency.SaliencyResult;
+import io.headscope.analysis.saliency.TokenSaliency;
+import io.headscope.app.gui.exec.DirectWorker;
+import io.headscope.app.gui.lens.LensViewModel;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.BertModel;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Logit lens screen shows what {@code headscope lens} and {@code saliency} compute on the main sentence. */
+class LensViewModelTest {
+  @TempDir static Path dir;
+  static MainViewModel main;
+
+  @BeforeAll
+  static void load() {
+    Path tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny")).config().getParent();
+    main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.textAProperty().set("the king said that [MASK] was in paris .");
+    main.loadModel(tiny.toString());
+    main.analyse();
+  }
+
+  @Test
+  void theRowsAndTheStripAreTheCommandsNumbers() {
+    LensViewModel vm = new LensViewModel(main.session());
+    vm.run();
+    assertThat(vm.statusProperty().get()).startsWith("Type the word");
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    LensViewModel.Result r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    BertModel m = main.session().model();
+    var input = main.session().trace().encoding();
+    long she = m.tokenizer().singleTokenId("she");
+    long he = m.tokenizer().singleTokenId("he");
+    LensResult want = new LogitLens(m).run(input, she, he, 5);
+    int mask = input.tokens().indexOf("[MASK]");
+    assertThat(vm.firstPosition()).isEqualTo(mask);
+    var rows = vm.rows(mask);
+    assertThat(rows).hasSize(3); // the embeddings and two layers
+    for (LensRow row : rows) {
+      LensRow w = want.rows().stream().filter(x -> x.layer() == row.layer() && x.position() == mask).findFirst()
+          .orElseThrow();
+      assertThat(row.top()).isEqualTo(w.top());
+      assertThat(row.targetProb()).isEqualTo(w.targetProb());
+      assertThat(row.logitDiff()).isEqualTo(w.logitDiff());
+    }
+    SaliencyResult s = new TokenSaliency(m).gradientTimesInput(input, SaliencyMetric.of(she, he), Baseline.MASK);
+    assertThat(r.saliency().scores()).containsExactly(s.scores());
+    assertThat(vm.statusProperty().get()).contains("At [MASK]").contains("Saliency (grad-x-input)");
+
+    vm.integratedProperty().set(true);
+    vm.run();
+    SaliencyResult ig = vm.resultProperty().get().saliency();
+    assertThat(ig.steps()).isEqualTo(TokenSaliency.DEFAULT_STEPS);
+    assertThat(vm.statusProperty().get()).contains("completeness error");
+  }
+}
