@@ -42,12 +42,34 @@ public final class BertModel implements AutoCloseable {
   private ModelFiles.Identity identity;
   /** Why a classifier stored in the checkpoint is not used (another family's head), or null. */
   private String unreadClassifier;
+  /** Whether {@link #close} frees the engine and tokenizer; false for a {@link #borrowed} view. */
+  private final boolean owner;
 
   private BertModel(ModelFiles files, Engine engine, TextEncoder tokenizer) {
     this.files = files;
     this.engine = engine;
     this.tokenizer = tokenizer;
     this.traces = new Traces(files.name(), engine.config(), tokenizer::vocabToken);
+    this.owner = true;
+  }
+
+  private BertModel(BertModel lent) {
+    this.files = lent.files;
+    this.engine = lent.engine;
+    this.tokenizer = lent.tokenizer;
+    this.traces = lent.traces;
+    this.identity = lent.identity;
+    this.unreadClassifier = lent.unreadClassifier;
+    this.owner = false;
+  }
+
+  /**
+   * This model for code that closes what it opens ({@code try (BertModel m = ...)}) while someone else
+   * keeps it: the same engine and tokenizer, and a {@link #close} that frees nothing. A long-lived owner
+   * ({@code headscope serve}) lends one per request and closes the original itself, once.
+   */
+  public BertModel borrowed() {
+    return new BertModel(this);
   }
 
   /** Loads a model folder; {@code hiddenActOverride} (nullable) replaces the config's GELU. */
@@ -335,7 +357,9 @@ public final class BertModel implements AutoCloseable {
 
   @Override
   public void close() {
-    tokenizer.close();
-    engine.close();
+    if (owner) {
+      tokenizer.close();
+      engine.close();
+    }
   }
 }

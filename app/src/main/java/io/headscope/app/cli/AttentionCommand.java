@@ -1,5 +1,6 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.export.AttentionNpz;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
@@ -13,7 +14,8 @@ import picocli.CommandLine.Option;
 @Command(name = "attention", mixinStandardHelpOptions = true,
     description = "Every head's attention map and value-vector norms for one input, as JSON "
         + "(attention[layer][head][query][key], valueNorms[layer][head][token]; 0-based); with "
-        + "--layer-norms also layerNorms[layer][query][key]; with --words the maps are over words.")
+        + "--layer-norms also layerNorms[layer][query][key]; with --words the maps are over words. "
+        + "--format npz --out FILE.npz writes the same float32 arrays for NumPy's np.load.")
 final class AttentionCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -30,15 +32,32 @@ final class AttentionCommand implements Callable<Integer> {
       + "[CLS] and [SEP] stay words. Adds words[] and wordOfToken[]; attention[l][h][word][word].")
   boolean words;
 
+  @Option(names = "--format", paramLabel = "json|npz", defaultValue = "json",
+      description = "json (default), or npz: NumPy's .npz of float32 arrays tokens, ids, attention (L, H, T, T), "
+          + "value_norms (L, H, T) [, layer_norms, words, word_of_token]; binary, so only with --out.")
+  String format;
+
   @Override
   public Integer call() {
     sentence.check();
+    boolean npz = switch (format.toLowerCase(java.util.Locale.ROOT)) {
+      case "json" -> false;
+      case "npz" -> true;
+      default -> throw new UsageException("--format \"" + format + "\" is unknown: use json or npz.");
+    };
+    if (npz && output.out == null && !Output.servingRequests()) {
+      throw new UsageException("--format npz is binary: give --out FILE.npz (standard output takes the JSON).");
+    }
     output.check();
     try (BertModel m = model.open()) {
       Encoding input = m.encode(sentence.text, sentence.pair);
       AttentionTrace t = m.trace(TraceRequest.of(input).layerNorms(layerNorms)).get(0);
       Warnings.truncation(t.encoding());
-      output.write(o -> JsonExport.attention(t, t.layerNorms(), words, o));
+      if (npz) {
+        output.write(o -> AttentionNpz.write(t, t.layerNorms(), words, o), Output.Format.NPZ);
+      } else {
+        output.write(o -> JsonExport.attention(t, t.layerNorms(), words, o));
+      }
     }
     return 0;
   }

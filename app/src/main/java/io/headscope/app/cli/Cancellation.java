@@ -17,6 +17,12 @@ final class Cancellation implements AutoCloseable {
   /** How long Ctrl-C waits for the work to notice; one layer of a long input takes well under this. */
   private static final long GRACE_SECONDS = 30;
 
+  /**
+   * A second source of "stop": {@code headscope serve} points it at the running request's cancel flag, so
+   * a protocol {@code cancel} stops a command where Ctrl-C would.
+   */
+  private static volatile java.util.function.BooleanSupplier alsoWhen = () -> false;
+
   private final AtomicBoolean requested = new AtomicBoolean();
   private final CountDownLatch done = new CountDownLatch(1);
   private final Thread hook = new Thread(this::interrupt, "headscope-cancel");
@@ -40,7 +46,12 @@ final class Cancellation implements AutoCloseable {
   }
 
   boolean requested() {
-    return requested.get();
+    return requested.get() || alsoWhen.getAsBoolean();
+  }
+
+  /** Every command's cancellation also stops when {@code stop} says so (null: only on Ctrl-C again). */
+  static void alsoWhen(java.util.function.BooleanSupplier stop) {
+    alsoWhen = stop == null ? () -> false : stop;
   }
 
   void interrupt() {

@@ -6,4 +6,9 @@ final class CsvOutput extends ResultOutput {
   boolean endsWithLineBreakOnStdout() {
     return false;
   }
+
+  @Override
+  Output.Format format() {
+    return Output.Format.CSV;
+  }
 }

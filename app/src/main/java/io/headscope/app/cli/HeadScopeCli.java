@@ -9,7 +9,7 @@ import picocli.CommandLine;
 @Command(
     name = "headscope",
     mixinStandardHelpOptions = true,
-    version = "HeadScope 0.1.0",
+    version = "HeadScope " + HeadScopeCli.VERSION,
     description = "Look inside the attention heads of BERT and its family (RoBERTa, XLM-R, DistilBERT, ELECTRA, "
         + "ALBERT) and GPT-2. Without a command, opens the desktop app.",
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
@@ -17,8 +17,11 @@ import picocli.CommandLine;
         FinetuneCommand.class,
         LensCommand.class,
         SaliencyCommand.class,
+        ServeCommand.class,
         CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
+  /** The release, as --version and the serve protocol's greeting give it. */
+  public static final String VERSION = "0.1.0";
 
   /** Runs the CLI and returns the exit code: 0 ok, 1 a problem with the input, 2 a bad command line. */
   public static int run(String... args) {

@@ -37,7 +37,7 @@ final class JacobianCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "0", paramLabel = "N", description = "Seed of the projection vectors.")
   long seed;
 
-  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads switched off first (5-4,8-10, a layer: 7, or a saved head set: @NAME).")
+  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads switched off first (5-4,8-10, a layer: 7 or L7, or a saved head set: @NAME).")
   String disable;
 
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform", description = "How --disable switches off.")

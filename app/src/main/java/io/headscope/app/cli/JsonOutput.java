@@ -6,4 +6,9 @@ final class JsonOutput extends ResultOutput {
   boolean endsWithLineBreakOnStdout() {
     return true;
   }
+
+  @Override
+  Output.Format format() {
+    return Output.Format.JSON;
+  }
 }

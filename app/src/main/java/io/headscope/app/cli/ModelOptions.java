@@ -23,6 +23,19 @@ final class ModelOptions {
       description = "Override the config's activation: gelu (erf, Hugging Face) or gelu_new (tanh, Google).")
   String gelu;
 
+  /**
+   * The model {@code headscope serve} loaded once, as it was named and its {@code --gelu}; null on the
+   * command line. A command that opens this same model gets a borrowed view of it, whose close leaves it
+   * loaded for the next request ({@link BertModel#borrowed}).
+   */
+  record Served(String spec, String gelu, BertModel model) {}
+
+  private static volatile Served served;
+
+  static void serve(Served s) {
+    served = s;
+  }
+
   BertModel open() {
     return open(model);
   }
@@ -32,6 +45,10 @@ final class ModelOptions {
    * the same {@code --offline} and {@code --gelu}.
    */
   BertModel open(String spec) {
+    Served s = served;
+    if (s != null && s.spec().equals(spec) && java.util.Objects.equals(s.gelu(), gelu)) {
+      return s.model().borrowed();
+    }
     return BertModel.load(files(spec), gelu);
   }
 

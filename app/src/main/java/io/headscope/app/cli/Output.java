@@ -10,7 +10,44 @@ import java.nio.file.Path;
 
 /** Where a command's result goes: stdout, or a file written atomically. */
 final class Output {
+  /** What a result on standard output is, for a caller that takes it whole ({@code headscope serve}). */
+  enum Format {
+    JSON, CSV, HTML, NPZ;
+
+    /** The protocol's name: json, csv, html, npz. */
+    String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A result written without a stated format: a page, a JSON document, else a table. */
+    static Format sniff(byte[] bytes) {
+      String head = new String(bytes, 0, Math.min(bytes.length, 64), java.nio.charset.StandardCharsets.UTF_8).stripLeading();
+      return head.startsWith("<") ? HTML : head.startsWith("{") || head.startsWith("[") ? JSON : CSV;
+    }
+  }
+
+  /**
+   * A request's result in {@code headscope serve}: what the command would have written on standard output,
+   * with its format (the first write's). Only one request runs at a time, so one at a time is current.
+   */
+  static final class Captured {
+    final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    Format format;
+  }
+
+  private static volatile Captured captured;
+
   private Output() {}
+
+  /** From now on results meant for standard output go into {@code c} (null: to standard output again). */
+  static void captureInto(Captured c) {
+    captured = c;
+  }
+
+  /** Whether results are taken by {@code headscope serve} rather than written on standard output. */
+  static boolean servingRequests() {
+    return captured != null;
+  }
 
   /**
    * Refuses an output that could not be written (existing without --force, not a regular file, a
@@ -29,6 +66,27 @@ final class Output {
 
   /** @param newlineOnStdout end standard output with a line break (JSON ends without one; CSV with) */
   static void write(Path file, boolean force, SafeFiles.Content content, boolean newlineOnStdout) {
+    write(file, force, content, newlineOnStdout, null);
+  }
+
+  /** @param format what the result is, for {@code headscope serve}; null: told from its first bytes */
+  static void write(Path file, boolean force, SafeFiles.Content content, boolean newlineOnStdout, Format format) {
+    Captured served = captured;
+    if (file == null && served != null) {
+      try {
+        byte[] bytes;
+        java.io.ByteArrayOutputStream one = new java.io.ByteArrayOutputStream();
+        content.writeTo(one);
+        bytes = one.toByteArray();
+        if (served.format == null) {
+          served.format = format != null ? format : Format.sniff(bytes);
+        }
+        served.bytes.writeBytes(bytes);
+      } catch (IOException e) {
+        throw new HeadScopeException("Cannot write the result: " + e.getMessage(), e);
+      }
+      return;
+    }
     if (file == null) {
       writeToStdout(content, newlineOnStdout);
       return;

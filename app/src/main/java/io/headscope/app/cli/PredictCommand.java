@@ -24,7 +24,7 @@ final class PredictCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
   @Option(names = "--disable", paramLabel = "HEADS",
-      description = "Heads to switch off, 1-based layer-head, comma-separated: 5-4,8-10; 7 or 7-* is all of layer 7; @NAME is a head set saved from the app (README: Head sets).")
+      description = "Heads to switch off, 1-based layer-head, comma-separated: 5-4,8-10; 7, 7-* or L7 is all of layer 7; @NAME is a head set saved from the app (README: Head sets).")
   String disable;
 
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform",

@@ -41,7 +41,7 @@ final class RenderCommand implements Callable<Integer> {
   @Option(names = "--norms", description = "Draw the large heads as norm-weighted attention (Kobayashi) instead of weights.")
   boolean norms;
 
-  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads shown switched off in the grid, e.g. 5-4,7 or a saved head set: @NAME.")
+  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads shown switched off in the grid, e.g. 5-4,7 (L7 or 7-* is all of layer 7) or a saved head set: @NAME.")
   String disable;
 
   @Option(names = "--cell", paramLabel = "PX", defaultValue = "18", description = "Pixels per cell of a large head (default 18).")

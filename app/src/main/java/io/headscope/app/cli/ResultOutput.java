@@ -21,8 +21,16 @@ abstract class ResultOutput {
   }
 
   void write(SafeFiles.Content content) {
-    Output.write(out, force, content, endsWithLineBreakOnStdout());
+    write(content, format());
   }
+
+  /** A result of another format than the usual one (attention's .npz). */
+  void write(SafeFiles.Content content, Output.Format format) {
+    Output.write(out, force, content, endsWithLineBreakOnStdout(), format);
+  }
+
+  /** What the result is (headscope serve answers with it). */
+  abstract Output.Format format();
 
   /** Whether standard output gets a line break after the result (JSON ends without one; CSV with one). */
   abstract boolean endsWithLineBreakOnStdout();

@@ -25,7 +25,7 @@ final class RolloutCommand implements Callable<Integer> {
   @Option(names = "--flow", description = "Also the attention flow (maximum flow through the layered graph).")
   boolean flow;
 
-  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads switched off first (5-4,8-10, a layer: 7, or a saved head set: @NAME).")
+  @Option(names = "--disable", paramLabel = "HEADS", description = "Heads switched off first (5-4,8-10, a layer: 7 or L7, or a saved head set: @NAME).")
   String disable;
 
   @Option(names = "--mode", defaultValue = "zero", paramLabel = "zero|uniform", description = "How --disable switches off.")

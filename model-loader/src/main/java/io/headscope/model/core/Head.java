@@ -28,8 +28,9 @@ public record Head(int layer, int head) implements Comparable<Head> {
   }
 
   /**
-   * Parses a comma-separated list such as {@code 5-4,8-10,7,3-*}: a bare layer or {@code L-*} means
-   * every head of that layer. Checks every name against the model's shape.
+   * Parses a comma-separated list such as {@code 5-4,8-10,7,3-*,L11}: a bare layer, {@code L-*} or
+   * {@code L11} (the form saved head sets write) means every head of that layer. Checks every name
+   * against the model's shape.
    */
   public static Set<Head> parseList(String spec, int layers, int heads) {
     Set<Head> out = new LinkedHashSet<>();
@@ -41,7 +42,10 @@ public record Head(int layer, int head) implements Comparable<Head> {
       if (item.isEmpty()) {
         continue;
       }
-      String[] parts = item.split("-", -1);
+      // "L11" names layer 11 as "11" does: the form HeadSets.describe writes and the papers use
+      String name = item.length() > 1 && (item.charAt(0) == 'L' || item.charAt(0) == 'l')
+          && Character.isDigit(item.charAt(1)) ? item.substring(1) : item;
+      String[] parts = name.split("-", -1);
       if (parts.length > 2) {
         throw bad(item);
       }
@@ -87,6 +91,6 @@ public record Head(int layer, int head) implements Comparable<Head> {
 
   private static HeadScopeException bad(String item) {
     return new HeadScopeException(
-        "\"" + item + "\" is not a head: write layer-head (1-based, e.g. 5-4), or a layer alone (7 or 7-*).");
+        "\"" + item + "\" is not a head: write layer-head (1-based, e.g. 5-4), or a whole layer (7, L7 or 7-*).");
   }
 }

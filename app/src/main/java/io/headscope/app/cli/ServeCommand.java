@@ -1,0 +1,166 @@
+package io.headscope.app.cli;
+
+import io.headscope.app.cli.serve.Answer;
+import io.headscope.app.cli.serve.LineTap;
+import io.headscope.app.cli.serve.StdioServer;
+import io.headscope.model.BertModel;
+import io.headscope.model.core.BertConfig;
+import java.io.FileInputStream;
+import java.io.FileDescriptor;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code headscope serve --stdio}: one process, the model loaded once, and every command of this CLI as a
+ * request (docs/PROTOCOL.md). A request runs the same picocli command the command line runs, in this
+ * process; three things differ, each a small switch the command never sees:
+ * <ul>
+ *   <li>{@link ModelOptions#open} lends the loaded model ({@link BertModel#borrowed}: its close is a no-op);
+ *   <li>{@link Output} keeps what the command would print on standard output as the request's result;
+ *   <li>{@link Cancellation} also stops when the request is cancelled.
+ * </ul>
+ * Standard output carries the protocol alone: it is kept here and {@code System.out} points at standard
+ * error, so no stray print can break a line. The warnings and the error a command prints on standard
+ * error are read back from there ({@link LineTap}).
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = "A long-lived process for Python and other programs: loads the model once, then answers "
+        + "requests (one JSON line each) on standard input with the results of the commands on standard "
+        + "output. The protocol: docs/PROTOCOL.md.")
+final class ServeCommand implements Callable<Integer> {
+  @Option(names = "--stdio", description = "Requests on standard input, answers on standard output (the one transport).")
+  boolean stdio;
+
+  @Mixin ModelOptions model;
+
+  /** The commands a request may run: those that write a result on standard output (not serve, help, finetune, render). */
+  private final Map<String, CommandSpec> ops = new LinkedHashMap<>();
+
+  @Override
+  public Integer call() {
+    if (!stdio) {
+      throw new UsageException("serve speaks on standard input and output only: add --stdio (docs/PROTOCOL.md).");
+    }
+    PrintStream protocol = System.out;
+    LineTap tap = new LineTap(System.err);
+    PrintStream err = new PrintStream(tap, true, StandardCharsets.UTF_8);
+    System.setOut(err); // a stray print of any library lands on standard error, not in the protocol
+    System.setErr(err);
+    BertModel bert;
+    try {
+      bert = model.open();
+    } catch (RuntimeException e) {
+      String message = e instanceof io.headscope.model.core.HeadScopeException ? e.getMessage()
+          : "internal error: " + e + " (please report it; set HEADSCOPE_DEBUG=1 for details)";
+      if (System.getenv("HEADSCOPE_DEBUG") != null) {
+        e.printStackTrace();
+      }
+      StdioServer.refuse(protocol, message);
+      System.err.println("headscope: " + message);
+      return 1;
+    }
+    try (bert) {
+      BertConfig c = bert.config();
+      ModelOptions.serve(new ModelOptions.Served(model.model, model.gelu, bert));
+      for (Map.Entry<String, CommandLine> e : new CommandLine(new HeadScopeCli()).getSubcommands().entrySet()) {
+        OptionSpec out = e.getValue().getCommandSpec().findOption("--out");
+        if (!List.of("serve", "help").contains(e.getKey()) && (out == null || !out.required())) {
+          ops.put(e.getKey(), e.getValue().getCommandSpec());
+        }
+      }
+      StdioServer.Model served = new StdioServer.Model(model.model, bert.name(), c.family().modelType,
+          c.numHiddenLayers(), c.numAttentionHeads(), c.maxTokens(), c.family().causal(), model.offline, model.gelu);
+      System.err.println("headscope: serving " + bert.name() + " on standard input and output (docs/PROTOCOL.md).");
+      return new StdioServer(new FileInputStream(FileDescriptor.in), protocol, served,
+          new Commands(tap), HeadScopeCli.VERSION).serve();
+    } finally {
+      ModelOptions.serve(null);
+    }
+  }
+
+  /** A request as the command line it is, run in this process with its output and warnings kept. */
+  private final class Commands implements StdioServer.Commands {
+    private final LineTap tap;
+
+    Commands(LineTap tap) {
+      this.tap = tap;
+    }
+
+    @Override
+    public List<String> ops() {
+      return List.copyOf(ops.keySet());
+    }
+
+    @Override
+    public Answer run(String op, List<String> options, AtomicBoolean cancelled) {
+      CommandSpec spec = ops.get(op);
+      List<String> argv = new ArrayList<>();
+      argv.add(op);
+      argv.addAll(options);
+      // the server's model, unless the command names it itself (compare's --with is another model)
+      if (spec.findOption("--model") != null) {
+        argv.add("--model=" + model.model);
+        if (model.offline) {
+          argv.add("--offline");
+        }
+        if (model.gelu != null) {
+          argv.add("--gelu=" + model.gelu);
+        }
+      }
+      List<String> lines = Collections.synchronizedList(new ArrayList<>());
+      Output.Captured result = new Output.Captured();
+      int code;
+      tap.listen(lines::add);
+      Output.captureInto(result);
+      Cancellation.alsoWhen(cancelled::get);
+      try {
+        code = HeadScopeCli.run(argv.toArray(String[]::new));
+      } finally {
+        Cancellation.alsoWhen(null);
+        Output.captureInto(null);
+        tap.listen(null);
+      }
+      List<String> said = new ArrayList<>();
+      List<String> warnings = new ArrayList<>();
+      synchronized (lines) {
+        for (String l : lines) {
+          if (l.startsWith("headscope: warning: ")) {
+            warnings.add(l.substring("headscope: ".length()));
+          } else if (l.startsWith("headscope: ")) {
+            said.add(l.substring("headscope: ".length()));
+          }
+        }
+      }
+      if (cancelled.get()) {
+        return Answer.failure(Answer.CANCELLED, "cancelled.");
+      }
+      if (code == 0) {
+        Output.Format f = result.format == null ? Output.Format.JSON : result.format;
+        byte[] bytes = result.bytes.toByteArray();
+        return f == Output.Format.NPZ ? Answer.binary(f.wireName(), bytes, warnings)
+            : Answer.result(f.wireName(), new String(bytes, StandardCharsets.UTF_8), warnings);
+      }
+      String error = said.isEmpty() ? "the command failed (exit code " + code + ")." : said.get(said.size() - 1);
+      String kind = switch (code) {
+        case 1 -> Answer.INPUT;
+        case 2 -> Answer.USAGE;
+        case 130 -> Answer.CANCELLED;
+        default -> Answer.INTERNAL;
+      };
+      return Answer.failure(kind, error);
+    }
+  }
+}
