@@ -19,7 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import headscope  # noqa: E402
 
-SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank."  # 16 wordpieces
+SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank."  # 16 wordpieces with [CLS], [SEP]
 
 
 def children(pid):
@@ -73,7 +73,8 @@ def main():
     hs = headscope.open(options.model)
     open_s = time.perf_counter() - started
     try:
-        java = java_pid(hs.pid)
+        launcher = hs.pid
+        java = java_pid(launcher)
         t = time.perf_counter()
         first = hs.attention(SENTENCE)
         first_s = time.perf_counter() - t
@@ -116,8 +117,8 @@ def main():
         tokens, median_ms, options.calls, min(times) * 1000, max(times) * 1000,
         "" if median_ms < 200 else "  MISSED"))
     print("median predict, 13 heads off: %.1f ms" % figures["median_predict_disable_ms"])
-    print("server RSS (java pid %d): %.1f MB before, %.1f MB after %d calls (%+.1f MB)" % (
-        java, rss_before, rss_after, options.soak, rss_after - rss_before))
+    print("server RSS (java pid %d, launcher pid %d): %.1f MB before, %.1f MB after %d calls (%+.1f MB)" % (
+        java, launcher, rss_before, rss_after, options.soak, rss_after - rss_before))
     if options.json:
         with open(options.json, "w") as f:
             json.dump(figures, f, indent=2)
