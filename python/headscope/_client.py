@@ -632,7 +632,11 @@ class HeadScope:
         if answer is None:
             self._conn.abandon(cid)
             return False
-        return bool(answer[0].get("ok"))
+        message = answer[0]
+        result = message.get("result")
+        if isinstance(result, dict) and "was" in result:  # {"target": id, "was": "running"|"queued"|"unknown"}
+            return result["was"] in ("running", "queued")
+        return bool(message.get("ok"))
 
     def cancel(self):
         """Cancels the running call (from another thread): that call raises ``Cancelled``. Returns
