@@ -136,6 +136,16 @@ class FloorsTest {
   }
 
   @Test
+  void theServeProtocolKnowsNoCommand() {
+    // the commands reach the protocol through ServeCommand (in cli); the protocol runs whatever it is handed
+    noClasses().that().resideInAPackage("io.headscope.app.cli.serve..")
+        .should().dependOnClassesThat(resideInAPackage("io.headscope.app.cli")
+            .or(resideInAPackage("io.headscope.model..")).or(resideInAPackage("io.headscope.analysis..")))
+        .because("serve --stdio runs every command, including ones added later, without knowing any of them")
+        .check(main);
+  }
+
+  @Test
   void theFiguresKnowNoWindow() {
     noClasses().that().resideInAPackage("io.headscope.app.render..")
         .should().dependOnClassesThat()
