@@ -552,8 +552,9 @@ class HeadScope:
         """The last lines (up to 50) the server wrote to its standard error."""
         return list(self._conn.tail)
 
-    def close(self, timeout=10.0):
-        """Shuts the server down: asks it to, waits up to ``timeout`` seconds, then kills it."""
+    def close(self, timeout=15.0):
+        """Shuts the server down: asks it to (a running request is stopped, or waited for up to 10 s
+        by the server), waits up to ``timeout`` seconds for it to exit, then kills it."""
         self._finalizer.detach()
         self._conn.close(timeout)
 
