@@ -209,6 +209,20 @@ def test_cancel_from_another_thread(hs):
     assert hs.predict(MASKED)["predictions"][0]["top"][0]["token"] == "sat"
 
 
+def test_ctrl_c_in_the_calling_thread_cancels_the_request_in_the_server(hs):
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        hs.ablate(corpus=[SENTENCE] * 40)
+    timer.join()
+    # the sweep was stopped in the server, so the next call does not queue behind it
+    assert hs.predict(MASKED)["predictions"][0]["top"][0]["token"] == "sat"
+    assert time.monotonic() - started < 40
+
+
 # -- the page --------------------------------------------------------------------------------------
 
 def test_view_is_a_sandboxed_srcdoc_iframe(hs, tmp_path):
@@ -231,6 +245,7 @@ def test_a_server_that_cannot_load_raises_server_error_with_its_stderr():
     with pytest.raises(headscope.ServerError) as e:
         headscope.open("/no/such/model-folder", offline=True, timeout=600)
     assert "could not start" in str(e.value) and "no/such/model-folder" in str(e.value)
+    assert "last lines of its standard error" in str(e.value) and e.value.stderr
     assert e.value.returncode == 1
 
 
@@ -256,6 +271,7 @@ def test_a_killed_server_raises_server_error_with_a_message():
         killer.join()
         message = str(e.value)
         assert "killed by SIGKILL" in message and "'ablate'" in message
+        assert "last lines of its standard error" in message and e.value.stderr
         assert e.value.returncode == -signal.SIGKILL
         with pytest.raises(headscope.ServerError, match="SIGKILL"):
             server.attention(SENTENCE)
