@@ -31,8 +31,15 @@ final class Output {
    * with its format (the first write's). Only one request runs at a time, so one at a time is current.
    */
   static final class Captured {
-    final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    final Bytes bytes = new Bytes();
     Format format;
+
+    /** A byte buffer whose first bytes can be looked at without copying the rest (a result may be 400 MB). */
+    static final class Bytes extends java.io.ByteArrayOutputStream {
+      synchronized byte[] head(int from, int n) {
+        return java.util.Arrays.copyOfRange(buf, from, Math.min(count, from + n));
+      }
+    }
   }
 
   private static volatile Captured captured;
@@ -74,14 +81,11 @@ final class Output {
     Captured served = captured;
     if (file == null && served != null) {
       try {
-        byte[] bytes;
-        java.io.ByteArrayOutputStream one = new java.io.ByteArrayOutputStream();
-        content.writeTo(one);
-        bytes = one.toByteArray();
+        int from = served.bytes.size();
+        content.writeTo(served.bytes);
         if (served.format == null) {
-          served.format = format != null ? format : Format.sniff(bytes);
+          served.format = format != null ? format : Format.sniff(served.bytes.head(from, 64));
         }
-        served.bytes.writeBytes(bytes);
       } catch (IOException e) {
         throw new HeadScopeException("Cannot write the result: " + e.getMessage(), e);
       }

@@ -148,10 +148,12 @@ final class ServeCommand implements Callable<Integer> {
         return Answer.failure(Answer.CANCELLED, "cancelled.");
       }
       if (code == 0) {
-        Output.Format f = result.format == null ? Output.Format.JSON : result.format;
+        if (result.format == null) { // nothing on standard output
+          return Answer.result("json", "null".getBytes(StandardCharsets.UTF_8), warnings);
+        }
         byte[] bytes = result.bytes.toByteArray();
-        return f == Output.Format.NPZ ? Answer.binary(f.wireName(), bytes, warnings)
-            : Answer.result(f.wireName(), new String(bytes, StandardCharsets.UTF_8), warnings);
+        return result.format == Output.Format.NPZ ? Answer.binary(result.format.wireName(), bytes, warnings)
+            : Answer.result(result.format.wireName(), bytes, warnings);
       }
       String error = said.isEmpty() ? "the command failed (exit code " + code + ")." : said.get(said.size() - 1);
       String kind = switch (code) {

@@ -3,26 +3,30 @@ package io.headscope.app.cli.serve;
 import java.util.List;
 
 /**
- * What one command request came to: a result ({@code format} json with the command's JSON text, csv or html
- * with its text, npz with its bytes) and the warnings it printed, or a failure of a {@code kind} (input,
- * usage, cancelled, internal) with one line saying why.
+ * What one command request came to: a result and the warnings the command printed, or a failure of a
+ * {@code kind} (input, usage, cancelled, internal) with one line saying why. A result's {@code body} is
+ * what the command line would have printed, UTF-8: the JSON of {@code format} json (put on one line when
+ * written), the text of csv or html, or the bytes of a binary format (npz) sent as an attachment. Kept as
+ * bytes, not a String: a 512-token attention map is hundreds of megabytes of JSON.
  */
-public record Answer(String format, String text, byte[] bytes, List<String> warnings, String kind, String error) {
+public record Answer(String format, byte[] body, boolean binary, List<String> warnings, String kind, String error) {
   public static final String INPUT = "input";
   public static final String USAGE = "usage";
   public static final String CANCELLED = "cancelled";
   public static final String INTERNAL = "internal";
 
-  public static Answer result(String format, String text, List<String> warnings) {
-    return new Answer(format, text, null, List.copyOf(warnings), null, null);
+  /** A text result (json, csv, html). */
+  public static Answer result(String format, byte[] body, List<String> warnings) {
+    return new Answer(format, body, false, List.copyOf(warnings), null, null);
   }
 
-  public static Answer binary(String format, byte[] bytes, List<String> warnings) {
-    return new Answer(format, null, bytes, List.copyOf(warnings), null, null);
+  /** A binary result, sent as an attachment after its line. */
+  public static Answer binary(String format, byte[] body, List<String> warnings) {
+    return new Answer(format, body, true, List.copyOf(warnings), null, null);
   }
 
   public static Answer failure(String kind, String error) {
-    return new Answer(null, null, null, List.of(), kind, error);
+    return new Answer(null, null, false, List.of(), kind, error);
   }
 
   public boolean ok() {

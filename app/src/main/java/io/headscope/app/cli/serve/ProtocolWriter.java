@@ -1,6 +1,5 @@
 package io.headscope.app.cli.serve;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,31 +52,115 @@ final class ProtocolWriter {
   }
 
   /** The answer to request {@code id}. */
-  void answer(JsonNode id, Answer a) {
-    line(g -> {
-      g.writeFieldName("id");
-      JSON.writeTree(g, id);
-      g.writeBooleanField("ok", a.ok());
-      if (!a.ok()) {
-        g.writeStringField("error", a.error());
-        g.writeStringField("kind", a.kind());
-        return;
+  void answer(JsonNode id, Answer given) {
+    Answer a = given;
+    boolean json = a.ok() && !a.binary() && a.format().equals("json");
+    if (json && !isJson(a.body())) {
+      // a result that is not JSON would break the stream for every later answer: say so instead
+      a = Answer.failure(Answer.INTERNAL, "internal error: the command's result is not valid JSON "
+          + "(please report it; its command line prints it as it is)");
+    }
+    Answer answer = a;
+    if (!answer.ok() || answer.binary() || !json) {
+      line(g -> {
+        g.writeFieldName("id");
+        JSON.writeTree(g, id);
+        g.writeBooleanField("ok", answer.ok());
+        if (!answer.ok()) {
+          g.writeStringField("error", answer.error());
+          g.writeStringField("kind", answer.kind());
+          return;
+        }
+        g.writeStringField("format", answer.format());
+        if (answer.binary()) {
+          g.writeNumberField("bytes", answer.body().length);
+        } else {
+          g.writeStringField("result", new String(answer.body(), StandardCharsets.UTF_8));
+        }
+        writeWarnings(g, answer);
+      }, answer.binary() ? answer.body() : null);
+      return;
+    }
+    // a JSON result is streamed into the line as it is, only its whitespace dropped: no copy as a String
+    byte[] head;
+    byte[] tail;
+    try {
+      head = ("{\"id\":" + JSON.writeValueAsString(id) + ",\"ok\":true,\"format\":\"json\",\"result\":")
+          .getBytes(StandardCharsets.UTF_8);
+      tail = ("," + JSON.writeValueAsString(JSON.createObjectNode().set("warnings", JSON.valueToTree(answer.warnings())))
+          .substring(1) + "\n").getBytes(StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    synchronized (this) {
+      try {
+        out.write(head);
+        OutputStream body = new java.io.BufferedOutputStream(out, 1 << 16); // flushed, never closed
+        compact(answer.body(), body);
+        body.flush();
+        out.write(tail);
+        out.flush();
+      } catch (IOException e) {
+        throw new UncheckedIOException("the client no longer reads standard output", e);
       }
-      g.writeStringField("format", a.format());
-      if (a.bytes() != null) {
-        g.writeNumberField("bytes", a.bytes().length);
-      } else if (a.format().equals("json")) {
-        g.writeFieldName("result");
-        g.writeRawValue(a.text() == null || a.text().isBlank() ? "null" : compact(a.text()));
-      } else {
-        g.writeStringField("result", a.text());
+    }
+  }
+
+  private static void writeWarnings(JsonGenerator g, Answer a) throws IOException {
+    g.writeArrayFieldStart("warnings");
+    for (String w : a.warnings()) {
+      g.writeString(w);
+    }
+    g.writeEndArray();
+  }
+
+  /**
+   * A command's JSON (UTF-8) on one line: the whitespace between tokens dropped (a pretty-printed result
+   * has line breaks), every byte inside strings and every number kept as the CLI wrote it. Bytes of a
+   * multi-byte character are never whitespace, quotes or backslashes, so this works on the bytes.
+   */
+  static void compact(byte[] json, OutputStream to) throws IOException {
+    boolean inString = false;
+    for (int i = 0; i < json.length; i++) {
+      byte c = json[i];
+      if (inString) {
+        to.write(c);
+        if (c == '\\' && i + 1 < json.length) {
+          to.write(json[++i]);
+        } else if (c == '"') {
+          inString = false;
+        }
+      } else if (c == '"') {
+        inString = true;
+        to.write(c);
+      } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        to.write(c);
       }
-      g.writeArrayFieldStart("warnings");
-      for (String w : a.warnings()) {
-        g.writeString(w);
+    }
+  }
+
+  /** {@link #compact(byte[], OutputStream)} of a String, for tests. */
+  static String compact(String json) {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    try {
+      compact(json.getBytes(StandardCharsets.UTF_8), b);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return b.toString(StandardCharsets.UTF_8);
+  }
+
+  /** Whether {@code body} is exactly one JSON value (streamed through, no tree built). */
+  static boolean isJson(byte[] body) {
+    try (com.fasterxml.jackson.core.JsonParser p = JSON.getFactory().createParser(body)) {
+      if (p.nextToken() == null) {
+        return false;
       }
-      g.writeEndArray();
-    }, a.bytes());
+      p.skipChildren();
+      return p.nextToken() == null;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** A JSON answer whose result is a tree of our own (hello, cancel). */
@@ -94,38 +177,8 @@ final class ProtocolWriter {
     });
   }
 
-  /**
-   * A command's JSON on one line: the whitespace between tokens dropped (a pretty-printed result has line
-   * breaks), every character inside strings and every number kept as the CLI wrote it.
-   */
-  static String compact(String json) {
-    StringBuilder b = new StringBuilder(json.length());
-    boolean inString = false;
-    for (int i = 0; i < json.length(); i++) {
-      char c = json.charAt(i);
-      if (inString) {
-        b.append(c);
-        if (c == '\\') {
-          b.append(json.charAt(++i));
-        } else if (c == '"') {
-          inString = false;
-        }
-      } else if (c == '"') {
-        inString = true;
-        b.append(c);
-      } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-        b.append(c);
-      }
-    }
-    return b.toString();
-  }
-
   /** Writes the fields of one line's object. */
   interface Body {
     void write(JsonGenerator g) throws IOException;
-  }
-
-  static JsonFactory factory() {
-    return JSON.getFactory();
   }
 }
