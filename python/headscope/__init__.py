@@ -16,5 +16,10 @@ from ._home import find_launcher, recorded_home
 
 __version__ = "0.1.0"
 
+# shown as headscope.HeadScopeError (not headscope._client.HeadScopeError) in tracebacks and reprs
+for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View):
+    _public.__module__ = __name__
+del _public
+
 __all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
            "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "__version__"]
