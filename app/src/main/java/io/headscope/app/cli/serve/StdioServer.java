@@ -106,6 +106,15 @@ public final class StdioServer {
     } catch (IOException e) {
       System.err.println("headscope: cannot read standard input (" + e.getMessage() + "); stopping.");
       shutdown = true;
+    } catch (UncheckedIOException e) {
+      System.err.println("headscope: " + e.getMessage() + "; stopping.");
+      synchronized (state) {
+        queued.clear();
+        if (running != null) {
+          running.cancelled().set(true);
+        }
+      }
+      return 1; // nobody reads the answers any more
     }
     synchronized (state) {
       if (shutdown) {
@@ -275,12 +284,13 @@ public final class StdioServer {
         if (j.cancelled().get()) {
           a = Answer.failure(Answer.CANCELLED, "cancelled.");
         }
-        try {
-          out.answer(j.id(), a);
-        } catch (UncheckedIOException e) {
-          System.err.println("headscope: " + e.getMessage() + "; stopping.");
-          System.exit(1);
-        }
+      }
+      // written outside the lock: while a large answer goes out, a cancel can still mark what is queued
+      try {
+        out.answer(j.id(), a);
+      } catch (UncheckedIOException e) {
+        System.err.println("headscope: " + e.getMessage() + "; stopping.");
+        System.exit(1);
       }
     }
   }
