@@ -343,9 +343,9 @@ class _Connection:
         base, code = self.failure or ("the headscope server is gone", self.proc.poll())
         lines = list(self.tail)
         text = message or base
-        end = "." if text.endswith(".") else ";"
         if lines:
-            text = text.rstrip(".") + end + " The last lines of its standard error:\n  " + "\n  ".join(lines)
+            lead = " The last" if text.endswith(".") else "; the last"
+            text += lead + " lines of its standard error:\n  " + "\n  ".join(lines)
         else:
             text += " (its standard error was empty)"
         return ServerError(text, lines, code)
