@@ -54,6 +54,44 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("patch")) {
+      // CAUSAL.md's pair A on the Patching screen, with attribution patching beside it
+      io.headscope.app.gui.patch.PatchView patch = fx(() -> {
+        view.viewModel().textAProperty().set("My sister lost her keys . The doctor said [MASK] would be late .");
+        view.viewModel().analyse();
+        view.showScreen("patch");
+        var v = (io.headscope.app.gui.patch.PatchView) view.lookup("#patch-view");
+        v.viewModel().corruptedProperty().set("My brother lost his keys . The doctor said [MASK] would be late .");
+        v.viewModel().targetProperty().set("she");
+        v.viewModel().contrastProperty().set("he");
+        return v;
+      });
+      idle();
+      fx(() -> {
+        patch.viewModel().run();
+        return null;
+      });
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> patch.viewModel().resultProperty().get() == null)) {
+        Thread.sleep(200);
+      }
+      idle();
+      shot(out, "16-patching", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
+    if (args.length > 3 && args[3].equals("rank")) {
+      // the grid ranked by attention to the previous token, top 8
+      fx(() -> {
+        view.viewModel().rank().chosenProperty().set("attention to the previous token");
+        view.viewModel().rank().topProperty().set(8);
+        return null;
+      });
+      idle();
+      shot(out, "15-rank-previous", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("layers")) {
       layers(out, w, h);
       Platform.exit();
@@ -220,6 +258,26 @@ public final class ScreenshotTour {
       return null;
     });
     shot(out, "12-linguistics-sentence", w, h);
+    // with coreference in the file: its best head on a window's mentions
+    boolean coref = fx(() -> {
+      ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(0);
+      ling.choose(io.headscope.app.gui.linguistics.RelationChoice.COREFERENCE);
+      return ((javafx.scene.control.ChoiceBox<?>) view.lookup("#ling-relation")).getValue().toString()
+          .startsWith(io.headscope.app.gui.linguistics.RelationChoice.COREFERENCE);
+    });
+    if (coref) {
+      fx(() -> {
+        ling.openHead(new Head(3, 3));
+        return null;
+      });
+      Thread.sleep(3000);
+      shot(out, "13-linguistics-coref", w, h);
+      fx(() -> {
+        ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(1);
+        return null;
+      });
+      shot(out, "14-linguistics-coref-window", w, h);
+    }
   }
 
   /** The Linear attention tab: every head's FAVOR+ error on the current input, head 9-11 (0-based 8-10) shown. */

@@ -52,8 +52,8 @@ public final class CorefHeads {
   /** A mention placed in its window: word positions are 1-based within the window's words. */
   record Placed(String entity, int start, int end, int head, String headForm, MentionType type) {}
 
-  /** One window: its words' encoding and its mentions in order of start, then end. */
-  record Window(String document, WordEncoding input, List<Placed> mentions) {}
+  /** One window: its words, their encoding and its mentions in order of start, then end. */
+  record Window(String document, List<String> words, WordEncoding input, List<Placed> mentions) {}
 
   /** The result: per head and type, mentions and correct counts; the baselines; what was skipped. */
   public record Result(int layers, int heads, long[][][] correct, long[] mentions, Map<String, long[]> baselines,
@@ -141,69 +141,89 @@ public final class CorefHeads {
     return new Result(layers, heads, correct, mentions, baselines, done[0], tooLong[0]);
   }
 
-  static void score(Window w, float[][][][] maps, long[][][] correct, long[] mentions, Map<String, long[]> baselines) {
-    List<Placed> ms = w.mentions();
-    for (Placed m : ms) {
-      List<Placed> earlier = new ArrayList<>();
-      boolean evaluated = false;
-      for (Placed e : ms) {
-        if (e.start() < m.start()) {
-          earlier.add(e);
-          evaluated |= e.entity().equals(m.entity()) && e.head() != m.head();
+  /**
+   * What one mention is scored against: the candidate head words (heads of earlier mentions other than its
+   * own, ascending), the right ones among them (heads of earlier mentions of the same entity), and the two
+   * baselines' picks.
+   */
+  record Question(Placed mention, List<Integer> candidates, Set<Integer> right, Placed nearest, Placed headMatch) {
+
+    /** A head's pick: the candidate its row attends to most (ties: the earlier word). */
+    int pick(float[] row) {
+      int best = candidates.get(0);
+      for (int c : candidates) {
+        if (row[c] > row[best]) {
+          best = c;
         }
       }
-      if (!evaluated) {
+      return best;
+    }
+  }
+
+  /**
+   * The question a mention poses, or null when it is not evaluated: it needs an earlier mention of its
+   * entity whose head word is not its own.
+   */
+  static Question question(Placed m, List<Placed> ms) {
+    List<Placed> earlier = new ArrayList<>();
+    boolean evaluated = false;
+    for (Placed e : ms) {
+      if (e.start() < m.start()) {
+        earlier.add(e);
+        evaluated |= e.entity().equals(m.entity()) && e.head() != m.head();
+      }
+    }
+    if (!evaluated) {
+      return null;
+    }
+    // the head words that would be right: heads of earlier mentions of the same entity
+    Set<Integer> right = new HashSet<>();
+    List<Integer> candidates = new ArrayList<>();
+    for (Placed e : earlier) {
+      if (e.head() != m.head()) {
+        if (!candidates.contains(e.head())) {
+          candidates.add(e.head());
+        }
+        if (e.entity().equals(m.entity())) {
+          right.add(e.head());
+        }
+      }
+    }
+    candidates.sort(Integer::compare);
+    Placed nearest = nearest(earlier, m);
+    Placed match = null;
+    for (Placed e : earlier) {
+      if (e.head() != m.head() && e.headForm().equals(m.headForm()) && (match == null || later(e, match))) {
+        match = e;
+      }
+    }
+    return new Question(m, candidates, right, nearest, match == null ? nearest : match);
+  }
+
+  static void score(Window w, float[][][][] maps, long[][][] correct, long[] mentions, Map<String, long[]> baselines) {
+    for (Placed m : w.mentions()) {
+      Question q = question(m, w.mentions());
+      if (q == null) {
         continue;
       }
-      // the head words that would be right: heads of earlier mentions of the same entity
-      Set<Integer> right = new HashSet<>();
-      List<Integer> candidates = new ArrayList<>();
-      for (Placed e : earlier) {
-        if (e.head() != m.head()) {
-          if (!candidates.contains(e.head())) {
-            candidates.add(e.head());
-          }
-          if (e.entity().equals(m.entity())) {
-            right.add(e.head());
-          }
-        }
-      }
-      candidates.sort(Integer::compare);
       MentionType[] types = {MentionType.ALL, m.type()};
       for (MentionType t : types) {
         mentions[t.ordinal()]++;
       }
       for (int l = 0; l < maps.length; l++) {
         for (int h = 0; h < maps[l].length; h++) {
-          float[] row = maps[l][h][m.head()];
-          int best = candidates.get(0);
-          for (int c : candidates) {
-            if (row[c] > row[best]) {
-              best = c;
-            }
-          }
-          if (right.contains(best)) {
+          if (q.right().contains(q.pick(maps[l][h][m.head()]))) {
             for (MentionType t : types) {
               correct[l][h][t.ordinal()]++;
             }
           }
         }
       }
-      Placed nearest = nearest(earlier, m);
-      Placed match = null;
-      for (Placed e : earlier) {
-        if (e.head() != m.head() && e.headForm().equals(m.headForm()) && (match == null || later(e, match))) {
-          match = e;
-        }
-      }
-      if (match == null) {
-        match = nearest;
-      }
       for (MentionType t : types) {
-        if (right.contains(nearest.head())) {
+        if (q.right().contains(q.nearest().head())) {
           baselines.get(NEAREST)[t.ordinal()]++;
         }
-        if (right.contains(match.head())) {
+        if (q.right().contains(q.headMatch().head())) {
           baselines.get(HEAD_MATCH)[t.ordinal()]++;
         }
       }
@@ -271,6 +291,6 @@ public final class CorefHeads {
       s.words().forEach(w -> words.add(w.form()));
     }
     mentions.sort(java.util.Comparator.comparingInt(Placed::start).thenComparingInt(Placed::end));
-    return new Window(sentences.get(0).document(), model.tokenizer().encodeWords(words), mentions);
+    return new Window(sentences.get(0).document(), List.copyOf(words), model.tokenizer().encodeWords(words), mentions);
   }
 }

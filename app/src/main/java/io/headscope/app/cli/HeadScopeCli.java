@@ -18,6 +18,7 @@ import picocli.CommandLine;
         LensCommand.class,
         SaliencyCommand.class,
         ServeCommand.class,
+        HtmlCommand.class,
         CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
   /** The release, as --version and the serve protocol's greeting give it. */

@@ -5,6 +5,7 @@ import io.headscope.analysis.heads.HeadScore;
 import io.headscope.app.render.HeadMatrix;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.figure.Caption;
+import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.FigureFile;
 import io.headscope.app.render.figure.GridFigure;
 import io.headscope.app.render.figure.HeadFigure;
@@ -58,7 +59,17 @@ final class RenderCommand implements Callable<Integer> {
       description = "PNG only: pixels per figure unit (1 = 96 dpi; 3.125 = 300 dpi for print). Default 1.")
   double scale;
 
+  @Option(names = "--plain", description = "Figures without a title, notes or input (a journal sets its own "
+      + "caption); each caption is written beside its figure as text (grid.txt, head-5-4.txt).")
+  boolean plain;
+
   @Mixin ModelOptions model;
+
+  /** Where a plain figure's caption goes: beside it, as {@code grid.txt} for {@code grid.png}. */
+  static Path captionFile(Path figure) {
+    String name = figure.getFileName().toString();
+    return figure.resolveSibling(name.substring(0, name.lastIndexOf('.')) + ".txt");
+  }
 
   /** The largest side of a head's map, in pixels (a 512-token map at 16 pixels a cell at scale 1). */
   static final int MAX_SIDE = 8192;
@@ -105,6 +116,12 @@ final class RenderCommand implements Callable<Integer> {
       for (Head head : large) {
         files.add(out.resolve("head-" + head + (norms ? "-norms" : "") + ext));
       }
+      int figures = files.size();
+      if (plain) {
+        for (int i = 0; i < figures; i++) {
+          files.add(captionFile(files.get(i)));
+        }
+      }
       for (Path f : files) {
         if (Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !force) {
           throw new HeadScopeException(f + " exists: add --force to overwrite it.");
@@ -121,16 +138,22 @@ final class RenderCommand implements Callable<Integer> {
       // the grid greys the --disable heads; the maps are the intact model's (the categories describe them)
       Caption gridCaption = new Caption(m.name(), input, mask, "intact");
       // the figures are one set: all drawn, then all written, or none (AtomicOutput.writeSet)
-      List<AtomicOutput.Member> set = new ArrayList<>();
-      set.add(new AtomicOutput.Member(files.get(0), FigureFile.content(GridFigure.of(t, t, MapsShown.INTACT, mask,
-          scores == null ? null : hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb), fmt,
-          scale)));
-      int k = 1;
+      List<Figure> drawnFigures = new ArrayList<>();
+      drawnFigures.add(GridFigure.of(t, t, MapsShown.INTACT, mask,
+          scores == null ? null : hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb));
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);
-        set.add(new AtomicOutput.Member(files.get(k++), FigureFile.content(HeadFigure.of(hm,
-            Caption.intact(m.name(), input), drawn), fmt, scale)));
+        drawnFigures.add(HeadFigure.of(hm, Caption.intact(m.name(), input), drawn));
+      }
+      List<AtomicOutput.Member> set = new ArrayList<>();
+      for (int i = 0; i < figures; i++) {
+        Figure f = drawnFigures.get(i);
+        set.add(new AtomicOutput.Member(files.get(i), FigureFile.content(plain ? f.plain() : f, fmt, scale)));
+        if (plain) {
+          byte[] caption = (f.caption() + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          set.add(new AtomicOutput.Member(files.get(figures + i), o -> o.write(caption)));
+        }
       }
       AtomicOutput.writeSet(set, force);
       files.forEach(f -> System.err.println("headscope: wrote " + f));

@@ -7,6 +7,7 @@ import io.headscope.app.gui.flow.FlowView;
 import io.headscope.app.gui.headmap.HeadMapView;
 import io.headscope.app.gui.layers.LayersView;
 import io.headscope.app.gui.linguistics.LinguisticsView;
+import io.headscope.app.gui.patch.PatchView;
 import io.headscope.app.gui.prune.PruneView;
 import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.sweep.SweepView;
@@ -24,6 +25,7 @@ public final class Screens {
       HeadMapView.DESCRIPTOR,
       CorpusView.DESCRIPTOR,
       SweepView.DESCRIPTOR,
+      PatchView.DESCRIPTOR,
       PruneView.DESCRIPTOR,
       LinguisticsView.DESCRIPTOR,
       FlowView.DESCRIPTOR,

@@ -50,7 +50,9 @@ public enum UiColor {
   STATUS_BACKGROUND("status-background", 0xF0F0F0),
   STATUS_BORDER("status-border", 0xCCCCCC),
   /** Code and identifiers in the rendered help: a dark brown, apart from the text and the link colour. */
-  CODE("code", 0x7A2E0E);
+  CODE("code", 0x7A2E0E),
+  /** What the gold annotation says is right (the Linguistics screen's gold arcs and antecedents). */
+  GOLD("gold", 0x2CA02C);
 
   private final String cssName;
   private final int rgb;

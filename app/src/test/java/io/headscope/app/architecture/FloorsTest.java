@@ -154,6 +154,17 @@ class FloorsTest {
         .check(main);
   }
 
+  @Test
+  void theInteractivePageStandsOnTheFiguresNotTheOtherWayRound() {
+    // render.page writes one HTML file from the model's analyses and the render floor's colours; the figures
+    // (render, render.figure) never need it, and it needs no window and no command line (theFiguresKnowNoWindow)
+    noClasses().that().resideInAPackage("io.headscope.app.render..")
+        .and().resideOutsideOfPackage("io.headscope.app.render.page..")
+        .should().dependOnClassesThat().resideInAPackage("io.headscope.app.render.page..")
+        .because("the page reads the palette and the line selection; the figures know nothing of the page")
+        .check(main);
+  }
+
   /** One slice per package directly under {@code root}, and one for {@code root} itself; the window aside. */
   private static SliceAssignment firstPackageUnder(String root) {
     return new SliceAssignment() {

@@ -19,6 +19,7 @@ import io.headscope.model.testing.TinyBert;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,36 @@ class RenderCommandTest {
         }
       }
     }
+  }
+
+  @Test
+  void plainFiguresLeaveTheTitleBlockOutAndWriteItBesideAsText() throws Exception {
+    Path full = dir.resolve("full");
+    Path plain = dir.resolve("plain");
+    String[] args = {"render", "--model", tiny.toString(), "--text", "the cat sat .", "--head", "2-1", "--cell", "10"};
+    assertThat(HeadScopeCli.run(concat(args, "--out", full.toString()))).isZero();
+    assertThat(HeadScopeCli.run(concat(args, "--out", plain.toString(), "--plain"))).isZero();
+    for (String name : List.of("grid", "head-2-1")) {
+      BufferedImage a = ImageIO.read(full.resolve(name + ".png").toFile());
+      BufferedImage b = ImageIO.read(plain.resolve(name + ".png").toFile());
+      assertThat(b.getHeight()).as(name).isLessThan(a.getHeight());
+      assertThat(b.getWidth()).isEqualTo(a.getWidth());
+      // the bottom rows (the map, the scale) are the same pixels
+      int cut = a.getHeight() - b.getHeight();
+      for (int x = 0; x < a.getWidth(); x++) {
+        assertThat(b.getRGB(x, b.getHeight() - 20)).isEqualTo(a.getRGB(x, a.getHeight() - 20));
+      }
+      assertThat(cut).isPositive();
+      String caption = Files.readString(plain.resolve(name + ".txt"));
+      assertThat(caption).contains("Input: \u201cthe cat sat .\u201d").endsWith("\n");
+      assertThat(full.resolve(name + ".txt")).doesNotExist();
+    }
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

@@ -216,6 +216,150 @@ class GuiMainWindowTest {
     waitFor(() -> status.getText().startsWith("Could not use nothing-here.conllu"));
     assertThat(robot.lookup(".dialog-pane").tryQuery()).isEmpty();
     assertThat(sentence.getText()).startsWith("Head 2-3 on sentence 1");
+
+    // coreference: a click opens the head on a window's mentions, not on dependency arcs
+    fileAnswer = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "coref.conllu");
+    robot.clickOn("#ling-open");
+    waitFor(() -> status.getText().startsWith("coref.conllu:"));
+    assertThat(sentence.getText()).as("the first file's sentence is gone").isEmpty();
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ChoiceBox<io.headscope.app.gui.linguistics.RelationChoice> relation =
+        robot.lookup("#ling-relation").queryAs(javafx.scene.control.ChoiceBox.class);
+    robot.interact(() -> relation.setValue(relation.getItems().get(relation.getItems().size() - 1)));
+    assertThat(robot.lookup("#ling-coref-best").query().isVisible()).isTrue();
+    assertThat(robot.lookup("#ling-best").query().isVisible()).isFalse();
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 0.5 * cell, b.getMinY() + 18 + 0.5 * cell)).clickOn();
+    waitFor(() -> sentence.getText().startsWith("Head 1-1 on window 1 of "));
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.TableView<io.headscope.analysis.linguistics.CorefOnWindow.Pick> picks =
+        robot.lookup("#ling-coref-picks").queryAs(javafx.scene.control.TableView.class);
+    assertThat(picks.getItems()).isNotEmpty();
+    assertThat(robot.lookup("#ling-coref").query().isVisible()).isTrue();
+    assertThat(robot.lookup("#ling-sentence").query().isVisible()).isFalse();
+    javafx.scene.text.TextFlow text = robot.lookup("#ling-coref-text").queryAs(javafx.scene.text.TextFlow.class);
+    String shown = text.getChildren().stream().map(n -> ((javafx.scene.text.Text) n).getText())
+        .reduce("", String::concat);
+    assertThat(shown).contains("[");
+  }
+
+  @Test
+  void rankingHeadsNamesTheTopOnesMarksThemInTheGridAndAClickOnlySelects(FxRobot robot) throws Exception {
+    waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ChoiceBox<String> measure = robot.lookup("#rank-measure").queryAs(javafx.scene.control.ChoiceBox.class);
+    robot.interact(() -> {
+      measure.setValue("attention to the previous token");
+      vm().rank().topProperty().set(3);
+    });
+    javafx.scene.layout.FlowPane list = robot.lookup("#rank-list").queryAs(javafx.scene.layout.FlowPane.class);
+    assertThat(list.getChildren()).hasSize(3);
+    Head first = vm().rank().ranked().get(0).head();
+    double best = scores().stream().mapToDouble(s -> s.stats().previous()).max().orElseThrow();
+    assertThat(vm().score(first).stats().previous()).isEqualTo(best);
+    Label name = (Label) robot.lookup("#thumb-" + first).queryAs(javafx.scene.layout.VBox.class).getChildren().get(1);
+    assertThat(name.getText()).isEqualTo("#1 " + first);
+    assertThat(robot.lookup("#thumb-" + first).query().getPseudoClassStates())
+        .contains(javafx.css.PseudoClass.getPseudoClass("ranked"));
+    var mask = vm().maskProperty().get();
+    robot.clickOn("#rank-" + first);
+    waitFor(() -> first.equals(vm().selectedProperty().get()));
+    assertThat(vm().maskProperty().get()).as("selecting never switches").isEqualTo(mask);
+    robot.clickOn("#rank-clear");
+    assertThat(list.getChildren()).isEmpty();
+    assertThat(name.getText()).isEqualTo(first.toString());
+  }
+
+  @Test
+  void theModelMenuSaysHowToGetABuiltInModelThisInstallLacks(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    ModelRepository.Embedded lacking = java.util.Arrays.stream(ModelRepository.Embedded.values())
+        .filter(e -> !vm().canLoad(e)).findFirst().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(lacking != null,
+        "every built-in model is installed here (HEADSCOPE_MODELS=all): nothing to explain");
+    robot.clickOn("Model");
+    // the menu's first items are the built-in models in their order: step down to it with the keys (the
+    // robot's click on this menu's items did not reach them under Xvfb here; the keys do as a user's would)
+    for (int i = 0; i <= lacking.ordinal(); i++) {
+      robot.type(KeyCode.DOWN);
+    }
+    robot.type(KeyCode.ENTER);
+    waitFor(() -> robot.lookup("#help-page").tryQuery().isPresent());
+    javafx.scene.Node page = robot.lookup("#help-page").query();
+    StringBuilder text = new StringBuilder();
+    java.util.ArrayDeque<javafx.scene.Node> todo = new java.util.ArrayDeque<>(List.of(page));
+    while (!todo.isEmpty()) {
+      javafx.scene.Node n = todo.pop();
+      if (n instanceof javafx.scene.text.Text t) {
+        text.append(t.getText());
+      } else if (n instanceof javafx.scene.control.Labeled l) {
+        text.append(l.getText());
+      }
+      if (n instanceof javafx.scene.control.ScrollPane sp && sp.getContent() != null) {
+        todo.push(sp.getContent());
+      }
+      if (n instanceof javafx.scene.Parent p) {
+        p.getChildrenUnmodifiable().forEach(todo::push);
+      }
+    }
+    assertThat(text.toString()).contains("HEADSCOPE_MODELS=all ./headscope", "Hugging Face Hub", "finetune");
+    assertThat(vm().modelNameProperty().get()).as("nothing was loaded").doesNotContain(lacking.modelName);
+    robot.clickOn("OK");
+  }
+
+  @Test
+  void theWholeLayerLinesHaveALegendOfHeadColoursThatHidesAHeadsLines(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.interact(() -> vm().select(new Head(1, 2)));
+    robot.clickOn("#tab-lines");
+    robot.clickOn("#lines-whole-layer");
+    javafx.scene.layout.FlowPane legend = robot.lookup("#lines-legend").queryAs(javafx.scene.layout.FlowPane.class);
+    waitFor(() -> legend.getChildren().size() == 4);
+    assertThat(legend.isVisible()).isTrue();
+    for (int h = 0; h < 4; h++) {
+      javafx.scene.control.ToggleButton b = robot.lookup("#lines-legend-2-" + (h + 1))
+          .queryAs(javafx.scene.control.ToggleButton.class);
+      assertThat(((javafx.scene.shape.Rectangle) b.getGraphic()).getFill())
+          .isEqualTo(FxColors.rgb(io.headscope.app.render.LineSelection.headColor(h), 1));
+    }
+    java.util.function.IntSupplier drawn = () -> {
+      String t = robot.lookup(n -> n instanceof Label l && l.getText() != null && l.getText().contains(" lines: the "))
+          .queryAs(Label.class).getText();
+      return Integer.parseInt(t.substring(0, t.indexOf(' ')));
+    };
+    int all = drawn.getAsInt();
+    robot.clickOn("#lines-legend-2-1");
+    waitFor(() -> drawn.getAsInt() < all);
+    assertThat(robot.lookup("#lines-legend-2-1").queryAs(javafx.scene.control.ToggleButton.class).isSelected()).isFalse();
+    robot.clickOn("#lines-legend-2-1");
+    waitFor(() -> drawn.getAsInt() == all);
+    robot.clickOn("#lines-whole-layer");
+    waitFor(() -> !legend.isVisible());
+    robot.clickOn("#tab-heatmap");
+  }
+
+  @Test
+  void thePatchingScreenDrawsEachHeadsRecoveredShareAndAClickOpensTheHead(FxRobot robot) throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.clickOn("#tab-patch");
+    robot.clickOn("#patch-clean").write("the king was in paris and [MASK] was a queen .");
+    robot.clickOn("#patch-corrupted").write("the queen was in paris and [MASK] was a king .");
+    robot.clickOn("#patch-target").write("she");
+    robot.clickOn("#patch-contrast").write("he");
+    robot.clickOn("#patch-run");
+    Label status = robot.lookup("#patch-status").queryAs(Label.class);
+    waitFor(() -> status.getText().startsWith("logit_diff: clean"));
+    assertThat(status.getText()).contains("Spearman");
+    javafx.scene.Node grid = robot.lookup("#patch-grid").query();
+    assertThat(grid.getBoundsInLocal().getWidth()).isGreaterThan(100);
+    assertThat(robot.lookup("#patch-attribution-grid").query().getBoundsInLocal().getWidth()).isGreaterThan(100);
+    javafx.geometry.Bounds b = grid.localToScreen(grid.getBoundsInLocal());
+    // the grid puts 30 px of labels left and 18 px on top: head 2-3 of the 3 x 4 grid
+    double cell = (b.getWidth() - 30 - 4) / 4;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 2.5 * cell, b.getMinY() + 18 + 1.5 * cell));
+    waitFor(() -> robot.lookup("#patch-hover").queryAs(Label.class).getText().startsWith("head 2-3 (head)"));
+    robot.clickOn();
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    assertThat(vm().maskProperty().get().isEmpty()).as("patching switches nothing off").isTrue();
   }
 
   /** The matrix the head view's heatmap draws. */

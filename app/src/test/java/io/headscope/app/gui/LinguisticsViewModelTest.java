@@ -52,12 +52,14 @@ class LinguisticsViewModelTest {
         WordMaps.Progress.NONE, () -> false);
     DependencyHeads d = expected.heads();
 
+    // with rare relations shown, every relation but root is listed, "all" first
+    vm.showRareProperty().set(true);
     List<RelationChoice> relations = vm.relations();
     assertThat(relations.get(0).relation()).isEqualTo("all");
     assertThat(relations.get(0).count()).isEqualTo(expected.words());
     assertThat(relations).extracting(RelationChoice::relation).contains("det", "obj", "nmod:poss")
-        .doesNotContain(RelationChoice.COREFERENCE);
-    assertThat(vm.best()).isEqualTo(d.best());
+        .doesNotContain(RelationChoice.COREFERENCE, "root");
+    assertThat(vm.best()).isEqualTo(d.best().stream().filter(b -> !b.relation().equals("root")).toList());
     for (RelationChoice c : List.of(relations.get(0), choice(vm, "det"), choice(vm, "obj"))) {
       vm.chosenProperty().set(c);
       double[][] g = vm.grid();
@@ -85,8 +87,68 @@ class LinguisticsViewModelTest {
     Path csv = dir.resolve("relations.csv");
     assertThat(LinguisticsViewModel.writeCsvs(vm.resultProperty().get(), csv)).hasSize(2);
     assertThat(Files.readAllLines(dir.resolve("relations-best.csv")).get(0)).isEqualTo(String.join(",", SyntaxCsv.BEST_HEADER));
-    assertThat(Files.readAllLines(csv)).hasSize(1 + relations.size() * 2 * 3 * 2);
+    // the CSVs hold every relation, root and the rare ones included
+    assertThat(Files.readAllLines(csv)).hasSize(1 + d.best().size() * 2 * 3 * 2);
     assertThat(vm.figure()).isNotNull();
+  }
+
+  @Test
+  void rareRelationsAndRootAreLeftOutOfTheListUnlessAskedAndSaySo() throws Exception {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    Path file = TREEBANKS.resolve("syntax.conllu");
+    vm.open(file);
+    // each relation's word count from the analysis the CLI runs (sentences longer than the tiny model's
+    // positions are skipped there, so the file's own counts are higher)
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    SyntaxAnalysis.run(main.session().model(), ConlluReader.read(file), 0, false, WordMaps.Progress.NONE, () -> false)
+        .heads().best().forEach(b -> counts.put(b.relation(), b.count()));
+    long all = counts.remove("all");
+    List<String> frequent = counts.entrySet().stream()
+        .filter(e -> e.getValue() >= LinguisticsViewModel.MIN_WORDS && !e.getKey().equals("root"))
+        .map(java.util.Map.Entry::getKey).toList();
+    long rare = counts.entrySet().stream()
+        .filter(e -> e.getValue() < LinguisticsViewModel.MIN_WORDS && !e.getKey().equals("root")).count();
+    assertThat(rare).as("the test treebank has rare relations").isPositive();
+    assertThat(counts).containsKey("root");
+
+    assertThat(vm.relations()).extracting(RelationChoice::relation)
+        .containsExactlyInAnyOrderElementsOf(concat("all", frequent));
+    assertThat(vm.best()).extracting(DependencyHeads.Best::relation).containsExactlyInAnyOrderElementsOf(concat("all", frequent));
+    assertThat(vm.best()).allSatisfy(b -> assertThat(b.count()).isEqualTo(
+        b.relation().equals("all") ? all : counts.get(b.relation())));
+    assertThat(vm.hiddenProperty().get()).contains("root", rare + " relation", "fewer than " + LinguisticsViewModel.MIN_WORDS);
+
+    // a chosen relation survives showing the rare ones, and falls back to "all" when hidden again
+    vm.chosenProperty().set(choice(vm, frequent.get(0)));
+    vm.showRareProperty().set(true);
+    assertThat(vm.chosenProperty().get().relation()).isEqualTo(frequent.get(0));
+    assertThat(vm.relations()).hasSize(1 + frequent.size() + (int) rare);
+    assertThat(vm.hiddenProperty().get()).contains("root").doesNotContain("fewer than");
+    String rareOne = counts.entrySet().stream().filter(e -> e.getValue() < LinguisticsViewModel.MIN_WORDS
+        && !e.getKey().equals("root")).findFirst().orElseThrow().getKey();
+    vm.chosenProperty().set(choice(vm, rareOne));
+    vm.showRareProperty().set(false);
+    assertThat(vm.chosenProperty().get().relation()).isEqualTo("all");
+  }
+
+  @Test
+  void aSecondFileClearsTheFirstFilesSentencePanel() {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    vm.open(TREEBANKS.resolve("syntax.conllu"));
+    vm.open(new Head(0, 1));
+    assertThat(vm.sentenceProperty().get()).isNotNull();
+    assertThat(vm.sentenceStatusProperty().get()).contains("Head 1-2");
+
+    vm.open(TREEBANKS.resolve("coref.conllu"));
+    assertThat(vm.statusProperty().get()).contains("coref.conllu");
+    assertThat(vm.sentenceProperty().get()).isNull();
+    assertThat(vm.sentenceStatusProperty().get()).isEmpty();
+  }
+
+  private static List<String> concat(String first, List<String> rest) {
+    List<String> all = new java.util.ArrayList<>(List.of(first));
+    all.addAll(rest);
+    return all;
   }
 
   @Test
@@ -108,6 +170,61 @@ class LinguisticsViewModelTest {
       }
     }
     assertThat(vm.describe(new Head(0, 0))).contains("nearest mention");
+  }
+
+  @Test
+  void coreferenceOpensAHeadOnAWindowsMentionsNotOnDependencyArcs() {
+    LinguisticsViewModel vm = new LinguisticsViewModel(main.session());
+    Path file = TREEBANKS.resolve("coref.conllu");
+    vm.open(file);
+    vm.chosenProperty().set(vm.relations().get(vm.relations().size() - 1));
+    assertThat(vm.coreferenceChosen()).isTrue();
+    Head h = new Head(1, 2);
+    vm.open(h);
+    assertThat(vm.sentenceProperty().get()).as("no dependency arcs for coreference").isNull();
+    var on = vm.corefWindowProperty().get();
+    assertThat(on).isNotNull();
+    assertThat(on.head()).isEqualTo(h);
+    assertThat(on.picks()).isNotEmpty();
+    int window = Math.min(LinguisticsRun.COREF_WINDOW, main.session().model().tokenizer().maxLength());
+    var tb = ConlluReader.read(file);
+    List<Integer> with = io.headscope.analysis.linguistics.CorefOnWindow.windowsWithMentions(main.session().model(),
+        tb, window);
+    assertThat(on).isEqualTo(io.headscope.analysis.linguistics.CorefOnWindow.of(main.session().model(), tb, window,
+        with.get(0), h));
+    assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3", "window 1 of " + with.size(),
+        "right for " + on.correct() + " of " + on.picks().size());
+
+    vm.step(1);
+    assertThat(vm.corefWindowProperty().get().index()).isEqualTo(with.get(1 % with.size()));
+    vm.step(-1);
+    vm.step(-1);
+    assertThat(vm.corefWindowProperty().get().index()).isEqualTo(with.get(Math.floorMod(-1, with.size())));
+
+    // the table per mention type: the baselines as the CLI's coref-baselines.csv, the best head as its max
+    CorefHeads.Result expected = CorefHeads.run(main.session().model(), tb, window, WordMaps.Progress.NONE, () -> false);
+    var rows = vm.corefRows();
+    assertThat(rows).extracting(LinguisticsViewModel.CorefRow::type).containsExactly("all", "pronoun", "proper", "nominal");
+    for (CorefHeads.MentionType t : CorefHeads.MentionType.values()) {
+      var row = rows.get(t.ordinal());
+      assertThat(row.mentions()).isEqualTo(expected.mentions()[t.ordinal()]);
+      assertThat(row.nearest()).isEqualTo(expected.baselineAccuracy(CorefHeads.NEAREST, t));
+      assertThat(row.headMatch()).isEqualTo(expected.baselineAccuracy(CorefHeads.HEAD_MATCH, t));
+      double max = -1;
+      for (int l = 0; l < 2; l++) {
+        for (int k = 0; k < 3; k++) {
+          max = Math.max(max, expected.mentions()[t.ordinal()] == 0 ? -1 : expected.accuracy(l, k, t));
+        }
+      }
+      if (expected.mentions()[t.ordinal()] > 0) {
+        assertThat(row.best()).isEqualTo(max);
+      }
+    }
+
+    // back to a relation: the head opens on a sentence with its arcs again
+    vm.chosenProperty().set(vm.relations().get(0));
+    assertThat(vm.sentenceProperty().get()).isNotNull();
+    assertThat(vm.corefWindowProperty().get()).isNull();
   }
 
   @Test

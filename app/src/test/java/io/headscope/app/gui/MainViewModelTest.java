@@ -15,6 +15,7 @@ import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.FakeHub;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,32 @@ class MainViewModelTest {
     assertThat(vm.predictionsProperty().get(0).changed()).isFalse();
     assertThat(vm.busyProperty().get()).isFalse();
     assertThat(vm.errorProperty().get()).isNull();
+  }
+
+  /** A long input takes tens of seconds on a busy machine: the status line and the bar follow each step. */
+  @Test
+  void aRunSaysWhichStepItIsOnWithTheBarRising() {
+    MainViewModel vm = loaded(tiny);
+    List<String> said = new java.util.ArrayList<>();
+    List<Double> bar = new java.util.ArrayList<>();
+    vm.statusProperty().addListener((o, a, b) -> said.add(b));
+    vm.progressProperty().addListener((o, a, b) -> bar.add(b.doubleValue()));
+    vm.textAProperty().set("the dog ran to the [MASK] .");
+    vm.analyse();
+    // a new input: the intact pass, then the categories (nothing is off)
+    List<String> steps = said.stream().filter(x -> x.contains("(step ")).toList();
+    assertThat(steps).hasSize(2);
+    assertThat(steps.get(0)).contains("tokens: the intact model's maps (step 1 of 2)");
+    assertThat(steps.get(1)).contains("the categories of 6 heads (step 2 of 2)");
+    assertThat(said.get(said.size() - 1)).startsWith(vm.traceProperty().get().tokens().size() + " tokens");
+    assertThat(bar).contains(0.0, 0.5);
+
+    // a head off on the same input: only the pass with it off is left to run
+    said.clear();
+    vm.toggleHead(new io.headscope.model.core.Head(1, 0));
+    assertThat(said.stream().filter(x -> x.contains("(step ")).toList())
+        .containsExactly(said.stream().filter(x -> x.contains("(step ")).findFirst().orElseThrow())
+        .allMatch(x -> x.contains("the maps with heads switched off (step 1 of 1)"));
   }
 
   /** The Heads menu's choice re-sorts the heads of the current input without running the model again. */

@@ -174,6 +174,15 @@ class SweepViewModelTest {
     assertThat(vm.describe(1, 2)).contains("Δ logit cat − dog");
     assertThat(vm.staleProperty().get()).isFalse();
     assertThat(vm.figure().title()).contains("logit cat − dog");
+    // the notes say what the top-1 share counts (no bare "accuracy 0%" for a contrast), and each whole layer is
+    // a cell of its own with its value
+    String caption = vm.figure().caption();
+    assertThat(caption).contains("“cat” is the most probable token at").doesNotContain("accuracy");
+    String svg = io.headscope.app.render.figure.FigureFile.svg(vm.figure());
+    assertThat(svg).contains(">layer off<").doesNotContain("(layer off");
+    for (int l = 0; l < expected.layers(); l++) {
+      assertThat(svg).contains(">" + String.format(java.util.Locale.ROOT, "%.2f", expected.layerDeltaLogprob(l)) + "<");
+    }
     // another column of the same run: the title still names the measure computed
     vm.metricProperty().set(SweepViewModel.Metric.ACCURACY);
     assertThat(vm.titleProperty().get()).contains("logit cat − dog").contains("shown: Δ accuracy");

@@ -127,6 +127,51 @@ class FiguresTest {
   }
 
   @Test
+  void aPlainFigureIsTheFullOneBelowItsTitleBlockPixelForPixelWithTheBlockAsItsCaption() throws Exception {
+    List<HeadMatrix> layer = new ArrayList<>();
+    for (int h = 0; h < 3; h++) {
+      layer.add(HeadMatrix.of(intact, new Head(1, h), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL));
+    }
+    var scores = new HeadClassifier().classifyAll(intact);
+    double[][] v = {{0.5, -1.0, Double.NaN}, {0.25, 0, 2.0}};
+    List<Figure> figures = List.of(
+        HeadFigure.of(layer.get(0), Caption.intact(model.name(), TEXT), 18),
+        LinesFigure.of(layer, Caption.intact(model.name(), TEXT)),
+        GridFigure.of(intact, asRun, MapsShown.AS_RUN, asRun.mask(), h -> scores.get(h.layer() * 3 + h.head()).category(),
+            new Caption(model.name(), TEXT, asRun.mask(), "as run"), 40),
+        MatrixFigure.of("Sweep: Δ log-prob", List.of("each head off alone"), TEXT, List.of("L1", "L2"),
+            List.of("h1", "h2", "h3"), v, true, "red lowered, blue raised", 36, true));
+    for (Figure full : figures) {
+      Figure plain = full.plain();
+      double cut = full.height() - plain.height();
+      assertThat(cut).as(full.title()).isPositive().isEqualTo(Math.rint(cut));
+      BufferedImage a = FigureFile.png(full, 1);
+      BufferedImage b = FigureFile.png(plain, 1);
+      assertThat(b.getWidth()).isEqualTo(a.getWidth());
+      int top = (int) cut;
+      int margin = (int) (full.headerHeight() - cut); // the plain figure keeps this much above what follows
+      int white = b.getRGB(0, 0);
+      for (int y = 0; y < b.getHeight(); y++) {
+        for (int x = 0; x < b.getWidth(); x++) {
+          if (y < margin) {
+            assertThat(b.getRGB(x, y)).as("%s: the margin (%d, %d) is blank", full.title(), x, y).isEqualTo(white);
+          } else {
+            assertThat(b.getRGB(x, y)).as("%s: pixel (%d, %d)", full.title(), x, y).isEqualTo(a.getRGB(x, y + top));
+          }
+        }
+      }
+      // the block is text beside the figure, and none of it is drawn in the plain SVG
+      List<String> drawn = texts(parse(plain));
+      String[] caption = full.caption().split("\n");
+      assertThat(full.caption()).contains("Input:");
+      for (String line : caption) {
+        assertThat(drawn).as("%s: %s", full.title(), line).doesNotContain(line);
+      }
+      assertThat(texts(parse(full))).contains(caption);
+    }
+  }
+
+  @Test
   void aPngAtTwiceTheScaleHasTwiceThePixelsAndTooLargeARequestIsRefusedBeforeDrawing() throws Exception {
     HeadMatrix m = HeadMatrix.of(intact, new Head(0, 0), HeadMatrix.Display.WEIGHTS, HeadMatrix.PairFilter.ALL);
     Figure f = HeadFigure.of(m, Caption.intact(model.name(), TEXT), 12);

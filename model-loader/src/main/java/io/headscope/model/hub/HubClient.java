@@ -81,6 +81,48 @@ public final class HubClient {
     return offline;
   }
 
+  /**
+   * The models downloaded before, which load without the network: every {@code owner/name/revision}
+   * folder of the cache with its config and weights, sorted; a folder a download left unfinished is not
+   * listed (its manifest or weights are missing), nor a name the Hub would not accept.
+   */
+  public List<HubModelId> cached() {
+    List<HubModelId> out = new ArrayList<>();
+    if (!Files.isDirectory(hubRoot)) {
+      return out;
+    }
+    try (var owners = Files.list(hubRoot)) {
+      for (Path owner : owners.sorted().toList()) {
+        if (!Files.isDirectory(owner)) {
+          continue;
+        }
+        try (var names = Files.list(owner)) {
+          for (Path name : names.sorted().toList()) {
+            if (!Files.isDirectory(name)) {
+              continue;
+            }
+            try (var revisions = Files.list(name)) {
+              for (Path rev : revisions.sorted().toList()) {
+                if (Files.isRegularFile(rev.resolve(CONFIG)) && Files.isRegularFile(rev.resolve(WEIGHTS))
+                    && Files.isRegularFile(rev.resolve(CacheManifest.NAME))) {
+                  try {
+                    out.add(new HubModelId(owner.getFileName().toString(), name.getFileName().toString(),
+                        rev.getFileName().toString().replace("%2F", "/")));
+                  } catch (HeadScopeException notAnId) {
+                    // a folder someone put there by hand: not a download of ours
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      // an unreadable cache lists what it could read; loading says what is wrong
+    }
+    return out;
+  }
+
   /** The cache folder of one model revision (it may not exist yet). */
   public Path folder(HubModelId id) {
     return hubRoot.resolve(id.owner()).resolve(id.name()).resolve(id.revisionSegment());

@@ -148,6 +148,14 @@ public final class ModelRepository {
     return new ModelRepository(base.resolve("headscope"));
   }
 
+  /**
+   * The Hugging Face models downloaded into this cache before, as {@code hf:owner/name[@revision]}: what
+   * the app can offer to load offline besides the built-in models.
+   */
+  public java.util.List<String> cachedHubModels() {
+    return new HubClient(hubUrl, cacheRoot, true).cached().stream().map(HubModelId::toString).toList();
+  }
+
   public Path cacheRoot() {
     return cacheRoot;
   }

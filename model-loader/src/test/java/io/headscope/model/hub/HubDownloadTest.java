@@ -162,6 +162,24 @@ class HubDownloadTest {
   }
 
   @Test
+  void theCacheListsFinishedDownloadsOnlyWithTheirRevision() throws IOException {
+    assertThat(offline().cachedHubModels()).isEmpty();
+    hub.dropNextDownloads(FileDownload.ATTEMPTS);
+    assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE)).isInstanceOf(HeadScopeException.class);
+    assertThat(offline().cachedHubModels()).as("an interrupted download is not offered").isEmpty();
+
+    online().resolve(SPEC, ProgressListener.NONE);
+    hub.serve(REPO, "refs/pr/1", source);
+    online().resolve(SPEC + "@refs/pr/1", ProgressListener.NONE);
+    Files.createDirectories(cache.resolve("hub/someone/by-hand/main")); // not a download: nothing in it
+    assertThat(offline().cachedHubModels()).containsExactly(SPEC, SPEC + "@refs/pr/1");
+    // each is what loading it offline takes
+    for (String spec : offline().cachedHubModels()) {
+      assertThat(offline().resolve(spec, ProgressListener.NONE).name()).isEqualTo(spec);
+    }
+  }
+
+  @Test
   void interruptedRunKeepsThePartAndTheNextRunResumesIt() throws IOException {
     hub.dropNextDownloads(FileDownload.ATTEMPTS);
     assertThatThrownBy(() -> online().resolve(SPEC, ProgressListener.NONE))

@@ -58,11 +58,18 @@ public final class CompareView extends ScreenView<CompareViewModel> {
   @FXML private Canvas canvas;
   @FXML private Label hover;
   @FXML private Label mapStatus;
+  @FXML private Label secondHint;
   @FXML private HBox mapsBox;
   @FXML private Label titleA;
   @FXML private Label titleB;
   @FXML private Canvas imageA;
   @FXML private Canvas imageB;
+
+  /** What the screen says while the loaded model is the only one it can offer as B. */
+  static final String SECOND_HINT = "Only the model loaded now can be B here. A second one: Open folder… (a Hugging "
+      + "Face folder, or a fine-tune written by ./headscope finetune --out DIR); Model › Hugging Face Hub… (downloaded "
+      + "once, then listed here offline); or start with HEADSCOPE_MODELS=all for bert-base-cased and "
+      + "bert-base-multilingual-cased (Model menu: how to get it).";
 
   public CompareView(CompareViewModel vm, ScreenContext context) {
     super(vm, context);
@@ -71,6 +78,14 @@ public final class CompareView extends ScreenView<CompareViewModel> {
       secondChoice.getItems().add(new CompareViewModel.SecondModel(name, name));
     }
     secondChoice.valueProperty().bindBidirectional(vm.secondProperty());
+    // at first launch only the loaded model is here: say where a second one comes from
+    secondHint.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(() -> {
+      var model = context.session().model();
+      boolean onlyItself = secondChoice.getItems().stream()
+          .allMatch(c -> model != null && c.spec().equals(model.name()));
+      return onlyItself ? SECOND_HINT : "";
+    }, secondChoice.getItems(), context.session().modelProperty()));
+    secondHint.managedProperty().bind(secondHint.textProperty().isNotEmpty());
     sources.bind(context, vm.sourceProperty(), List.of(CompareViewModel.CURRENT_INPUT));
     bindRun(vm::run, vm.secondProperty().isNull());
     mapStatus.textProperty().bind(vm.mapStatusProperty());

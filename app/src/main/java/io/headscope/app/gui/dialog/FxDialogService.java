@@ -33,6 +33,8 @@ public final class FxDialogService implements DialogService {
    * @param fail hears a failure to make what goes in a file (the session shows it)
    * @param note hears a line for the status bar
    */
+  private java.util.function.BooleanSupplier plain = () -> false;
+
   public FxDialogService(Supplier<Window> owner, BackgroundJob exports, Consumer<Throwable> fail,
       Consumer<String> note) {
     this.owner = owner;
@@ -123,11 +125,26 @@ public final class FxDialogService implements DialogService {
 
   @Override
   public void exportFigure(String name, Supplier<Figure> figure) {
-    Path p = files.save("Export figure (PNG at 300 dpi, or SVG)", List.of("png", "svg"), name + ".png");
-    write(p, figure, (f, file) -> {
+    boolean bare = plain.getAsBoolean();
+    Path p = files.save(bare ? "Export plain figure (PNG at 300 dpi, or SVG; the caption beside it as .txt)"
+        : "Export figure (PNG at 300 dpi, or SVG)", List.of("png", "svg"), name + ".png");
+    write(p, figure, (full, file) -> {
+      Figure f = bare ? full.plain() : full;
       double scale = Math.min(FigureFile.DPI_300, FigureFile.MAX_SIDE / Math.max(f.width(), f.height()));
       FigureFile.write(f, file, FigureFile.Format.of(file), scale);
+      if (bare) {
+        String n = file.getFileName().toString();
+        int dot = n.lastIndexOf('.');
+        Path caption = file.resolveSibling((dot > 0 ? n.substring(0, dot) : n) + ".txt");
+        io.headscope.model.store.SafeFiles.writeAtomically(caption, true,
+            o -> o.write((f.caption() + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      }
     });
+  }
+
+  /** Whether figures are exported plain: no title, notes or input; the caption beside them as text. */
+  public void setPlainFigures(java.util.function.BooleanSupplier plain) {
+    this.plain = plain;
   }
 
   @Override

@@ -33,6 +33,17 @@ public final class Exports {
     SafeFiles.writeAtomically(file, true, out -> JsonExport.attention(t, t.layerNorms(), words, out));
   }
 
+  /**
+   * The interactive page (the bytes {@code headscope html} writes for the same input and heads). The page is
+   * made on the model's worker beforehand ({@link io.headscope.app.render.page.PageData#build}); this only writes it.
+   */
+  public static void interactivePage(byte[] page, Path file) {
+    if (page == null) {
+      throw new HeadScopeException("Nothing to export yet: type a sentence first.");
+    }
+    SafeFiles.writeAtomically(file, true, out -> out.write(page));
+  }
+
   /** The {@code classify} CSV, through the same writer as the CLI command (one row per head). */
   public static void classificationCsv(List<HeadSummary> heads, Path file) {
     HeadCsv.write(file, true, heads);

@@ -39,6 +39,10 @@ public final class HeadView extends VBox {
   @FXML private ScrollPane linesScroll;
   @FXML private CheckBox wholeLayer;
   @FXML private Label linesNote;
+  @FXML private javafx.scene.layout.FlowPane linesLegend;
+  /** Heads of the overlaid layer whose lines the legend hides (by head index; cleared for another layer). */
+  private final java.util.Set<Integer> hiddenInOverlay = new java.util.HashSet<>();
+  private int overlayLayer = -1;
   @FXML private javafx.scene.layout.HBox unitsToggle;
   private boolean fitted;
   /** Set while Fit moves the slider, so the slider's listener does not square the cells again. */
@@ -219,9 +223,44 @@ public final class HeadView extends VBox {
 
   private void showLines() {
     HeadMatrix m = vm.matrixProperty().get();
-    lines.show(m == null ? java.util.List.of() : wholeLayer.isSelected() ? vm.layerMatrices() : java.util.List.of(m));
+    boolean overlay = m != null && wholeLayer.isSelected();
+    java.util.List<HeadMatrix> layer = overlay ? vm.layerMatrices() : java.util.List.of();
+    if (overlay && m.head().layer() != overlayLayer) {
+      overlayLayer = m.head().layer();
+      hiddenInOverlay.clear();
+    }
+    lines.show(m == null ? java.util.List.of() : overlay
+        ? layer.stream().filter(x -> !hiddenInOverlay.contains(x.head().head())).toList() : java.util.List.of(m), overlay);
     lines.setVisibleArea(HeatmapPane.visibleArea(linesScroll, lines));
     linesNote.setText(lines.describe());
+    showLinesLegend(layer);
+  }
+
+  /** One swatch per head of the overlaid layer in its line colour; a click hides or shows that head's lines. */
+  private void showLinesLegend(java.util.List<HeadMatrix> layer) {
+    linesLegend.getChildren().clear();
+    linesLegend.setVisible(!layer.isEmpty());
+    linesLegend.setManaged(!layer.isEmpty());
+    for (HeadMatrix x : layer) {
+      int h = x.head().head();
+      javafx.scene.control.ToggleButton b = new javafx.scene.control.ToggleButton(x.head().toString());
+      b.setId("lines-legend-" + x.head());
+      b.getStyleClass().add("legend-item");
+      b.setFocusTraversable(false);
+      b.setGraphic(new javafx.scene.shape.Rectangle(10, 10,
+          io.headscope.app.gui.style.FxColors.rgb(io.headscope.app.render.LineSelection.headColor(h), 1)));
+      b.setSelected(!hiddenInOverlay.contains(h));
+      b.pseudoClassStateChanged(io.headscope.app.gui.style.States.FADED, hiddenInOverlay.contains(h));
+      b.setTooltip(new javafx.scene.control.Tooltip("Head " + x.head() + "'s lines are drawn in this colour: click to "
+          + (hiddenInOverlay.contains(h) ? "show" : "hide") + " them"));
+      b.setOnAction(e -> {
+        if (!hiddenInOverlay.remove(h)) {
+          hiddenInOverlay.add(h);
+        }
+        showLines();
+      });
+      linesLegend.getChildren().add(b);
+    }
   }
 
   private void drawScale(HeadMatrix m) {

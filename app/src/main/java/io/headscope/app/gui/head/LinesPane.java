@@ -34,6 +34,7 @@ public final class LinesPane extends Pane {
   private boolean hoveredIsKey;
   private boolean shown;
   private boolean dirty;
+  private boolean overlay;
   private Rectangle2D visible = new Rectangle2D(0, 0, COL_WIDTH * 2 + GAP, 600);
 
   public LinesPane() {
@@ -46,6 +47,15 @@ public final class LinesPane extends Pane {
 
   /** One head, or every head of a layer overlaid (the first matrix names the tokens). */
   void show(List<HeadMatrix> ms) {
+    show(ms, ms.size() > 1);
+  }
+
+  /**
+   * As above; {@code overlay} draws each head in its own colour even when only one is left (the legend
+   * of a layer whose other heads are hidden still names the colour).
+   */
+  void show(List<HeadMatrix> ms, boolean overlay) {
+    this.overlay = overlay;
     heads = ms;
     hovered = -1;
     HeadMatrix first = ms.isEmpty() ? null : ms.get(0);
@@ -143,7 +153,6 @@ public final class LinesPane extends Pane {
     double x1 = COL_WIDTH + GAP;
     double top = y0;
     double bottom = y0 + h;
-    boolean overlay = heads.size() > 1;
     for (LineSelection.Line line : lines) {
       boolean on = hovered < 0 || (!hoveredIsKey && hovered == line.query()) || (hoveredIsKey && hovered == line.key());
       double ya = y(line.query());

@@ -117,8 +117,18 @@ public final class HeadMapCanvas extends Canvas {
     g.setTextAlign(TextAlignment.CENTER);
     g.setTextBaseline(VPos.CENTER);
     Font label = Font.font(null, FontWeight.BOLD, 9);
-    for (int i = 0; i < map.distances().count(); i++) {
-      dot(g, map.distances().head(i), label);
+    int n = map.distances().count();
+    double[] xs = new double[n];
+    double[] ys = new double[n];
+    for (int i = 0; i < n; i++) {
+      double[] c = centre(map.distances().head(i));
+      xs[i] = c[0];
+      ys[i] = c[1];
+    }
+    // where dots crowd, only the ones on top keep their layer number (pointing names the others)
+    boolean[] numbered = io.headscope.app.render.CrowdedLabels.labelled(xs, ys, LABEL_ROOM);
+    for (int i = 0; i < n; i++) {
+      dot(g, map.distances().head(i), label, numbered[i]);
     }
     // the selected and the hovered head on top, named in full
     for (Head h : new Head[] {selected, hovered}) {
@@ -134,7 +144,10 @@ public final class HeadMapCanvas extends Canvas {
     }
   }
 
-  private void dot(GraphicsContext g, Head h, Font label) {
+  /** How far apart two dots' centres must be for both numbers to be read (a two-digit layer is ~11 px wide and 9 high: 14 px apart, two never touch). */
+  static final double LABEL_ROOM = 1.75 * RADIUS;
+
+  private void dot(GraphicsContext g, Head h, Font label, boolean numbered) {
     double[] c = centre(h);
     HeadPattern p = category.apply(h);
     Color fill = p == null ? FxColors.of(UiColor.UNKNOWN) : FxColors.category(p);
@@ -143,8 +156,10 @@ public final class HeadMapCanvas extends Canvas {
     g.setStroke(Color.gray(0.2));
     g.setLineWidth(0.6);
     g.strokeOval(c[0] - RADIUS, c[1] - RADIUS, 2 * RADIUS, 2 * RADIUS);
-    g.setFont(label);
-    g.setFill(fill.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
-    g.fillText(String.valueOf(h.layer() + 1), c[0], c[1]);
+    if (numbered) {
+      g.setFont(label);
+      g.setFill(fill.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
+      g.fillText(String.valueOf(h.layer() + 1), c[0], c[1]);
+    }
   }
 }

@@ -138,8 +138,8 @@ public final class HeadMapViewModel extends ScreenModel<HeadMap> {
   private static String summary(HeadMap r, String what) {
     HeadDistances d = r.distances();
     return String.format(Locale.ROOT, "%d heads placed by how alike they attend on %s%s; the two axes carry "
-        + "%.0f%% of the variance. Label: layer; colour: category on the current input. Click a point to view "
-        + "the head.", d.count(), what, d.inputs() > 1 ? " (mean over " + d.inputs() + " inputs)" : "",
+        + "%.0f%% of the variance. Number: layer (left off where dots crowd; point at one to name it); colour: "
+        + "category on the current input. Click a point to view the head.", d.count(), what, d.inputs() > 1 ? " (mean over " + d.inputs() + " inputs)" : "",
         100 * r.layout().explained());
   }
 

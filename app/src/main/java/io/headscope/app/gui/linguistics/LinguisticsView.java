@@ -51,6 +51,13 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   @FXML private AccuracyGrid grid;
   @FXML private Label hover;
   @FXML private TableView<DependencyHeads.Best> bestTable;
+  @FXML private Label hiddenLabel;
+  @FXML private Label bestCaption;
+  @FXML private Label gridCaption;
+  @FXML private TableView<LinguisticsViewModel.CorefRow> corefTable;
+  @FXML private javafx.scene.layout.HBox hiddenRow;
+  @FXML private CorefPanel corefPanel;
+  @FXML private CheckBox rareBox;
   @FXML private Button previousButton;
   @FXML private Button nextButton;
   @FXML private Label sentenceStatus;
@@ -76,8 +83,23 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
     addColumn("accuracy", 75, b -> pct(b.accuracy()));
     addColumn("offset", 55, b -> String.format(Locale.ROOT, "%+d", b.baselineOffset()));
     addColumn("baseline", 75, b -> pct(b.baselineAccuracy()));
-    previousButton.disableProperty().bind(vm.sentenceProperty().isNull());
-    nextButton.disableProperty().bind(vm.sentenceProperty().isNull());
+    previousButton.disableProperty().bind(vm.sentenceProperty().isNull().and(vm.corefWindowProperty().isNull()));
+    nextButton.disableProperty().bind(previousButton.disableProperty());
+    corefColumn("mentions", 110, r -> r.type() + " (" + r.mentions() + ")");
+    corefColumn("best head", 80, LinguisticsViewModel.CorefRow::bestHead);
+    corefColumn("accuracy", 75, r -> pct(r.best()));
+    corefColumn("nearest", 80, r -> pct(r.nearest()));
+    corefColumn("head match", 90, r -> pct(r.headMatch()));
+    corefTable.setFixedCellSize(TABLE_ROW);
+    corefTable.prefHeightProperty().bind(
+        Bindings.size(corefTable.getItems()).multiply(TABLE_ROW).add(TABLE_ROW + 16));
+    corefTable.minHeightProperty().bind(corefTable.prefHeightProperty());
+    // the sentence map for a relation, the window's mentions for coreference: one at a time
+    sentenceMap.visibleProperty().bind(vm.sentenceProperty().isNotNull());
+    sentenceMap.managedProperty().bind(sentenceMap.visibleProperty());
+    corefPanel.visibleProperty().bind(vm.corefWindowProperty().isNotNull());
+    corefPanel.managedProperty().bind(corefPanel.visibleProperty());
+    vm.corefWindowProperty().addListener((o, a, b) -> corefPanel.show(b));
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
     // the table is as tall as its rows (and its sideways scroll bar): the page scrolls, not the table
     bestTable.setFixedCellSize(TABLE_ROW);
@@ -89,9 +111,46 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
       bestTable.getItems().setAll(vm.best());
       refresh();
     });
-    vm.chosenProperty().addListener((o, a, b) -> refresh());
+    rareBox.setText("Show relations seen fewer than " + LinguisticsViewModel.MIN_WORDS + " times");
+    rareBox.selectedProperty().bindBidirectional(vm.showRareProperty());
+    vm.showRareProperty().addListener((o, a, b) -> bestTable.getItems().setAll(vm.best()));
+    hiddenLabel.textProperty().bind(vm.hiddenProperty());
+    vm.chosenProperty().addListener((o, a, b) -> {
+      showTables();
+      refresh();
+    });
+    vm.resultProperty().addListener((o, a, b) -> showTables());
+    showTables();
     vm.sentenceProperty().addListener((o, a, b) -> refresh());
     scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
+  }
+
+  /** The relations' best heads, or for coreference the best head per mention type beside the baselines. */
+  private void showTables() {
+    boolean coref = vm.coreferenceChosen();
+    bestTable.setVisible(!coref);
+    bestTable.setManaged(!coref);
+    hiddenRow.setVisible(!coref);
+    hiddenRow.setManaged(!coref);
+    corefTable.setVisible(coref);
+    corefTable.setManaged(coref);
+    corefTable.getItems().setAll(vm.corefRows());
+    gridCaption.setText(coref
+        ? "Each head's accuracy (%) at picking an antecedent of the entity for every mention; orange frame: the "
+            + "best head. Click a head to see its picks on a window of the file."
+        : "Each head's accuracy (%), the better of dep→head and head→dep; orange frame: the best head. Click a head "
+            + "to see it on a sentence.");
+    bestCaption.setText(coref
+        ? "Best head per mention type beside the nearest-mention and head-match baselines (Clark et al. 2019, Table 2)"
+        : "Best head per relation beside the best fixed offset (Clark et al. 2019, Table 1)");
+  }
+
+  private void corefColumn(String title, double width, Function<LinguisticsViewModel.CorefRow, String> value) {
+    TableColumn<LinguisticsViewModel.CorefRow, String> c = new TableColumn<>(title);
+    c.setPrefWidth(width);
+    c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
+    c.setSortable(false);
+    corefTable.getColumns().add(c);
   }
 
   private void addColumn(String title, double width, Function<DependencyHeads.Best, String> value) {
@@ -134,6 +193,13 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
     });
   }
 
+  /** Opens a head as a click on its cell does (for scripts and the screenshot tour). */
+  public void openHead(Head h) {
+    opened = h;
+    vm.open(h);
+    refresh();
+  }
+
   @FXML
   private void previous() {
     vm.step(-1);
@@ -166,6 +232,11 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   /** For tests: the grid. */
   AccuracyGrid grid() {
     return grid;
+  }
+
+  /** For tests: the coreference panel. */
+  CorefPanel corefPanel() {
+    return corefPanel;
   }
 
   /** For tests: the sentence panel. */

@@ -2,6 +2,7 @@ package io.headscope.app.gui.linguistics;
 
 import io.headscope.analysis.linguistics.CorefCsv;
 import io.headscope.analysis.linguistics.CorefHeads;
+import io.headscope.analysis.linguistics.CorefOnWindow;
 import io.headscope.analysis.linguistics.DependencyHeads;
 import io.headscope.analysis.linguistics.HeadOnSentence;
 import io.headscope.analysis.linguistics.LinguisticsRun;
@@ -25,6 +26,7 @@ import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
@@ -41,8 +43,14 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   private final BackgroundJob sentenceJob;
   private final BooleanProperty universal = new SimpleBooleanProperty(false);
   private final ObservableList<RelationChoice> relations = FXCollections.observableArrayList();
+  private final BooleanProperty showRare = new SimpleBooleanProperty(false);
+  private final ReadOnlyStringWrapper hidden = new ReadOnlyStringWrapper("");
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<CorefOnWindow> corefWindow = new ReadOnlyObjectWrapper<>();
+  /** The windows (0-based) with an evaluated mention, computed when coreference is first opened. */
+  private List<Integer> corefWindows;
+  private int corefStep = -1;
   private Head openHead;
   private int sentenceIndex = -1;
 
@@ -56,13 +64,67 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
       if (openHead != null && b != null) {
         open(openHead);
       }
+      publish();
     });
+    result.addListener((o, a, b) -> publish());
+    showRare.addListener((o, a, b) -> {
+      if (result.get() != null) {
+        listRelations(result.get());
+      }
+    });
+  }
+
+  /**
+   * Relations seen fewer times than this are hidden from the list and the best-head table unless asked
+   * for: with 1 or 2 words a head reads 100% or 0% by chance. Clark et al. report relations by the
+   * hundreds; 20 words put one word at 5 points.
+   */
+  public static final long MIN_WORDS = 20;
+
+  /**
+   * {@code root} is never listed: its gold head is the sentence's root, which no head can point to (the
+   * {@code [CLS]}/{@code [SEP]} columns are dropped, Clark's convention), so every head reads 0% while the
+   * offset baseline, clamped to the root, does not. Its words still count in {@code all} (METHODS.md).
+   */
+  public static final String ROOT = "root";
+
+  /** Whether the list and the table also hold relations seen fewer than {@link #MIN_WORDS} times. */
+  public BooleanProperty showRareProperty() {
+    return showRare;
+  }
+
+  /** What the list leaves out and why, one line; empty when nothing is hidden. */
+  public ReadOnlyStringProperty hiddenProperty() {
+    return hidden.getReadOnlyProperty();
+  }
+
+  /** Whether a relation is listed: never root; a rare one only on request; {@code all} always. */
+  boolean listed(String relation, long words) {
+    return !ROOT.equals(relation)
+        && (DependencyHeads.ALL.equals(relation) || showRare.get() || words >= MIN_WORDS);
   }
   @Override
   protected void clear() {
     super.clear();
     relations.clear();
+    hidden.set("");
     sentence.set(null);
+    corefWindow.set(null);
+    sentenceJob.say("");
+  }
+
+  /** The source name of the numbers this screen publishes on the session. */
+  static final String MEASURE_SOURCE = "linguistics";
+
+  /** Offers the grid's accuracies (the chosen relation or coreference) to the ranking of heads. */
+  private void publish() {
+    RelationChoice c = chosen.get();
+    if (result.get() == null || c == null) {
+      session.withdraw(MEASURE_SOURCE);
+      return;
+    }
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(MEASURE_SOURCE,
+        (c.coreference() ? "coreference" : c.relation()) + " accuracy (Linguistics)", grid(), true));
   }
 
   /** Collapse relation subtypes ({@code nmod:poss} to {@code nmod}) in the next run. */
@@ -82,6 +144,14 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   /** The head opened on a sentence, or null. */
   public ReadOnlyObjectProperty<HeadOnSentence> sentenceProperty() {
     return sentence.getReadOnlyProperty();
+  }
+
+  /**
+   * The head opened on a window of the treebank when coreference is chosen: each mention's gold
+   * antecedents, the head's pick and the baselines' picks; or null.
+   */
+  public ReadOnlyObjectProperty<CorefOnWindow> corefWindowProperty() {
+    return corefWindow.getReadOnlyProperty();
   }
 
   /** What the sentence panel says (which sentence, how many arcs the head gets right), or why it failed. */
@@ -111,20 +181,47 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   }
 
   private void show(LinguisticsRun.Result r) {
+    openHead = null;
+    sentenceIndex = -1;
+    sentence.set(null);
+    corefWindow.set(null);
+    corefWindows = null;
+    corefStep = -1;
+    // the sentence panel described the previous file's sentence: it says nothing until a head is opened
+    sentenceJob.say("");
     result.set(r);
+    listRelations(r);
+  }
+
+  /** Lists the relations shown (see {@link #listed}), keeping the chosen one when it is still there. */
+  private void listRelations(LinguisticsRun.Result r) {
     List<RelationChoice> list = new ArrayList<>();
+    int rare = 0;
+    boolean root = false;
     for (DependencyHeads.Best b : r.syntax().heads().best()) {
-      list.add(new RelationChoice(b.relation(), b.count(), false));
+      if (listed(b.relation(), b.count())) {
+        list.add(new RelationChoice(b.relation(), b.count(), false));
+      } else if (ROOT.equals(b.relation())) {
+        root = true;
+      } else {
+        rare++;
+      }
     }
     // best() is sorted by count, and "all" counts every word: it comes first
     if (r.coref() != null) {
       list.add(RelationChoice.coref(r.coref().mentions()[CorefHeads.MentionType.ALL.ordinal()]));
     }
+    RelationChoice was = chosen.get();
     relations.setAll(list);
-    openHead = null;
-    sentenceIndex = -1;
-    sentence.set(null);
-    chosen.set(list.get(0));
+    List<String> why = new ArrayList<>();
+    if (root) {
+      why.add("root (no head can point to the sentence's root; its words count in all)");
+    }
+    if (rare > 0) {
+      why.add(rare + (rare == 1 ? " relation" : " relations") + " seen fewer than " + MIN_WORDS + " times");
+    }
+    hidden.set(why.isEmpty() ? "" : "Not listed: " + String.join("; ", why) + ".");
+    chosen.set(was != null && list.contains(was) ? was : list.get(0));
   }
 
   static String summary(LinguisticsRun.Result r) {
@@ -168,10 +265,53 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     return g;
   }
 
-  /** The best head per relation beside its offset baseline (as {@code relations-best.csv}). */
+  /**
+   * The best head per listed relation beside its offset baseline (the rows of {@code relations-best.csv},
+   * which holds every relation).
+   */
   public List<DependencyHeads.Best> best() {
     LinguisticsRun.Result r = result.get();
-    return r == null ? List.of() : r.syntax().heads().best();
+    return r == null ? List.of()
+        : r.syntax().heads().best().stream().filter(b -> listed(b.relation(), b.count())).toList();
+  }
+
+  /**
+   * One row of the coreference table per mention type (all, pronoun, proper, nominal): its mentions,
+   * the best head and its accuracy (ties: the lowest layer, then head), and the two baselines as
+   * {@code coref-baselines.csv} writes them.
+   */
+  public record CorefRow(String type, long mentions, String bestHead, double best, double nearest,
+      double headMatch) {}
+
+  /** The coreference table, or empty without coreference in the file. */
+  public List<CorefRow> corefRows() {
+    LinguisticsRun.Result r = result.get();
+    if (r == null || r.coref() == null) {
+      return List.of();
+    }
+    CorefHeads.Result c = r.coref();
+    List<CorefRow> rows = new ArrayList<>();
+    for (CorefHeads.MentionType t : CorefHeads.MentionType.values()) {
+      int bl = 0;
+      int bh = 0;
+      for (int l = 0; l < c.layers(); l++) {
+        for (int h = 0; h < c.heads(); h++) {
+          if (c.correct()[l][h][t.ordinal()] > c.correct()[bl][bh][t.ordinal()]) {
+            bl = l;
+            bh = h;
+          }
+        }
+      }
+      rows.add(new CorefRow(t.label(), c.mentions()[t.ordinal()], (bl + 1) + "-" + (bh + 1), c.accuracy(bl, bh, t),
+          c.baselineAccuracy(CorefHeads.NEAREST, t), c.baselineAccuracy(CorefHeads.HEAD_MATCH, t)));
+    }
+    return rows;
+  }
+
+  /** Whether coreference is the chosen entry. */
+  public boolean coreferenceChosen() {
+    RelationChoice c = chosen.get();
+    return c != null && c.coreference();
   }
 
   /** One line for the pointer over a head. */
@@ -205,6 +345,12 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     }
     openHead = h;
     session.select(h);
+    RelationChoice c = chosen.get();
+    if (c != null && c.coreference()) {
+      corefStep = corefStep < 0 ? 0 : corefStep;
+      showWindow();
+      return;
+    }
     sentenceIndex = firstWith(r, -1, 1);
     showSentence();
   }
@@ -215,8 +361,60 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     if (r == null || openHead == null) {
       return;
     }
+    RelationChoice c = chosen.get();
+    if (c != null && c.coreference()) {
+      if (corefWindows != null && !corefWindows.isEmpty()) {
+        corefStep = Math.floorMod(corefStep + direction, corefWindows.size());
+        showWindow();
+      }
+      return;
+    }
     sentenceIndex = firstWith(r, sentenceIndex, direction);
     showSentence();
+  }
+
+  /** Runs the opened head on the current window with an evaluated mention (the coreference panel). */
+  private void showWindow() {
+    BertModel m = session.model();
+    LinguisticsRun.Result r = result.get();
+    Head h = openHead;
+    if (m == null || r == null || h == null || sentenceJob.isRunning()) {
+      return;
+    }
+    int window = Math.min(LinguisticsRun.COREF_WINDOW, m.tokenizer().maxLength());
+    int step = corefStep;
+    List<Integer> known = corefWindows;
+    sentenceJob.task("Running a window of " + r.file().getFileName() + "…", p -> {
+          List<Integer> with = known != null ? known : CorefOnWindow.windowsWithMentions(m, r.treebank(), window);
+          if (with.isEmpty()) {
+            throw new HeadScopeException("No window of the file has a mention with an earlier mention of its entity.");
+          }
+          return new WindowRun(with, CorefOnWindow.of(m, r.treebank(), window, with.get(step % with.size()), h));
+        })
+        .onSuccess(run -> {
+          List<Integer> with = run.with();
+          CorefOnWindow on = run.on();
+          corefWindows = with;
+          sentence.set(null);
+          corefWindow.set(on);
+          return describe(on, with.indexOf(on.index()), with.size());
+        })
+        .onFailure(e -> Session.message(e))
+        .onCancel("")
+        .start();
+  }
+
+  /** A window run on the worker, with the list of windows it stepped through. */
+  private record WindowRun(List<Integer> with, CorefOnWindow on) {}
+
+  static String describe(CorefOnWindow on, int step, int steps) {
+    long nearest = on.picks().stream().filter(CorefOnWindow.Pick::nearestRight).count();
+    long match = on.picks().stream().filter(CorefOnWindow.Pick::headMatchRight).count();
+    return String.format(Locale.ROOT, "Head %s on window %d of %d with mentions to resolve (document %s): "
+            + "antecedent right for %d of %d mentions; nearest mention %d, head match %d. "
+            + "Each row: a mention, the earlier mentions of its entity (gold), and the earlier mention each "
+            + "picks (✓ right, ✗ wrong).", on.head(), step + 1, steps, on.document(), on.correct(),
+        on.picks().size(), nearest, match);
   }
 
   private int firstWith(LinguisticsRun.Result r, int from, int direction) {
@@ -247,6 +445,7 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     String rel = c == null || c.coreference() ? DependencyHeads.ALL : c.relation();
     sentenceJob.task("Running sentence " + s.id() + "…", p -> HeadOnSentence.of(m, s, h))
         .onSuccess(on -> {
+          corefWindow.set(null);
           sentence.set(on);
           return describe(on, rel, index, r.treebank().sentences().size());
         })

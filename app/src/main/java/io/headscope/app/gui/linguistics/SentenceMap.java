@@ -16,7 +16,7 @@ import javafx.scene.text.TextAlignment;
  * most to the dependent) a ring. A mark inside a frame is right.
  */
 public final class SentenceMap extends Canvas {
-  static final Color GOLD = Color.rgb(0x2C, 0xA0, 0x2C);
+  static final Color GOLD = io.headscope.app.gui.style.FxColors.of(io.headscope.app.render.UiColor.GOLD);
   static final Color PICK = Color.rgb(0xD6, 0x27, 0x28);
   private HeadOnSentence shown;
   private String relation = "all";

@@ -65,6 +65,7 @@ public final class MainView extends BorderPane {
   @FXML private Menu analysisMenu;
   @FXML private Menu exportMenu;
   @FXML private MenuItem undoItem;
+  @FXML private javafx.scene.control.CheckMenuItem plainFigures;
   @FXML private MenuItem redoItem;
   @FXML private Menu headSetsMenu;
   @FXML private TextField textA;
@@ -96,13 +97,15 @@ public final class MainView extends BorderPane {
     this.dialogs = new FxDialogService(() -> getScene() == null ? null : getScene().getWindow(),
         new BackgroundJob(vm.worker(), vm::fail, ""), vm::fail, vm::note);
     VBox.setVgrow(grid, Priority.ALWAYS);
-    ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "headView", headView, "headPanel", headPanel,
-        "predictions", new PredictionsView(vm.predictions())));
+    ViewLoader.load(this, Map.of("grid", grid, "legend", legend, "rank", new io.headscope.app.gui.main.rank.RankBar(
+        vm.rank()), "headView", headView, "headPanel", headPanel, "predictions", new PredictionsView(vm.predictions())));
+    grid.showRanks(vm.rank().ranksProperty());
     // the navigation and the 12 x 12 grid on the left; on the right the head view over the head panel
     // and the predictions, both tall enough at 1280 x 800 for what they say
     center.setDividerPositions(0.49);
     right.setDividerPositions(0.54);
     lower.setDividerPositions(0.57);
+    dialogs.setPlainFigures(plainFigures::isSelected);
     bindInputs();
     bindMapsToggle();
     bindStale();
@@ -145,14 +148,8 @@ public final class MainView extends BorderPane {
    * menu, in the list's order. The window knows them only by their descriptors.
    */
   public void install(java.util.List<ScreenDescriptor> screens) {
-    java.util.List<String> loadable = new java.util.ArrayList<>();
-    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
-      if (vm.canLoad(e)) {
-        loadable.add(e.modelName);
-      }
-    }
     ScreenContext context = new ScreenContext(vm.session(), dialogs, new Sources(), vm.repository(),
-        java.util.List.copyOf(loadable), vm.scoresProperty());
+        vm.loadableModels(), vm.scoresProperty());
     String group = null;
     for (ScreenDescriptor d : screens) {
       Screen s = d.create().apply(context);
@@ -202,7 +199,33 @@ public final class MainView extends BorderPane {
     sentenceCsv.disableProperty().bind(vm.traceProperty().isNull());
     MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
     layerPng.setOnAction(e -> dialogs.exportFigure("token-types", this::tokenTypeFigure));
-    exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng);
+    MenuItem page = new MenuItem("Interactive page (HTML)…");
+    page.setId("export-page");
+    page.setOnAction(e -> exportPage());
+    page.disableProperty().bind(vm.traceProperty().isNull());
+    exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng,
+        new javafx.scene.control.SeparatorMenuItem(), page);
+  }
+
+  /**
+   * The current sentence with the heads switched off now, as the page {@code headscope html} writes: made on the
+   * model's worker (the model runs one call at a time), then the file is asked for and written.
+   */
+  private void exportPage() {
+    io.headscope.model.BertModel m = vm.session().model();
+    if (m == null || vm.traceProperty().get() == null) {
+      dialogs.showError("Nothing to export yet: type a sentence first.");
+      return;
+    }
+    String[] input = vm.session().inputText();
+    String pair = input[1] == null || input[1].isBlank() ? null : input[1];
+    io.headscope.model.core.HeadMask mask = vm.session().mask();
+    io.headscope.analysis.heads.HeadClassifier classifier = vm.classifier();
+    io.headscope.app.render.MapsShown shown = vm.session().mapsShownProperty().get();
+    vm.worker().submit(p -> io.headscope.app.render.page.InteractivePage.html(
+            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)),
+        html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
+        vm.session()::fail);
   }
 
   /**
@@ -259,14 +282,47 @@ public final class MainView extends BorderPane {
    * The embedded models, above the folder and Hub items. One that is not built in can still be picked
    * when the injected repository has it converted already.
    */
+  /**
+   * The Model menu's models, listed afresh each time it opens: the built-in ones (one this install lacks
+   * says how to get it instead of loading), then the Hugging Face models downloaded before, which load
+   * offline; then the menu's own items (a folder, the Hub).
+   */
   private void addModelItems() {
-    int at = 0;
-    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
-      MenuItem item = new MenuItem(e.modelName + (e.isAvailable() ? "" : " (not installed)"));
-      item.setDisable(!vm.canLoad(e));
-      item.setOnAction(ev -> vm.loadModel(e.modelName));
-      modelMenu.getItems().add(at++, item);
-    }
+    java.util.List<MenuItem> fixed = java.util.List.copyOf(modelMenu.getItems());
+    Runnable list = () -> {
+      java.util.List<MenuItem> items = new java.util.ArrayList<>();
+      for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+        boolean here = vm.canLoad(e);
+        MenuItem item = new MenuItem(e.modelName + (here ? "" : " (not installed: how to get it…)"));
+        item.setId("model-" + e.modelName);
+        item.setOnAction(ev -> {
+          if (here) {
+            vm.loadModel(e.modelName);
+          } else {
+            dialogs.showMarkdown("How to get " + e.modelName, MainViewModel.howToGet(e));
+          }
+        });
+        items.add(item);
+      }
+      java.util.List<String> downloaded = vm.repository().cachedHubModels();
+      if (!downloaded.isEmpty()) {
+        items.add(new javafx.scene.control.SeparatorMenuItem());
+        for (String spec : downloaded) {
+          MenuItem item = new MenuItem(spec + " (downloaded)");
+          item.setId("model-" + spec);
+          item.setOnAction(ev -> vm.loadModel(spec));
+          items.add(item);
+        }
+      }
+      items.addAll(fixed);
+      // replaced only when something changed: items swapped while the menu opens would lose the click
+      java.util.List<String> was = modelMenu.getItems().stream().map(MenuItem::getText).toList();
+      if (!was.equals(items.stream().map(MenuItem::getText).toList())) {
+        modelMenu.getItems().setAll(items);
+      }
+    };
+    list.run();
+    modelMenu.setOnShowing(e -> list.run());
   }
 
   @FXML

@@ -69,6 +69,7 @@ public final class MainViewModel {
   private final javafx.beans.property.ObjectProperty<HeadClassifier.Method> method =
       new javafx.beans.property.SimpleObjectProperty<>(HeadClassifier.Method.DEFAULT);
   private final PredictionsViewModel predictions;
+  private final io.headscope.app.gui.main.rank.RankViewModel rank;
   private final SwitchHistory history = new SwitchHistory();
   /** Where named head sets are kept (the CLI reads the same file for {@code --disable @NAME}). */
   private java.nio.file.Path headSetsFile = io.headscope.model.store.HeadSets.standardFile();
@@ -91,6 +92,7 @@ public final class MainViewModel {
     this.worker = session.worker();
     this.repository = repository;
     this.predictions = new PredictionsViewModel(session);
+    this.rank = new io.headscope.app.gui.main.rank.RankViewModel(session, scores.getReadOnlyProperty());
     textA.addListener((o, a, b) -> markStale());
     textB.addListener((o, a, b) -> markStale());
     method.addListener((o, a, m) -> {
@@ -197,6 +199,11 @@ public final class MainViewModel {
     return session.selectionProperty();
   }
 
+  /** The ranking of heads above the grid (it follows the scores and the screens' published measures). */
+  public io.headscope.app.gui.main.rank.RankViewModel rank() {
+    return rank;
+  }
+
   /** The predictions panel's view model (it follows the session's traces). */
   public PredictionsViewModel predictions() {
     return predictions;
@@ -283,6 +290,38 @@ public final class MainViewModel {
   /** Where models are resolved (the Compare screen opens its second model through it too). */
   public ModelRepository repository() {
     return repository;
+  }
+
+  /**
+   * Every model that loads without the network: the built-in ones that are here (or cached), then the
+   * Hugging Face models downloaded before.
+   */
+  public java.util.List<String> loadableModels() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (ModelRepository.Embedded e : ModelRepository.Embedded.values()) {
+      if (canLoad(e)) {
+        out.add(e.modelName);
+      }
+    }
+    out.addAll(repository.cachedHubModels());
+    return out;
+  }
+
+  /** How to get a built-in model this install lacks (Markdown, for the Model menu's dialog). */
+  public static String howToGet(ModelRepository.Embedded e) {
+    return "## " + e.modelName + " is not built into this install\n\n"
+        + "HeadScope builds bert-base-cased and bert-base-multilingual-cased in on request, from Maven Central "
+        + "(about 1 GB more, once). Quit and start it so:\n\n"
+        + "    HEADSCOPE_MODELS=all ./headscope\n\n"
+        + "After that they load offline, as bert-base-uncased does, and stay built in for later plain runs. "
+        + "Other ways to a second model:\n\n"
+        + "- **Model › Hugging Face Hub…** with `google-bert/" + e.modelName + "` (or any BERT, RoBERTa, XLM-R, "
+        + "DistilBERT, ELECTRA, ALBERT or GPT-2): downloaded once into the cache (safetensors only), then listed in "
+        + "this menu and loaded offline.\n"
+        + "- **Model › Open Hugging Face folder…**: a folder with `config.json`, `model.safetensors` and "
+        + "`vocab.txt` or `tokenizer.json`.\n"
+        + "- A fine-tuned copy of the model loaded now: `./headscope finetune --train FILE --out DIR` writes such a "
+        + "folder; open it as above (README: Fine-tuning).\n";
   }
 
   /**
@@ -390,52 +429,95 @@ public final class MainViewModel {
     AttentionTrace recentRun = currentFavor.isEmpty() ? recentRun(cached, currentMask) : null;
     List<HeadScore> cachedScores = this.cachedScores;
     begin("Running " + m.name() + "…" + (cached != null ? " (the faded maps are the previous input's until then)" : ""), -1);
+    String waiting = cached != null ? " (the faded maps are the previous input's until then)" : "";
     worker.submit(p -> {
       if (gen != generation) {
         return null; // a newer input came while this one waited behind a long run: skip it
       }
       Encoding enc = m.encode(first, second.isEmpty() ? null : second);
+      // a long input takes tens of seconds on a busy machine: each step says where the run is
+      boolean intactDone = cached != null && sameInput(cached, enc, m);
+      boolean asRunDone = currentMask.isEmpty() && currentFavor.isEmpty() || recentRun != null && intactDone;
+      boolean scoresDone = !HeadClassifier.appliesTo(m) || intactDone && cachedScores != null;
+      String on = m.name() + " on " + enc.length() + " tokens: ";
+      int steps = (intactDone ? 0 : 1) + (asRunDone ? 0 : 1) + (scoresDone ? 0 : 1);
+      int[] step = {0};
+      java.util.function.Consumer<String> next = what -> {
+        p.update("Running " + on + what + " (step " + (++step[0]) + " of " + steps + ")…" + waiting,
+            (step[0] - 1) / (double) Math.max(1, steps));
+      };
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
-      AttentionTrace intact = cached != null && sameInput(cached, enc, m) ? cached
-          : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
+      if (!intactDone) {
+        next.accept("the intact model's maps");
+      }
+      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
+      if (!asRunDone) {
+        next.accept("the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off"));
+      }
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
           : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
               .adjust(r -> currentFavor.applyTo(m, r))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
+      if (!scoresDone) {
+        next.accept("the categories of " + m.config().numHiddenLayers() * m.config().numAttentionHeads() + " heads");
+      }
       List<HeadScore> sc = !HeadClassifier.appliesTo(m) ? List.of()
           : intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
       return new Analysis(intact, off, sc);
-    }, res -> {
-      end();
-      if (gen != generation || res == null) {
-        return;
+    }, new Worker.Listener<Analysis>() {
+      @Override
+      public void progress(String message, double fraction) {
+        if (gen == generation) {
+          status.set(message);
+          progress.set(fraction);
+        }
       }
-      AttentionTrace[] r = {res.intact(), res.ablated()};
-      this.cachedScores = res.scores();
-      if (currentFavor.isEmpty() && !currentMask.isEmpty()) {
-        rememberRun(res.intact(), currentMask, res.ablated());
+
+      @Override
+      public void done(Analysis res) {
+        analysed(res, new Asked(gen, a0, b0, first, second, currentMask, currentFavor, maskFixed, textForNote, m));
       }
-      scores.setAll(res.scores());
-      session.setTraces(r[0], r[1], currentFavor, first, second);
-      // stale again at once if the text changed while this input ran (the next run is due)
-      stale.set(!(a0.equals(strip(textA.get())) && b0.equals(strip(textB.get()))));
-      Encoding e = r[0].encoding();
-      inputNote.set(InputText.note(e, m.config().maxPositionEmbeddings(), maskFixed, textForNote));
-      status.set(e.length() + " tokens" + (e.wasTruncated()
-          ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + m.config().maxPositionEmbeddings() + " positions"
-          : "") + (currentMask.isEmpty() ? "" : "; " + currentMask.off().size() + (currentMask.off().size() == 1 ? " head off (" : " heads off (")
-          + currentMask.mode().name().toLowerCase(java.util.Locale.ROOT) + ")")
-          + (currentFavor.isEmpty() ? "" : "; " + currentFavor.describe()));
-    }, e -> {
-      end();
-      if (gen == generation) {
-        fail(e);
+
+      @Override
+      public void failed(Throwable e) {
+        end();
+        if (gen == generation) {
+          fail(e);
+        }
       }
     });
+  }
+
+  /** What an analysis was asked for: the input as typed and as run, the switches, the model. */
+  private record Asked(long gen, String a0, String b0, String first, String second, HeadMask currentMask,
+      FavorHeads currentFavor, boolean maskFixed, String textForNote, BertModel m) {}
+
+  /** Shows a finished analysis, unless a newer input came meanwhile. */
+  private void analysed(Analysis res, Asked q) {
+    end();
+    if (q.gen() != generation || res == null) {
+      return;
+    }
+    AttentionTrace[] r = {res.intact(), res.ablated()};
+    this.cachedScores = res.scores();
+    if (q.currentFavor().isEmpty() && !q.currentMask().isEmpty()) {
+      rememberRun(res.intact(), q.currentMask(), res.ablated());
+    }
+    scores.setAll(res.scores());
+    session.setTraces(r[0], r[1], q.currentFavor(), q.first(), q.second());
+    // stale again at once if the text changed while this input ran (the next run is due)
+    stale.set(!(q.a0().equals(strip(textA.get())) && q.b0().equals(strip(textB.get()))));
+    Encoding e = r[0].encoding();
+    inputNote.set(InputText.note(e, q.m().config().maxPositionEmbeddings(), q.maskFixed(), q.textForNote()));
+    status.set(e.length() + " tokens" + (e.wasTruncated()
+        ? "; " + e.droppedWordpieces() + " wordpieces cut to fit " + q.m().config().maxPositionEmbeddings() + " positions"
+        : "") + (q.currentMask().isEmpty() ? "" : "; " + q.currentMask().off().size() + (q.currentMask().off().size() == 1 ? " head off (" : " heads off (")
+        + q.currentMask().mode().name().toLowerCase(java.util.Locale.ROOT) + ")")
+        + (q.currentFavor().isEmpty() ? "" : "; " + q.currentFavor().describe()));
   }
 
   /** A trace as run, kept so undo and redo come back at once instead of rerunning the model. */

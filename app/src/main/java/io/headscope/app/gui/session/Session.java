@@ -42,6 +42,11 @@ public final class Session {
   private final ObjectProperty<MapsShown> mapsShown = new SimpleObjectProperty<>(MapsShown.INTACT);
   private final BooleanProperty wordsShown = new SimpleBooleanProperty(false);
   private String[] inputText = {"", ""};
+  private final javafx.collections.ObservableMap<String, HeadMeasure> measures =
+      javafx.collections.FXCollections.observableMap(new java.util.LinkedHashMap<>());
+  /** One read-only view for good: it holds its listeners only as long as it lives itself. */
+  private final javafx.collections.ObservableMap<String, HeadMeasure> measuresView =
+      javafx.collections.FXCollections.unmodifiableObservableMap(measures);
 
   public Session(Worker worker) {
     this.worker = worker;
@@ -60,7 +65,28 @@ public final class Session {
     return model.get();
   }
 
+  /**
+   * The per-head numbers the screens have published (by source, in order of first publication): what
+   * the main window can rank heads by besides the built-in scores. A new model withdraws them all.
+   */
+  public javafx.collections.ObservableMap<String, HeadMeasure> measures() {
+    return measuresView;
+  }
+
+  /** Offers a screen's per-head numbers to the ranking, replacing that screen's previous ones. */
+  public void publish(HeadMeasure m) {
+    measures.put(m.source(), m);
+  }
+
+  /** Takes a screen's numbers back (its result is gone or no longer describes the model). */
+  public void withdraw(String source) {
+    measures.remove(source);
+  }
+
   public void setModel(BertModel m) {
+    if (m != model.get()) {
+      measures.clear();
+    }
     model.set(m);
   }
 

@@ -27,5 +27,8 @@ public final class States {
   /** An input cut to fit the model (the text field, the token strip's last chip). */
   public static final PseudoClass TRUNCATED = PseudoClass.getPseudoClass("truncated");
 
+  /** A head among the top ones of the grid's ranking. */
+  public static final PseudoClass RANKED = PseudoClass.getPseudoClass("ranked");
+
   private States() {}
 }

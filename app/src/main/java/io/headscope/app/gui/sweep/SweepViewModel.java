@@ -241,12 +241,12 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   private void runImportance(BertModel m, AttentionTrace t, String sentence) {
     importance.set(null);
     input.set(sentence);
-    job.task("Computing the gradient of the masked-LM loss with respect to every head's switch…",
+    job.task("Computing the gradient of the " + lossName() + " with respect to every head's switch…",
         p -> new HeadImportance(m).run(List.of(t.encoding()), 0, p::update, p::isCancelled))
         .onSuccess(r -> {
           importance.set(r);
           update();
-          return String.format(Locale.ROOT, "Gradient importance of %d heads; masked-LM loss %.3f nats.",
+          return String.format(Locale.ROOT, "Gradient importance of %d heads; " + lossName() + " %.3f nats.",
               r.importance().length * r.importance()[0].length, r.meanLoss());
         })
         .onFailure(e -> "Importance failed.")
@@ -291,7 +291,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     AblationResult r = result.get();
     boolean importanceShown = metric.get() == Metric.IMPORTANCE;
     if (importanceShown) {
-      title.set(importance.get() == null ? "" : "Head importance: |∂ loss / ∂ m_h| of the masked-LM loss");
+      title.set(importance.get() == null ? "" : "Head importance: |∂ loss / ∂ m_h| of the " + lossName());
     } else if (r == null) {
       title.set("");
     } else {
@@ -313,7 +313,33 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     staleReason.set(why.isEmpty() ? "" : "Stale: " + why + ". Run again to measure it.");
     stale.set(!why.isEmpty());
     updateCaption();
+    publish();
   }
+
+  /**
+   * Offers the shown numbers to the ranking of heads in the main window: the most helpful heads first for
+   * a signed Δ (removing them lowered it most), the largest change first for KL and importance. A stale
+   * or empty result is taken back.
+   */
+  private void publish() {
+    if (!hasValues() || stale.get() || session.model() == null) {
+      session.withdraw(MEASURE_SOURCE);
+      return;
+    }
+    int layers = session.model().config().numHiddenLayers();
+    int heads = session.model().config().numAttentionHeads();
+    double[][] v = new double[layers][heads];
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        v[l][h] = value(l, h);
+      }
+    }
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(MEASURE_SOURCE, metricLabel() + " (Sweep)", v,
+        !signed()));
+  }
+
+  /** The source name of the numbers this screen publishes on the session. */
+  static final String MEASURE_SOURCE = "sweep";
 
   /** " (target cat, contrast dog)" for a followed target, "" for the default measure. */
   private String measuredFor(TargetMetric t) {
@@ -343,7 +369,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
           : "target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
       case KL -> "KL(intact ‖ head off) of the predicted distribution: larger = the prediction changed more "
           + "(no sign: change, not harm).";
-      case IMPORTANCE -> "|∂ loss / ∂ m_h| of the masked-LM loss (Michel et al. 2019), normalised within each layer: "
+      case IMPORTANCE -> "|∂ loss / ∂ m_h| of the " + lossName() + " (Michel et al. 2019), normalised within each layer: "
           + "larger = the prediction leans on the head more. One backward pass; no switch-off mode.";
     };
     caption.set(what + (mt == Metric.IMPORTANCE ? "" : "  Switch-off mode: " + mode + ".")
@@ -406,6 +432,27 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     HeadMask.Mode m = r == null ? session.mask().mode() : r.mode();
     String mode = m == HeadMask.Mode.ZERO ? "zero: attention × 0" : "uniform: even rows";
     return SweepFigures.of(this, session.model() == null ? "" : session.model().name(), mode);
+  }
+
+  /**
+   * What the shown result's top-1 share counts: the intact model's top token (the default measure) or the
+   * followed target word, quoted.
+   */
+  String targetWords() {
+    BertModel m = session.model();
+    if (followed == null || m == null) {
+      return "the intact top token";
+    }
+    return "\u201c" + m.tokenizer().vocabToken(followed.target()).strip() + "\u201d";
+  }
+
+  /**
+   * The loss gradient importance differentiates: the masked-LM loss of a masked model, the next-token loss
+   * of a causal one (GPT-2).
+   */
+  String lossName() {
+    BertModel m = session.model();
+    return m == null || m.config().family().masked() ? "masked-LM loss" : "next-token loss";
   }
 
   /** The label of the shown metric, with the words of what the shown result measured. */

@@ -65,7 +65,7 @@ public final class CorpusFigure {
             s.text(label, lx + 13, barY + 35, 10, false, 0x000000, Surface.Anchor.START, 0);
             lx += 13 + s.textWidth(label, 10, false) + 12;
           }
-        });
+        }).headedBy(header);
   }
 
   /** The category's colour mixed with white: full at share 1, a fifth at share 0. */

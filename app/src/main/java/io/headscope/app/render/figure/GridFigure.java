@@ -142,6 +142,6 @@ public final class GridFigure {
           x += 16 + s.textWidth(label, 11, false) + 14;
         }
       }
-    });
+    }).headedBy(header);
   }
 }

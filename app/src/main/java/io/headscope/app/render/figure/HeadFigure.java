@@ -75,7 +75,7 @@ public final class HeadFigure {
 
   public Figure figure() {
     String description = what(m) + " of head " + m.head() + "; " + scaleText();
-    return new Figure(header.titleText(), description, width, height, this::paint);
+    return new Figure(header.titleText(), description, width, height, this::paint).headedBy(header);
   }
 
   private String scaleText() {

@@ -51,13 +51,22 @@ public final class HeadMapFigure {
         + d.count() + " heads, " + over, width, height, s -> {
           header.draw(s);
           s.stroke(plotX, top, PLOT, PLOT, 0xCCCCCC, 0.8);
+          double[] px = new double[d.count()];
+          double[] py = new double[d.count()];
+          for (int i = 0; i < d.count(); i++) {
+            px[i] = fit.px(xs[i]);
+            py[i] = fit.py(ys[i]);
+          }
+          // where dots crowd, only the ones on top keep their layer number: numbers never run into each other
+          boolean[] numbered = io.headscope.app.render.CrowdedLabels.labelled(px, py, 1.75 * RADIUS);
           for (int i = 0; i < d.count(); i++) {
             Head h = d.head(i);
             HeadPattern p = category.apply(h);
             int fill = p == null ? UiColor.UNKNOWN.rgb() : CategoryColors.rgb(p);
-            s.dot(fit.px(xs[i]), fit.py(ys[i]), RADIUS, fill, 0x333333, 0.6);
-            s.text(String.valueOf(h.layer() + 1), fit.px(xs[i]), fit.py(ys[i]) + 3, 8.5, true, 0x000000,
-                Surface.Anchor.MIDDLE, 0);
+            s.dot(px[i], py[i], RADIUS, fill, 0x333333, 0.6);
+            if (numbered[i]) {
+              s.text(String.valueOf(h.layer() + 1), px[i], py[i] + 3, 8.5, true, 0x000000, Surface.Anchor.MIDDLE, 0);
+            }
           }
           double x = plotX;
           for (HeadPattern p : HeadPattern.values()) {
@@ -65,6 +74,6 @@ public final class HeadMapFigure {
             s.text(p.label(), x + 14, legendY, 10, false, 0x000000, Surface.Anchor.START, 0);
             x += 14 + s.textWidth(p.label(), 10, false) + 14;
           }
-        });
+        }).headedBy(header);
   }
 }

@@ -29,6 +29,11 @@ final class Header {
     return title;
   }
 
+  /** The block as plain text: the title, then each line under it. */
+  String text() {
+    return title + (lines.isEmpty() ? "" : "\n" + String.join("\n", lines));
+  }
+
   double height() {
     return MARGIN + TITLE + 4 + lines.size() * (LINE + 4) + 8;
   }

@@ -58,6 +58,6 @@ public final class LinesFigure {
           x += 13 + s.textWidth(label, 10, false) + 10;
         }
       }
-    });
+    }).headedBy(header);
   }
 }

@@ -34,6 +34,7 @@ final class HeadThumbnail extends VBox {
   final ToggleButton power = new ToggleButton();
   private final StackPane frame;
   private final Label name;
+  private Integer rank;
   private final Line crossA = new Line();
   private final Line crossB = new Line();
   private static final Color UNKNOWN = FxColors.of(UiColor.UNKNOWN);
@@ -95,7 +96,7 @@ final class HeadThumbnail extends VBox {
     power.setVisible(off);
     crossA.setVisible(off);
     crossB.setVisible(off);
-    name.setText(head.toString());
+    name.setText(rank == null ? head.toString() : "#" + rank + " " + head);
     pseudoClassStateChanged(States.OFF, off);
   }
 
@@ -111,6 +112,18 @@ final class HeadThumbnail extends VBox {
   /** The category the frame shows (for tests and the legend), or null. */
   HeadPattern category() {
     return pattern;
+  }
+
+  /** Its place in the ranking above the grid, shown before its name and as a highlight; null: not ranked. */
+  void setRank(Integer place) {
+    rank = place;
+    name.setText(place == null ? head.toString() : "#" + place + " " + head);
+    pseudoClassStateChanged(States.RANKED, place != null);
+  }
+
+  /** Its place in the ranking, or null (for tests). */
+  Integer rank() {
+    return rank;
   }
 
   void setSelected(boolean s) {

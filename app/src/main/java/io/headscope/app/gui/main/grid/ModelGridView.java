@@ -82,8 +82,23 @@ public final class ModelGridView extends VBox {
       HeadScore s = vm.score(h);
       t.setCategory(s == null ? null : s.category(), s == null ? null : String.format(Locale.ROOT,
           "%s (confidence %.2f)", s.category().label(), s.confidence()));
-      t.setOpacity(vm.isShown(h) ? 1 : HIDDEN_OPACITY);
+      Map<Head, Integer> ranked = ranks == null ? Map.of() : ranks.getValue();
+      Integer place = ranked.get(h);
+      t.setRank(place);
+      t.setOpacity(!vm.isShown(h) ? HIDDEN_OPACITY : ranked.isEmpty() || place != null ? 1 : UNRANKED_OPACITY);
     });
+  }
+
+  /** Heads ranked above the grid: their place, marked on their thumbnails (empty: no ranking). */
+  private javafx.beans.value.ObservableValue<Map<Head, Integer>> ranks;
+  /** While heads are ranked, the others fade to this opacity (the ranked ones stand out, all stay clickable). */
+  static final double UNRANKED_OPACITY = 0.45;
+
+  /** Marks the ranked heads with their place and fades the others while a ranking is shown. */
+  public void showRanks(javafx.beans.value.ObservableValue<Map<Head, Integer>> ranks) {
+    this.ranks = ranks;
+    ranks.addListener((o, a, b) -> refreshCategories());
+    refreshCategories();
   }
 
   /** Fades every map (a result shown while a newer input runs), or brings them back with 1. */

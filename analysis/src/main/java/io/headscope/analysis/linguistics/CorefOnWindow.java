@@ -1,0 +1,114 @@
+package io.headscope.analysis.linguistics;
+
+import io.headscope.model.BertModel;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadScopeException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One head on one window of a coreference treebank, mention by mention, as {@link CorefHeads} scores
+ * it: for each evaluated mention the gold antecedents, the head's pick, and the picks of the
+ * {@code nearest} and {@code head_match} baselines. The app shows it when coreference is chosen; the
+ * counts over every window are {@link CorefHeads.Result}'s.
+ *
+ * @param head the head shown
+ * @param document the window's document id
+ * @param index the window's 0-based place among the treebank's windows
+ * @param windows how many windows the treebank makes
+ * @param words the window's words, 1-based: {@code words.get(0)} is {@code [CLS]}
+ * @param mentions every mention of the window, in order of start, then end
+ * @param picks the evaluated mentions, in the same order
+ */
+public record CorefOnWindow(Head head, String document, int index, int windows, List<String> words,
+    List<Span> mentions, List<Pick> picks) {
+
+  /** A mention: its entity, its first and last word and its head word (1-based within the window). */
+  public record Span(String entity, int start, int end, int head) {}
+
+  /**
+   * One evaluated mention.
+   *
+   * @param mention the mention
+   * @param type pronoun, proper or nominal (its head word's UPOS)
+   * @param gold the head words that would be right: heads of earlier mentions of its entity, ascending
+   * @param chosen the head word the head's row attends to most among the candidates
+   * @param nearest the nearest baseline's pick (head word)
+   * @param headMatch the head-match baseline's pick (head word)
+   */
+  public record Pick(Span mention, String type, List<Integer> gold, int chosen, int nearest, int headMatch) {
+    public boolean right() {
+      return gold.contains(chosen);
+    }
+
+    public boolean nearestRight() {
+      return gold.contains(nearest);
+    }
+
+    public boolean headMatchRight() {
+      return gold.contains(headMatch);
+    }
+  }
+
+  /**
+   * Runs window {@code index} of the treebank (windows of at most {@code window} wordpieces, as {@link
+   * CorefHeads#run}) through the model and reads the head's word-level map.
+   */
+  public static CorefOnWindow of(BertModel model, Treebank treebank, int window, int index, Head head) {
+    List<CorefHeads.Window> all = CorefHeads.windows(model, treebank, window, new int[1]);
+    if (index < 0 || index >= all.size()) {
+      throw new HeadScopeException("Window " + (index + 1) + " does not exist: the treebank makes " + all.size()
+          + " windows.");
+    }
+    CorefHeads.Window w = all.get(index);
+    float[][][][][] maps = new float[1][][][][];
+    WordMaps.run(model, List.of(w.input()), r -> maps[0] = r.maps(), WordMaps.Progress.NONE, () -> false);
+    return of(w, index, all.size(), head, maps[0][head.layer()][head.head()]);
+  }
+
+  /**
+   * The windows (0-based) that hold at least one evaluated mention, for stepping through them; computed
+   * without running the model.
+   */
+  public static List<Integer> windowsWithMentions(BertModel model, Treebank treebank, int window) {
+    List<CorefHeads.Window> all = CorefHeads.windows(model, treebank, window, new int[1]);
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < all.size(); i++) {
+      CorefHeads.Window w = all.get(i);
+      if (w.mentions().stream().anyMatch(m -> CorefHeads.question(m, w.mentions()) != null)) {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
+  /** From a head's word-level map of the window already computed ({@code [CLS]} at 0). */
+  static CorefOnWindow of(CorefHeads.Window w, int index, int windows, Head head, float[][] map) {
+    List<String> words = new ArrayList<>();
+    words.add("[CLS]");
+    words.addAll(w.words());
+    List<Span> spans = new ArrayList<>();
+    List<Pick> picks = new ArrayList<>();
+    for (CorefHeads.Placed m : w.mentions()) {
+      Span span = new Span(m.entity(), m.start(), m.end(), m.head());
+      spans.add(span);
+      CorefHeads.Question q = CorefHeads.question(m, w.mentions());
+      if (q != null) {
+        picks.add(new Pick(span, m.type().label(), q.right().stream().sorted().toList(), q.pick(map[m.head()]),
+            q.nearest().head(), q.headMatch().head()));
+      }
+    }
+    return new CorefOnWindow(head, w.document(), index, windows, List.copyOf(words), List.copyOf(spans),
+        List.copyOf(picks));
+  }
+
+  /** The words of a span joined by spaces. */
+  public String text(Span s) {
+    return String.join(" ", words.subList(s.start(), s.end() + 1));
+  }
+
+  /** How many of the picks are right. */
+  public long correct() {
+    return picks.stream().filter(Pick::right).count();
+  }
+}

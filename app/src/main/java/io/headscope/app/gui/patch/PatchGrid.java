@@ -1,0 +1,100 @@
+package io.headscope.app.gui.patch;
+
+import io.headscope.app.gui.chart.HeadGridCanvas;
+import io.headscope.app.gui.style.FxColors;
+import io.headscope.app.render.UiColor;
+import io.headscope.model.core.Head;
+import java.util.Locale;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+
+/**
+ * Layers x heads of a signed share on the diverging scale symmetric about 0 (blue above, red below; 1 at
+ * full strength unless a cell goes further), the share written in each cell when there is room, the
+ * opened head outlined.
+ */
+public final class PatchGrid extends HeadGridCanvas {
+  static final double LEFT = 30;
+  static final double TOP = 18;
+  private double[][] values = new double[0][0];
+  private double cell = 28;
+  private Head opened;
+
+  void show(double[][] v, Head open, double maxWidth) {
+    values = v;
+    opened = open;
+    if (v.length > 0) {
+      cell = Math.max(12, Math.min(34, (maxWidth - LEFT - 8) / v[0].length));
+    }
+    redraw();
+  }
+
+  @Override
+  public Head headAt(double x, double y) {
+    if (values.length == 0 || x < LEFT || y < TOP) {
+      return null;
+    }
+    int l = (int) ((y - TOP) / cell);
+    int h = (int) ((x - LEFT) / cell);
+    return l < values.length && h < values[0].length ? new Head(l, h) : null;
+  }
+
+  /** The centre of a head's cell, in the grid's coordinates (for tests and clicks). */
+  double[] centre(Head h) {
+    return new double[] {LEFT + (h.head() + 0.5) * cell, TOP + (h.layer() + 0.5) * cell};
+  }
+
+  /** A share in two decimals without the leading zero ({@code .56}, {@code -.03}); a rounded zero as {@code 0}. */
+  static String label(double v) {
+    if (Math.abs(v) < 0.005) {
+      return "0";
+    }
+    String s = String.format(Locale.ROOT, "%.2f", v);
+    return s.startsWith("0.") ? s.substring(1) : s.startsWith("-0.") ? "-" + s.substring(2) : s;
+  }
+
+  private void redraw() {
+    if (values.length == 0) {
+      drawNothing();
+      return;
+    }
+    int layers = values.length;
+    int heads = values[0].length;
+    GraphicsContext g = startGrid(layers, heads, LEFT, TOP, cell);
+    for (int l = 0; l < layers; l++) {
+      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
+    }
+    // 1 (all of the clean-corrupted difference) is full colour; a cell beyond it widens the scale
+    double max = 1;
+    for (double[] row : values) {
+      for (double v : row) {
+        if (!Double.isNaN(v)) {
+          max = Math.max(max, Math.abs(v));
+        }
+      }
+    }
+    g.setFont(Font.font(Math.min(10, cell * 0.34)));
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        double v = values[l][h];
+        double x = LEFT + h * cell;
+        double y = TOP + l * cell;
+        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.diverging(v, max);
+        g.setFill(c);
+        g.fillRect(x, y, cell - 1, cell - 1);
+        if (cell >= 24 && !Double.isNaN(v)) {
+          g.setFill(c.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
+          g.fillText(label(v), x + cell / 2, y + cell / 2);
+        }
+      }
+    }
+    if (opened != null && opened.layer() < layers && opened.head() < heads) {
+      g.setLineWidth(2);
+      g.setStroke(FxColors.of(UiColor.SELECTED));
+      g.setLineDashes(3, 2);
+      g.strokeRect(LEFT + opened.head() * cell + 2, TOP + opened.layer() * cell + 2, cell - 5, cell - 5);
+      g.setLineDashes();
+    }
+  }
+}

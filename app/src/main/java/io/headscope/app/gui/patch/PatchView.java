@@ -1,0 +1,128 @@
+package io.headscope.app.gui.patch;
+
+import io.headscope.analysis.causal.PatchDirection;
+import io.headscope.analysis.causal.PatchSite;
+import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.gui.screen.ScreenContext;
+import io.headscope.app.gui.screen.ScreenDescriptor;
+import io.headscope.app.gui.screen.ScreenView;
+import io.headscope.model.core.Head;
+import java.util.List;
+import javafx.fxml.FXML;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TextField;
+import javafx.scene.layout.VBox;
+import javafx.util.StringConverter;
+
+/**
+ * The Patching screen: activation patching per head (output, q, k or v) between a clean and a corrupted
+ * input, with attribution patching's estimate beside it; a click opens the head; CSV (the CLI's) and figure.
+ */
+public final class PatchView extends ScreenView<PatchViewModel> {
+  /** Its place in the navigation and its Analysis menu entry. */
+  public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("patch", "Causes", "Patching",
+      "Patching: which heads carry a behaviour from a clean to a corrupted input…",
+      "Activation patching: put one head's activation from another input back, and see what it restores",
+      c -> new PatchView(new PatchViewModel(c.session()), c));
+
+  @FXML private TextField cleanField;
+  @FXML private TextField corruptedField;
+  @FXML private TextField targetField;
+  @FXML private TextField contrastField;
+  @FXML private ChoiceBox<PatchSite> siteChoice;
+  @FXML private ChoiceBox<PatchDirection> directionChoice;
+  @FXML private CheckBox attributionBox;
+  @FXML private Label hover;
+  @FXML private ScrollPane scroll;
+  @FXML private VBox results;
+  @FXML private PatchGrid grid;
+  @FXML private PatchGrid attributionGrid;
+  @FXML private Label attributionTitle;
+  private Head opened;
+
+  public PatchView(PatchViewModel vm, ScreenContext context) {
+    super(vm, context);
+    cleanField.textProperty().bindBidirectional(vm.cleanProperty());
+    // the main window's sentence is the clean input until another is typed
+    cleanField.promptTextProperty().bind(context.session().traceProperty().map(t -> vm.cleanText()));
+    corruptedField.textProperty().bindBidirectional(vm.corruptedProperty());
+    targetField.textProperty().bindBidirectional(vm.targetProperty());
+    contrastField.textProperty().bindBidirectional(vm.contrastProperty());
+    siteChoice.getItems().setAll(PatchViewModel.SITES);
+    siteChoice.setConverter(converter(s -> switch (s) {
+      case HEAD -> "each head's output";
+      case Q -> "each head's queries";
+      case K -> "each head's keys";
+      case V -> "each head's values";
+      default -> s.label();
+    }));
+    siteChoice.valueProperty().bindBidirectional(vm.siteProperty());
+    directionChoice.getItems().setAll(PatchDirection.values());
+    directionChoice.setConverter(converter(d -> d == PatchDirection.DENOISE
+        ? "denoise (corrupted run, clean value)" : "noise (clean run, corrupted value)"));
+    directionChoice.valueProperty().bindBidirectional(vm.directionProperty());
+    attributionBox.selectedProperty().bindBidirectional(vm.attributionProperty());
+    bindRun(vm::run);
+    results.visibleProperty().bind(vm.resultProperty().isNotNull());
+    vm.resultProperty().addListener((o, a, b) -> {
+      opened = null;
+      refresh();
+    });
+    for (PatchGrid g : List.of(grid, attributionGrid)) {
+      g.onHead(h -> {
+        opened = h;
+        vm.select(h);
+        refresh();
+      }, h -> hover.setText(vm.describe(h)));
+    }
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> refresh());
+  }
+
+  private static <T> StringConverter<T> converter(java.util.function.Function<T, String> text) {
+    return new StringConverter<>() {
+      @Override
+      public String toString(T t) {
+        return t == null ? "" : text.apply(t);
+      }
+
+      @Override
+      public T fromString(String s) {
+        return null;
+      }
+    };
+  }
+
+  @Override
+  public List<ExportItem> exports() {
+    return List.of(whenDone("export-patch-csv", "Patching CSV (as headscope patch)…", this::exportCsv),
+        whenDone("export-patch-figure", "Patching grid as figure (PNG 300 dpi or SVG)…", this::exportFigure));
+  }
+
+  /** The CSV the CLI writes for the same run. */
+  public void exportCsv() {
+    context.dialogs().export("patching CSV", "csv", "patch.csv", vm.resultProperty()::get, PatchViewModel::writeCsv);
+  }
+
+  /** The recovered-share grid as a PNG (300 dpi) or SVG figure. */
+  public void exportFigure() {
+    context.dialogs().exportFigure("patch", vm::figure);
+  }
+
+  private void refresh() {
+    double w = scroll.getViewportBounds().getWidth();
+    double width = w > 0 ? w - 8 : 500;
+    grid.show(vm.recovered(), opened, width);
+    double[][] att = vm.attributed();
+    attributionGrid.show(att == null ? new double[0][0] : att, opened, width);
+    attributionTitle.setVisible(att != null);
+    attributionTitle.setManaged(att != null);
+  }
+
+  /** For tests: the exact grid. */
+  PatchGrid grid() {
+    return grid;
+  }
+}

@@ -1,0 +1,108 @@
+package io.headscope.app.render.page;
+
+import io.headscope.analysis.export.JsonExport;
+import io.headscope.analysis.favor.FavorInput;
+import io.headscope.analysis.heads.HeadClassifier;
+import io.headscope.analysis.heads.HeadScore;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.tokenizer.Encoding;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the interactive page shows about one input, as plain arrays: the intact maps, the maps as run with
+ * the heads switched off, every head's queries and keys (the neuron view), the categories and the
+ * predictions before and after. Built once on the model's thread; {@link InteractivePage} writes it.
+ *
+ * @param model the model's name
+ * @param text segment a as typed
+ * @param pair segment b, or null
+ * @param intact the intact model's trace (maps, predictions before)
+ * @param asRun the trace with {@code mask} applied, maps as run ({@code intact} itself when no head is off)
+ * @param q {@code [layer][head][token][dh]}: each head's queries in the intact pass
+ * @param k {@code [layer][head][token][dh]}: its keys
+ * @param headSize {@code dh}; the scores are {@code q.k / sqrt(dh)}
+ * @param causal whether key {@code j > i} is masked out (GPT-2)
+ * @param scores every head's category on the intact maps, head by head; null when withheld (a causal model)
+ * @param classifier the classifier's method ({@code learned}, {@code rule})
+ * @param predictionsJson what {@code headscope predict --disable} writes for the same input and heads, or null
+ *     when the model predicts nothing
+ * @param shown the maps the page opens on (the app's *Maps shown*; intact from the command line)
+ */
+public record PageData(String model, String text, String pair, AttentionTrace intact, AttentionTrace asRun,
+    float[][][][] q, float[][][][] k, int headSize, boolean causal, List<HeadScore> scores, String classifier,
+    String predictionsJson, io.headscope.app.render.MapsShown shown) {
+
+  /** Top tokens listed per prediction, as {@code predict}'s default. */
+  public static final int TOP = 5;
+
+  /**
+   * Runs the model on one input (three passes: intact, with the heads off, and one keeping q and k).
+   * Not thread-safe, as {@link BertModel} is not: call it where the model's other work runs.
+   */
+  public static PageData build(BertModel bert, String text, String pair, HeadMask mask, HeadClassifier classifier) {
+    if (text == null || text.isBlank()) {
+      throw new HeadScopeException("Nothing to show: type a sentence first.");
+    }
+    Encoding input = bert.encode(text, pair);
+    AttentionTrace intact = bert.trace(TraceRequest.of(input).top(TOP)).get(0);
+    AttentionTrace asRun = mask.isEmpty() ? intact
+        : bert.trace(TraceRequest.of(input).mask(mask).top(TOP).maps(AttentionTrace.Maps.AS_RUN)).get(0);
+    FavorInput qk = FavorInput.capture(bert, input);
+    int layers = qk.layers();
+    int heads = qk.heads();
+    float[][][][] q = new float[layers][heads][][];
+    float[][][][] k = new float[layers][heads][][];
+    for (int l = 0; l < layers; l++) {
+      for (int h = 0; h < heads; h++) {
+        q[l][h] = qk.q(l, h);
+        k[l][h] = qk.k(l, h);
+      }
+    }
+    List<HeadScore> scores = HeadClassifier.appliesTo(bert) ? classifier.classifyAll(intact) : null;
+    String predictions = null;
+    if (bert.hasMaskedLmHead() || bert.hasClassifier()) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try {
+        JsonExport.predictions(intact, asRun, bert.classLabels(), out);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      predictions = out.toString(StandardCharsets.UTF_8);
+    }
+    return new PageData(bert.name(), text, pair, intact, asRun, q, k, bert.config().headSize(),
+        bert.config().family().causal(), scores, classifier.method().name().toLowerCase(java.util.Locale.ROOT),
+        predictions, io.headscope.app.render.MapsShown.INTACT);
+  }
+
+  /** The same page opening on other maps (as run, difference: what the app shows when it exports). */
+  public PageData opening(io.headscope.app.render.MapsShown m) {
+    return new PageData(model, text, pair, intact, asRun, q, k, headSize, causal, scores, classifier,
+        predictionsJson, m);
+  }
+
+  public int layers() {
+    return intact.layers();
+  }
+
+  public int heads() {
+    return intact.heads();
+  }
+
+  public int tokens() {
+    return intact.tokens().size();
+  }
+
+  public Set<Head> disabled() {
+    return asRun.mask().off();
+  }
+}
