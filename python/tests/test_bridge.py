@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import headscope
-from conftest import MODEL, cli_json, open_server
+from bridge_support import MODEL, cli_json, open_server
 
 SENTENCE = "The quick brown fox jumps over the lazy dog."
 PAIR = "It was not amused."

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import PYTHON_DIR, ROOT
+from bridge_support import PYTHON_DIR, ROOT
 
 
 def clean_env(**extra):
