@@ -139,7 +139,7 @@ class View:
     ``<iframe srcdoc>`` (scripts allowed, nothing else: no same-origin, no forms, no pop-ups), or
     written to a file with ``save()``. ``html`` is the page; ``width``/``height`` size the frame."""
 
-    def __init__(self, page, width="100%", height=640):
+    def __init__(self, page, width="100%", height=760):
         self.html = page
         self.width = width
         self.height = height

@@ -1,9 +1,11 @@
 """The bridge against the real server on the real bert-base-uncased, checked against the CLI."""
 
+import base64
 import html
 import math
 import os
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -237,6 +239,87 @@ def test_view_is_a_sandboxed_srcdoc_iframe(hs, tmp_path):
     saved = view.save(tmp_path / "v.html")
     with open(saved, encoding="utf-8", newline="") as f:
         assert f.read() == view.html
+
+
+def png_ink(data, box):
+    """How many pixels of a PNG screenshot (8-bit RGB or RGBA) are not near-white inside box
+    (left, top, right, bottom)."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and colour in (2, 6)
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    raw, stride = zlib.decompress(idat), width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    left, top, right, bottom = box
+    return sum(1 for y in range(top, bottom) for x in range(left, right)
+               if sum(rows[y][x * bpp:x * bpp + 3]) < 600)
+
+
+def test_the_view_runs_its_scripts_inside_the_sandboxed_iframe(hs, tmp_path):
+    """The iframe a notebook shows: the page's own scripts draw (sandbox allow-scripts and the page's
+    Content-Security-Policy let them), against the same frame with scripts forbidden."""
+    if "html" not in hs.ops:
+        pytest.skip("this server has no html op yet")
+    browser_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser")
+    sys.path.insert(0, browser_dir)
+    try:
+        import headscope_cdp
+    except ImportError:
+        pytest.skip("no python/tests/browser/headscope_cdp.py to drive Chromium with")
+    finally:
+        sys.path.remove(browser_dir)
+    if headscope_cdp.chromium_path() is None:
+        pytest.skip(headscope_cdp.MISSING)
+    view = hs.view(MASKED)
+    frame = view._repr_html_()
+    hosts = {}
+    for name, markup in (("scripts", frame), ("none", frame.replace('sandbox="allow-scripts"', 'sandbox=""'))):
+        hosts[name] = tmp_path / (name + ".html")
+        hosts[name].write_text("<!doctype html><html><body style='margin:0'>" + markup + "</body></html>",
+                               encoding="utf-8")
+    browser = headscope_cdp.Browser(1280, 800)
+    try:
+        ink = {}
+        for name, path in hosts.items():
+            browser.send("Page.navigate", url="file://" + str(path))
+            deadline, shot = time.monotonic() + 30, None
+            while time.monotonic() < deadline:  # until the drawing settles
+                time.sleep(1.0)
+                data = base64.b64decode(browser.send("Page.captureScreenshot", format="png")["data"])
+                if data == shot:
+                    break
+                shot = data
+            ink[name] = png_ink(shot, (0, 200, 1000, 600))  # the head view's lines, under the header
+    finally:
+        browser.close()
+    assert ink["scripts"] > 3 * ink["none"] + 2000, ink
 
 
 # -- the process -----------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def test_the_view_is_a_sandboxed_srcdoc_iframe(tmp_path):
     view = headscope.View(page)
     frame = view._repr_html_()
     assert frame.startswith("<iframe srcdoc=\"") and frame.endswith("</iframe>")
-    assert 'sandbox="allow-scripts"' in frame and "height:640px" in frame and "width:100%" in frame
+    assert 'sandbox="allow-scripts"' in frame and "height:760px" in frame and "width:100%" in frame
     srcdoc = frame[len('<iframe srcdoc="'):frame.index('" sandbox=')]
     assert "<" not in srcdoc and '"' not in srcdoc
     assert html.unescape(srcdoc) == page
