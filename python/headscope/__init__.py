@@ -1,0 +1,25 @@
+"""HeadScope from Python: BERT's attention heads as NumPy arrays.
+
+    import headscope
+    with headscope.open("bert-base-uncased") as hs:
+        a = hs.attention("The cat sat on the mat.")
+        a.attention.shape            # (layer, head, query, key) = (12, 12, 9, 9), float32
+        hs.predict("The cat [MASK] on the mat.", disable=["8-10", "L11"])
+
+``open`` starts one long-lived ``headscope serve --stdio`` (Java) on the model and talks to it over
+its standard input and output (docs/PROTOCOL.md); the model is loaded once, calls take milliseconds.
+"""
+
+from ._client import (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
+                      View, open, read_table)
+from ._home import find_launcher, recorded_home
+
+__version__ = "0.1.0"
+
+# shown as headscope.HeadScopeError (not headscope._client.HeadScopeError) in tracebacks and reprs
+for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View):
+    _public.__module__ = __name__
+del _public
+
+__all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
+           "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "__version__"]

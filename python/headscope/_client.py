@@ -1,0 +1,770 @@
+"""The client of ``headscope serve --stdio``: one long-lived server process per HeadScope object."""
+
+import collections
+import csv
+import html
+import io
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import warnings
+import weakref
+from dataclasses import dataclass
+from typing import List, Optional
+
+import numpy as np
+
+from ._home import find_launcher
+from ._wire import ProtocolError, encode_request, read_message
+
+PROTOCOL = 1
+STDERR_LINES = 50
+
+__all__ = ["HeadScope", "open", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
+           "HeadScopeWarning"]
+
+
+class HeadScopeError(Exception):
+    """A request the server answered with an error. ``kind`` says which: ``"input"`` (a problem with
+    the input: exit code 1 in the CLI), ``"usage"`` (a bad request: an unknown op or option, a value
+    out of range), ``"cancelled"`` or ``"internal"`` (a bug in HeadScope)."""
+
+    def __init__(self, message, kind=None):
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+class Cancelled(HeadScopeError):
+    """The request was stopped by ``HeadScope.cancel()`` (or Ctrl-C in the calling thread)."""
+
+    def __init__(self, message="cancelled", kind="cancelled"):
+        super().__init__(message, kind)
+
+
+class ServerError(RuntimeError):
+    """The server process is gone or broke the protocol: it died before its greeting, exited or was
+    killed during a call, or was closed. ``stderr`` holds the last lines of its standard error,
+    ``returncode`` its exit code (negative: the signal that killed it; None: unknown)."""
+
+    def __init__(self, message, stderr=(), returncode=None):
+        super().__init__(message)
+        self.stderr = list(stderr)
+        self.returncode = returncode
+
+
+class HeadScopeWarning(UserWarning):
+    """A warning the server attached to an answer (e.g. an input cut to the model's length)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# results
+
+@dataclass
+class Attention:
+    """Everything ``HeadScope.attention`` returns for one input (all axes 0-based; the CLI's and the
+    papers' head names such as ``5-4`` are 1-based, see ``head()``).
+
+    Attributes:
+        tokens: the wordpieces, special tokens included, as the model sees them (T of them).
+        ids: int32 (T,), the vocabulary ids of ``tokens``.
+        attention: float32 (layer, head, query, key): ``attention[l, h, i, j]`` is how much token i
+            attends to token j in layer l+1, head h+1; each row (over the last axis) sums to 1. With
+            ``words=True`` the last two axes are words (W, W) instead of tokens (Clark et al.'s
+            conversion: attention to a word is summed over its pieces, from a word averaged).
+        value_norms: float32 (layer, head, token): the norm of each token's value vector after the
+            head's output projection, ||f(x_j)|| (Kobayashi et al. 2020).
+        layer_norms: float32 (layer, query, key) or None: Kobayashi et al.'s layer-level map
+            ||sum over heads of a_ij f(x_j)||, present when asked for with ``layer_norms=True``.
+        words: the words (W of them) when asked for with ``words=True``, else None.
+        word_of_token: int32 (T,), the index in ``words`` of each token's word, else None.
+    """
+    tokens: List[str]
+    ids: np.ndarray
+    attention: np.ndarray
+    value_norms: np.ndarray
+    layer_norms: Optional[np.ndarray] = None
+    words: Optional[List[str]] = None
+    word_of_token: Optional[np.ndarray] = None
+
+    @property
+    def layers(self):
+        return self.attention.shape[0]
+
+    @property
+    def heads(self):
+        return self.attention.shape[1]
+
+    def head(self, layer, head=None):
+        """One head's map, named 1-based as in the papers and the CLI: ``head("5-4")`` or
+        ``head(5, 4)`` is ``attention[4, 3]`` (query, key)."""
+        if head is None:
+            layer, head = (int(part) for part in str(layer).split("-"))
+        if not (1 <= layer <= self.layers and 1 <= head <= self.heads):
+            raise IndexError("head %s-%s is outside %d layers x %d heads (1-based)"
+                             % (layer, head, self.layers, self.heads))
+        return self.attention[layer - 1, head - 1]
+
+    @classmethod
+    def from_npz(cls, data):
+        """Reads the .npz that ``attention --format npz`` writes (bytes or a file)."""
+        source = io.BytesIO(data) if isinstance(data, (bytes, bytearray, memoryview)) else data
+        with np.load(source, allow_pickle=False) as npz:
+            names = set(npz.files)
+            missing = {"tokens", "ids", "attention", "value_norms"} - names
+            if missing:
+                raise ServerError("the server's .npz lacks %s (it has %s)"
+                                  % (", ".join(sorted(missing)), ", ".join(sorted(names))))
+            words = npz["words"].tolist() if "words" in names else None
+            return cls(tokens=npz["tokens"].tolist(),
+                       ids=npz["ids"],
+                       attention=npz["attention"],
+                       value_norms=npz["value_norms"],
+                       layer_norms=npz["layer_norms"] if "layer_norms" in names else None,
+                       words=words,
+                       word_of_token=npz["word_of_token"] if "word_of_token" in names else None)
+
+    def __repr__(self):
+        shape = "x".join(str(n) for n in self.attention.shape)
+        return "Attention(%d tokens, attention %s%s)" % (
+            len(self.tokens), shape, ", words" if self.words is not None else "")
+
+
+class View:
+    """An HTML page of HeadScope's (the ``html`` op): shown inline in a notebook as a sandboxed
+    ``<iframe srcdoc>`` (scripts allowed, nothing else: no same-origin, no forms, no pop-ups), or
+    written to a file with ``save()``. ``html`` is the page; ``width``/``height`` size the frame."""
+
+    def __init__(self, page, width="100%", height=760):
+        self.html = page
+        self.width = width
+        self.height = height
+
+    def _repr_html_(self):
+        def size(value):
+            return "%dpx" % value if isinstance(value, (int, float)) else str(value)
+        return ('<iframe srcdoc="%s" sandbox="allow-scripts" title="HeadScope" '
+                'style="width:%s;height:%s;border:1px solid #ccc"></iframe>'
+                % (html.escape(self.html, quote=True), html.escape(size(self.width)),
+                   html.escape(size(self.height))))
+
+    def save(self, path):
+        """Writes the page (UTF-8) to ``path`` and returns the path."""
+        path = os.fspath(path)
+        with io.open(path, "w", encoding="utf-8", newline="") as out:
+            out.write(self.html)
+        return path
+
+    def __repr__(self):
+        return "<headscope.View: a page of %d characters; save(path), or show it in a notebook>" % len(
+            self.html)
+
+
+_pandas = None
+
+
+def _frames():
+    """pandas if it imports, else False (looked up once, when a table is first read)."""
+    global _pandas
+    if _pandas is None:
+        try:
+            import pandas
+            _pandas = pandas
+        except ImportError:
+            _pandas = False
+    return _pandas
+
+
+def _number(text):
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def read_table(text):
+    """A CSV answer as a pandas DataFrame when pandas imports, else a list of dicts whose columns
+    of numbers hold numbers (a column is converted only when every value in it parses)."""
+    pandas = _frames()
+    if pandas:
+        return pandas.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    if rows:
+        for column in rows[0].keys():
+            try:
+                values = [_number(row[column]) for row in rows]
+            except (TypeError, ValueError):
+                continue
+            for row, value in zip(rows, values):
+                row[column] = value
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------
+# the process and its pipes
+
+class _Slot:
+    __slots__ = ("op", "event", "message", "payload")
+
+    def __init__(self, op):
+        self.op = op
+        self.event = threading.Event()
+        self.message = None
+        self.payload = None
+
+
+def _describe_exit(code):
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "signal %d" % -code
+        return "was killed by %s" % name
+    return "exited with code %d" % code
+
+
+class _Connection:
+    """The server process, its two reader threads and the requests waiting for answers. Holds no
+    reference to the HeadScope object, so that object can be collected (and close this) while the
+    threads run."""
+
+    def __init__(self, argv, echo_stderr):
+        self.argv = argv
+        self.echo_stderr = echo_stderr
+        self.tail = collections.deque(maxlen=STDERR_LINES)
+        self.lock = threading.Lock()  # guards pending, failure
+        self.write_lock = threading.Lock()  # one request line at a time on stdin
+        self.pending = {}
+        self.failure = None  # (message, returncode) once the server is gone
+        self.greeting = None
+        self.load_error = None
+        self.ready = threading.Event()  # the greeting came, or the server is gone
+        self.gone = threading.Event()
+        self.closing = False
+        self.stray = []  # answers nobody waits for (e.g. to a request abandoned after Ctrl-C)
+        # A session of its own: Ctrl-C in a terminal reaches this process only (it then cancels the
+        # running request), and close() can kill the launcher with whatever it started (a build).
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        self.stderr_thread = threading.Thread(target=self._drain_stderr, name="headscope-stderr",
+                                              daemon=True)
+        self.reader_thread = threading.Thread(target=self._read_answers, name="headscope-reader",
+                                              daemon=True)
+        self.stderr_thread.start()
+        self.reader_thread.start()
+
+    # -- threads ---------------------------------------------------------------------------------
+    def _drain_stderr(self):
+        stream = self.proc.stderr
+        try:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self.tail.append(line)
+                if self.echo_stderr:
+                    try:
+                        sys.stderr.write(line + "\n")
+                        sys.stderr.flush()
+                    except (OSError, ValueError):
+                        pass
+        except (OSError, ValueError):
+            pass
+
+    def _read_answers(self):
+        reason = None
+        try:
+            while True:
+                item = read_message(self.proc.stdout)
+                if item is None:
+                    break
+                message, payload = item
+                if "event" in message and "id" not in message:
+                    self._on_event(message)
+                else:
+                    self._on_answer(message, payload)
+        except ProtocolError as e:
+            reason = "it broke the protocol: %s" % e
+            self._kill()
+        except (OSError, ValueError) as e:
+            reason = "reading its output failed: %s" % e
+            self._kill()
+        self._on_gone(reason)
+
+    def _on_event(self, message):
+        event = message.get("event")
+        if event == "ready":
+            self.greeting = message
+            self.ready.set()
+        elif event == "error":
+            self.load_error = str(message.get("error"))
+
+    def _on_answer(self, message, payload):
+        with self.lock:
+            slot = self.pending.pop(message.get("id"), None)
+            if slot is None:
+                self.stray.append(message)
+                del self.stray[:-10]
+                return
+        slot.message = message
+        slot.payload = payload
+        slot.event.set()
+
+    def _on_gone(self, reason):
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.stderr_thread.join(timeout=5)
+        with self.lock:
+            ops = [slot.op for slot in self.pending.values()]
+            if self.closing:
+                message = "the headscope server was closed"
+            else:
+                message = "the headscope server " + _describe_exit(code)
+                if ops:
+                    message += " while answering %r" % ops[0]
+                if reason:
+                    message += " (%s)" % reason
+            self.failure = (message, code)
+            slots, self.pending = list(self.pending.values()), {}
+        for slot in slots:
+            slot.event.set()
+        self.gone.set()
+        self.ready.set()
+
+    # -- requests --------------------------------------------------------------------------------
+    def error(self, message=None):
+        """A ServerError with the last lines of the server's standard error."""
+        base, code = self.failure or ("the headscope server is gone", self.proc.poll())
+        lines = list(self.tail)
+        text = message or base
+        if lines:
+            lead = " The last" if text.endswith(".") else "; the last"
+            text += lead + " lines of its standard error:\n  " + "\n  ".join(lines)
+        else:
+            text += " (its standard error was empty)"
+        return ServerError(text, lines, code)
+
+    def submit(self, rid, op, args):
+        """Sends one request; returns the slot its answer will arrive in."""
+        slot = _Slot(op)
+        data = encode_request({"id": rid, "op": op, "args": args})
+        with self.write_lock:
+            with self.lock:
+                if self.failure is not None:
+                    raise self.error()
+                self.pending[rid] = slot
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                with self.lock:
+                    self.pending.pop(rid, None)
+                self.gone.wait(timeout=15)
+                raise self.error() from None
+        return slot
+
+    def wait(self, slot, timeout=None):
+        """The answer in a slot: (message, attachment), or raises ServerError if the server went
+        away first; returns None after ``timeout`` seconds."""
+        if not slot.event.wait(timeout):
+            return None
+        if slot.message is None:
+            raise self.error()
+        return slot.message, slot.payload
+
+    def abandon(self, rid):
+        with self.lock:
+            self.pending.pop(rid, None)
+
+    # -- the end ---------------------------------------------------------------------------------
+    def _kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+
+    def close(self, timeout=10.0):
+        """Asks the server to shut down, waits up to ``timeout`` seconds for it, then kills it."""
+        if self.closing:
+            return
+        self.closing = True
+        if self.proc.poll() is None and self.failure is None:
+            try:
+                with self.write_lock:
+                    self.proc.stdin.write(encode_request({"id": "shutdown", "op": "shutdown", "args": {}}))
+                    self.proc.stdin.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            self.proc.stdin.close()  # the end of input stops the server too
+        except (OSError, ValueError):
+            pass
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            self.proc.wait()
+        self.reader_thread.join(timeout=15)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+
+def _close_quietly(conn):
+    try:
+        conn.close(timeout=5.0)
+    except Exception:  # at interpreter exit or in a finalizer: never raise
+        pass
+
+
+# ---------------------------------------------------------------------------------------------------
+# arguments
+
+_FILE_OPTIONS = {"corpus", "treebank", "probe-train", "train", "dev", "with", "clean-file"}
+
+
+def _item(value):
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, (int, np.integer)) for v in value):
+        return "%d-%d" % value  # (layer, head), 1-based: (8, 10) -> "8-10"
+    return _scalar(value)
+
+
+def _scalar(value):
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, os.PathLike):
+        return os.path.abspath(os.fspath(value))
+    return value
+
+
+def _options(args):
+    """Keyword arguments as the request's ``args``: underscores become dashes (``layer_norms`` ->
+    ``layer-norms``), None and False are left out, lists and tuples stay lists (the server joins them
+    with commas), paths become absolute (the server's working folder is this process's at open)."""
+    out = {}
+    for key, value in args.items():
+        if value is None or value is False:
+            continue
+        name = key.replace("_", "-")
+        if isinstance(value, (list, tuple)):
+            value = [_item(v) for v in value]
+        else:
+            value = _scalar(value)
+            if name in _FILE_OPTIONS and isinstance(value, str) and os.path.exists(value):
+                value = os.path.abspath(value)
+        out[name] = value
+    return out
+
+
+def _write_corpus(lines):
+    """A corpus given as a list (a string a line, or a (text, pair) tuple) as a temporary file."""
+    handle, path = tempfile.mkstemp(prefix="headscope-corpus-", suffix=".txt")
+    with io.open(handle, "w", encoding="utf-8", newline="\n") as out:
+        for line in lines:
+            if isinstance(line, (tuple, list)):
+                line = "\t".join(str(part) for part in line)
+            out.write(str(line).replace("\n", " ") + "\n")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------
+# the public object
+
+class HeadScope:
+    """One HeadScope server (``headscope serve --stdio``) on one model, running while this object
+    lives. Start it with ``headscope.open(...)``; use it as a context manager or ``close()`` it.
+
+    Calls are thread-safe (the server answers one at a time, in order). ``cancel()`` from another
+    thread stops the running call, which then raises ``Cancelled``; Ctrl-C in the calling thread does
+    the same. An error answer raises ``HeadScopeError``; a server that dies raises ``ServerError``
+    with the last lines of its standard error; warnings in answers go through ``warnings.warn``.
+    """
+
+    def __init__(self, model="bert-base-uncased", home=None, offline=False, timeout=None,
+                 echo_stderr=False, gelu=None):
+        launcher = find_launcher(home)
+        argv = [launcher, "serve", "--stdio", "--model", str(model)]
+        if offline:
+            argv.append("--offline")
+        if gelu:
+            argv += ["--gelu", str(gelu)]
+        self._launcher = launcher
+        self._conn = conn = _Connection(argv, echo_stderr)
+        self._finalizer = weakref.finalize(self, _close_quietly, conn)
+        self._call_lock = threading.RLock()
+        self._ids = itertools.count(1)
+        self._cancels = itertools.count(1)
+        self._current = None
+        self._ops = None
+        if not conn.ready.wait(timeout):
+            self.close(timeout=0)
+            raise conn.error("the headscope server sent no greeting within %s s (%s)" % (timeout, launcher))
+        if conn.greeting is None:
+            conn.gone.wait(timeout=15)
+            if conn.load_error:
+                raise conn.error("the headscope server could not start: %s" % conn.load_error)
+            raise conn.error(conn.failure[0] + " before its greeting" if conn.failure else None)
+        protocol = conn.greeting.get("protocol")
+        if protocol != PROTOCOL:
+            self.close(timeout=5)
+            raise ServerError("the server speaks protocol %r, this package %d (%s)"
+                              % (protocol, PROTOCOL, launcher))
+        self.info = dict(conn.greeting)
+        """The server's greeting: model, family, layers, heads, maxTokens, causal, version."""
+
+    # -- the process ---------------------------------------------------------------------------
+    @property
+    def model(self):
+        return self.info.get("model")
+
+    @property
+    def layers(self):
+        return self.info.get("layers")
+
+    @property
+    def heads(self):
+        return self.info.get("heads")
+
+    @property
+    def pid(self):
+        """The process id of the server (the launcher, which becomes the JVM)."""
+        return self._conn.proc.pid
+
+    @property
+    def closed(self):
+        return self._conn.closing or self._conn.gone.is_set()
+
+    def stderr_tail(self):
+        """The last lines (up to 50) the server wrote to its standard error."""
+        return list(self._conn.tail)
+
+    def close(self, timeout=15.0):
+        """Shuts the server down: asks it to (a running request is stopped, or waited for up to 10 s
+        by the server), waits up to ``timeout`` seconds for it to exit, then kills it."""
+        self._finalizer.detach()
+        self._conn.close(timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        state = "closed" if self.closed else "pid %d" % self.pid
+        return "<HeadScope %s (%s layers x %s heads), %s>" % (self.model, self.layers, self.heads, state)
+
+    # -- requests ------------------------------------------------------------------------------
+    def call(self, op, **args):
+        """Runs any op of the server (a CLI command's name, e.g. ``"token-types"``, or ``"hello"``)
+        with ``args`` as its options (``max_inputs=5`` -> ``--max-inputs 5``; ``True`` a flag; a list
+        joined with commas). Returns the JSON result, a table for CSV (a DataFrame when pandas
+        imports), the page's text for HTML, the raw bytes of a binary answer."""
+        return self._call(op, args)
+
+    def _call(self, op, args):
+        if self._conn.closing:
+            raise ServerError("this HeadScope is closed")
+        corpus_file = None
+        corpus = args.get("corpus")
+        if isinstance(corpus, (list, tuple)):
+            corpus_file = args["corpus"] = _write_corpus(corpus)
+        try:
+            with self._call_lock:
+                rid = next(self._ids)
+                slot = self._conn.submit(rid, op, _options(args))
+                self._current = rid
+                try:
+                    answer = self._conn.wait(slot)
+                except KeyboardInterrupt:
+                    # stop the request in the server too, so the next call does not queue behind it
+                    try:
+                        self._send_cancel(rid, wait=False)
+                        slot.event.wait(10)
+                    except Exception:
+                        pass
+                    self._conn.abandon(rid)
+                    raise
+                finally:
+                    self._current = None
+        finally:
+            if corpus_file:
+                os.unlink(corpus_file)
+        return self._answer(*answer)
+
+    @staticmethod
+    def _answer(message, payload):
+        for warning in message.get("warnings") or ():
+            warnings.warn(str(warning), HeadScopeWarning, stacklevel=4)
+        if not message.get("ok"):
+            text = str(message.get("error") or "the server answered an error without a message")
+            kind = message.get("kind")
+            if kind == "cancelled":
+                raise Cancelled(text)
+            raise HeadScopeError(text, kind)
+        form = message.get("format")
+        if form == "csv":
+            return read_table(message.get("result") or "")
+        if payload is not None:
+            return payload
+        return message.get("result")
+
+    def _send_cancel(self, target, wait=True):
+        cid = "cancel-%d" % next(self._cancels)
+        slot = self._conn.submit(cid, "cancel", {"target": target})
+        if not wait:
+            return True
+        answer = self._conn.wait(slot, timeout=30)
+        if answer is None:
+            self._conn.abandon(cid)
+            return False
+        message = answer[0]
+        result = message.get("result")
+        if isinstance(result, dict) and "was" in result:  # {"target": id, "was": "running"|"queued"|"unknown"}
+            return result["was"] in ("running", "queued")
+        return bool(message.get("ok"))
+
+    def cancel(self):
+        """Cancels the running call (from another thread): that call raises ``Cancelled``. Returns
+        False when no call was running (or the server could not be reached)."""
+        target = self._current
+        if target is None:
+            return False
+        try:
+            return self._send_cancel(target)
+        except ServerError:
+            return False
+
+    def hello(self):
+        """The server's ``hello``: protocol, version, model and the list of ``ops`` it runs."""
+        answer = self._call("hello", {"protocol": PROTOCOL})
+        self._ops = list(answer.get("ops") or ())
+        return answer
+
+    @property
+    def ops(self):
+        """The ops this server runs (asked once)."""
+        if self._ops is None:
+            self.hello()
+        return self._ops
+
+    # -- commands --------------------------------------------------------------------------------
+    def attention(self, text, pair=None, layer_norms=False, words=False, **options):
+        """Every head's attention map for one input (a sentence, or two with ``pair``), as arrays.
+
+        Returns an ``Attention``: ``tokens``, ``ids``, ``attention`` float32 (layer, head, query, key)
+        whose rows sum to 1, ``value_norms`` float32 (layer, head, token), ``layer_norms`` float32
+        (layer, query, key) with ``layer_norms=True``, ``words`` and ``word_of_token`` with
+        ``words=True`` (and the maps over words). All axes 0-based. The numbers are the float32 values
+        ``./headscope attention`` prints, sent as an .npz.
+        """
+        data = self._call("attention", dict(options, text=text, pair=pair, layer_norms=layer_norms,
+                                            words=words, format="npz"))
+        if not isinstance(data, (bytes, bytearray)):
+            raise ServerError("the server answered attention with %r, not the .npz asked for"
+                              % type(data).__name__)
+        return Attention.from_npz(data)
+
+    def predict(self, text, pair=None, disable=None, mode="zero", top=5, **options):
+        """The masked-LM predictions at each ``[MASK]`` (a causal model: the next token), as the JSON
+        dict of ``./headscope predict``. ``disable`` switches heads off: a list (``["8-10", "L11"]``,
+        ``(8, 10)`` tuples too) or a string (``"8-10,L11"``); ``L11`` (or ``11``, ``11-*``) is all of
+        layer 11; heads are 1-based. ``mode`` is ``"zero"`` or ``"uniform"``. The dict then also has
+        ``before`` and what changed."""
+        return self._call("predict", dict(options, text=text, pair=pair, disable=disable, mode=mode,
+                                          top=top))
+
+    def view(self, text, pair=None, disable=None, **options):
+        """HeadScope's interactive page for one input (the ``html`` op) as a ``View``: shown inline
+        in a notebook (a sandboxed iframe), ``save(path)`` writes it."""
+        page = self._call("html", dict(options, text=text, pair=pair, disable=disable))
+        return View(page)
+
+    def classify(self, text=None, pair=None, corpus=None, **options):
+        """Kovaleva et al.'s category of every head's map (``./headscope classify``): a table, one
+        row per head. ``corpus`` is a file, or a list of inputs (a string, or a (text, pair) tuple)."""
+        return self._call("classify", dict(options, text=text, pair=pair, corpus=corpus))
+
+    def ablate(self, text=None, pair=None, corpus=None, mode="zero", **options):
+        """Every head switched off alone (``./headscope ablate``): a table ``layer, head,
+        baseline_logprob, ablated_logprob, delta_logprob, ...`` (1-based heads)."""
+        return self._call("ablate", dict(options, text=text, pair=pair, corpus=corpus, mode=mode))
+
+    def importance(self, text=None, corpus=None, **options):
+        """Gradient head importance (Michel et al. 2019, ``./headscope importance``): a table."""
+        return self._call("importance", dict(options, text=text, corpus=corpus))
+
+    def rollout(self, text, pair=None, **options):
+        """Attention rollout (or flow, ``flow=True``) as ``./headscope rollout`` writes it."""
+        return self._call("rollout", dict(options, text=text, pair=pair))
+
+    def syntax(self, treebank, **options):
+        """Which heads track dependency relations on a CoNLL-U treebank (``./headscope syntax``)."""
+        return self._call("syntax", dict(options, treebank=treebank))
+
+    def coref(self, treebank, **options):
+        """Which heads resolve coreference on a CorefUD treebank (``./headscope coref``)."""
+        return self._call("coref", dict(options, treebank=treebank))
+
+    def patch(self, clean, corrupted, target, **options):
+        """Activation patching (``./headscope patch``): a table."""
+        return self._call("patch", dict(options, clean=clean, corrupted=corrupted, target=target))
+
+    def lens(self, text, **options):
+        """The logit lens (``./headscope lens``)."""
+        return self._call("lens", dict(options, text=text))
+
+    def saliency(self, text, target, **options):
+        """Token saliency (``./headscope saliency``): a table ``position, token, score``."""
+        return self._call("saliency", dict(options, text=text, target=target))
+
+    def jacobian(self, text, **options):
+        """Token-to-token Jacobian norms of every layer (``./headscope jacobian``)."""
+        return self._call("jacobian", dict(options, text=text))
+
+    def favor(self, **options):
+        """FAVOR+ against softmax attention (``./headscope favor``)."""
+        return self._call("favor", dict(options))
+
+    def layers_report(self, **options):
+        """``./headscope layers`` (named so because ``layers`` is the model's layer count)."""
+        return self._call("layers", dict(options))
+
+    def token_types(self, corpus, **options):
+        """Per layer, the share of attention on [CLS], [SEP], punctuation and other tokens."""
+        return self._call("token-types", dict(options, corpus=corpus))
+
+    def head_distances(self, corpus, **options):
+        """How alike every pair of heads attends (Jensen-Shannon), ``./headscope head-distances``."""
+        return self._call("head-distances", dict(options, corpus=corpus))
+
+
+def open(model="bert-base-uncased", home=None, offline=False, timeout=None, echo_stderr=False,
+         gelu=None):
+    """Starts ``headscope serve --stdio`` on ``model`` and returns a ``HeadScope`` once the model is
+    loaded (its greeting arrived).
+
+    ``home``: the HeadScope checkout (else ``HEADSCOPE_HOME``, else the checkout this package was
+    installed from, else ``headscope`` on PATH). ``offline``: use only the model cache. ``timeout``:
+    seconds to wait for the greeting (default: no limit; the first start may build the project).
+    ``echo_stderr``: copy the server's standard error to ours. Raises ``ServerError`` with the last
+    lines of the server's standard error if it dies before its greeting.
+    """
+    return HeadScope(model, home=home, offline=offline, timeout=timeout, echo_stderr=echo_stderr,
+                     gelu=gelu)
