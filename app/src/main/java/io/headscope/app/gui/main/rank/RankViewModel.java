@@ -207,7 +207,10 @@ public final class RankViewModel {
         all.add(new Ranked(i + 1, h, v[h.layer()][h.head()]));
       }
     }
-    ranked.setAll(all);
+    // the same ranking again (the scores of a rerun that changed nothing) leaves the list and its buttons be
+    if (!ranked.equals(all)) {
+      ranked.setAll(all);
+    }
     Map<Head, Integer> places = new LinkedHashMap<>();
     all.forEach(r -> places.put(r.head(), r.rank()));
     ranks.set(Map.copyOf(places));
