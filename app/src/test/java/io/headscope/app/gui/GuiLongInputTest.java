@@ -125,7 +125,7 @@ class GuiLongInputTest {
     WaitForAsyncUtils.waitForFxEvents();
     assertThat(linesCanvas.getWidth()).isPositive();
     assertThat(linesCanvas.getHeight()).isLessThan(lines.getPrefHeight());
-    String note = robot.lookup("#head-view .hs-hint").queryAs(Label.class).getText();
+    String note = robot.lookup("#lines-note").queryAs(Label.class).getText();
     int drawn = Integer.parseInt(note.substring(0, note.indexOf(' ')));
     assertThat(drawn).isLessThanOrEqualTo(512 * 2).isPositive();
 
