@@ -621,6 +621,9 @@ class HeadScope:
         form = message.get("format")
         if form == "csv":
             return read_table(message.get("result") or "")
+        if form == "files":  # syntax, coref: {"relations.csv": text, ...}, each CSV as a table
+            return {name: read_table(text) if name.endswith(".csv") else text
+                    for name, text in (message.get("result") or {}).items()}
         if payload is not None:
             return payload
         return message.get("result")
@@ -715,11 +718,18 @@ class HeadScope:
         return self._call("rollout", dict(options, text=text, pair=pair))
 
     def syntax(self, treebank, **options):
-        """Which heads track dependency relations on a CoNLL-U treebank (``./headscope syntax``)."""
+        """Which heads track dependency relations on a CoNLL-U treebank (``./headscope syntax``).
+
+        Returns the files the command writes, by name: ``relations.csv`` and ``relations-best.csv`` (with
+        probes, their CSVs too), each a DataFrame when pandas is there, else a list of dicts.
+        """
         return self._call("syntax", dict(options, treebank=treebank))
 
     def coref(self, treebank, **options):
-        """Which heads resolve coreference on a CorefUD treebank (``./headscope coref``)."""
+        """Which heads resolve coreference on a CorefUD treebank (``./headscope coref``).
+
+        Returns the files the command writes, by name: ``coref.csv`` and ``coref-baselines.csv``.
+        """
         return self._call("coref", dict(options, treebank=treebank))
 
     def patch(self, clean, corrupted, target, **options):

@@ -369,3 +369,25 @@ def test_a_forgotten_server_is_closed_when_collected():
     del server
     gc.collect()
     assert proc.wait(timeout=30) == 0
+
+
+def test_syntax_and_coref_answer_with_the_commands_files_by_name(hs, tmp_path):
+    """syntax and coref write a set of CSVs: the answer holds each, read as the CLI's file reads."""
+    import pathlib
+    import subprocess
+    treebanks = pathlib.Path(__file__).resolve().parents[2] / "analysis/src/test/resources/treebanks"
+    files = hs.syntax(str(treebanks / "syntax.conllu"))
+    assert sorted(files) == ["relations-best.csv", "relations.csv"]
+    out = tmp_path / "relations.csv"
+    home = pathlib.Path(__file__).resolve().parents[2]
+    subprocess.run([str(home / "headscope"), "syntax", "--treebank", str(treebanks / "syntax.conllu"), "--out",
+                    str(out)], check=True, capture_output=True)
+    import csv
+    with open(out, newline="", encoding="utf-8") as f:
+        want = list(csv.DictReader(f))
+    got = files["relations.csv"]
+    rows = got.to_dict("records") if hasattr(got, "to_dict") else got
+    assert len(rows) == len(want)
+    assert [str(r["relation"]) for r in rows] == [r["relation"] for r in want]
+    coref = hs.coref(str(treebanks / "coref.conllu"))
+    assert sorted(coref) == ["coref-baselines.csv", "coref.csv"]

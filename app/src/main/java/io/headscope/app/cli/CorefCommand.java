@@ -29,10 +29,11 @@ final class CorefCommand implements Callable<Integer> {
   @Option(names = "--treebank", required = true, paramLabel = "FILE.conllu", description = "A CoNLL-U file with Entity=.")
   Path treebank;
 
-  @Option(names = "--window", defaultValue = "128", paramLabel = "N",
+  @Option(names = "--window", paramLabel = "N",
       description = "At most this many wordpieces per window of whole sentences, [CLS] and [SEP] included "
-          + "(default 128, as Clark); a single longer sentence is a window of its own.")
-  int window;
+          + "(default 128, as Clark, or the model's maximum when it is shorter, as the app); a single longer "
+          + "sentence is a window of its own.")
+  Integer window;
 
   @Option(names = "--out", required = true, paramLabel = "coref.csv", description = "The per-head CSV; the baselines "
       + "go to the same name with -baselines before the extension.")
@@ -47,7 +48,7 @@ final class CorefCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (window < 3) {
+    if (window != null && window < 3) {
       throw new UsageException("--window must be at least 3 wordpieces, got " + window + ".");
     }
     Shard shard = sharding.shard();
@@ -66,15 +67,17 @@ final class CorefCommand implements Callable<Integer> {
     PartialFile.CorpusId id = sharding.given() ? PartialFile.fingerprint(treebank) : null;
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
+      int w = window != null ? window
+          : Math.min(io.headscope.analysis.linguistics.LinguisticsRun.COREF_WINDOW, bert.tokenizer().maxLength());
       CorefHeads.Result r;
       try (CorpusProgress progress = new CorpusProgress("coref")) {
-        r = CorefHeads.run(bert, tb, window, shard, progress::update, cancel::requested);
+        r = CorefHeads.run(bert, tb, w, shard, progress::update, cancel::requested);
       } catch (CancellationException e) {
         return Cancellation.cancelled();
       }
       if (sharding.given()) {
         PartialOutput.write(out, force, TreebankPartial.corefPart(shard, bert.name(), id, java.util.Map.of("window",
-            String.valueOf(window)), tb, r), bert);
+            String.valueOf(w)), tb, r), bert);
         return 0;
       }
       finish(r, tb.skipped(), out, force);

@@ -77,7 +77,8 @@ final class ServeCommand implements Callable<Integer> {
       ModelOptions.serve(new ModelOptions.Served(model.model, model.gelu, bert));
       for (Map.Entry<String, CommandLine> e : new CommandLine(new HeadScopeCli()).getSubcommands().entrySet()) {
         OptionSpec out = e.getValue().getCommandSpec().findOption("--out");
-        if (!List.of("serve", "help").contains(e.getKey()) && (out == null || !out.required())) {
+        if (!List.of("serve", "help").contains(e.getKey())
+            && (out == null || !out.required() || FILE_OPS.containsKey(e.getKey()))) {
           ops.put(e.getKey(), e.getValue().getCommandSpec());
         }
       }
@@ -88,6 +89,35 @@ final class ServeCommand implements Callable<Integer> {
           new Commands(tap), HeadScopeCli.VERSION).serve();
     } finally {
       ModelOptions.serve(null);
+    }
+  }
+
+  /**
+   * The commands whose result is a set of files (a required {@code --out}), served with a folder of the
+   * server's: the op and the name its main file gets there.
+   */
+  static final Map<String, String> FILE_OPS = Map.of("syntax", "relations.csv", "coref", "coref.csv");
+
+  /** The files a command wrote, as {@code {"relations.csv": "...", ...}} (text, sorted by name). */
+  private static Answer files(java.nio.file.Path folder, List<String> warnings) {
+    try (var list = java.nio.file.Files.list(folder)) {
+      var node = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+      for (java.nio.file.Path f : list.sorted().toList()) {
+        node.put(f.getFileName().toString(), java.nio.file.Files.readString(f, StandardCharsets.UTF_8));
+      }
+      return Answer.result("files", new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(node), warnings);
+    } catch (java.io.IOException e) {
+      return Answer.failure(Answer.INTERNAL, "could not read the command's files: " + e.getMessage());
+    }
+  }
+
+  private static void deleteAll(java.nio.file.Path folder) {
+    try (var walk = java.nio.file.Files.walk(folder)) {
+      for (java.nio.file.Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.deleteIfExists(p);
+      }
+    } catch (java.io.IOException e) {
+      System.err.println("headscope: warning: could not remove " + folder + ": " + e.getMessage());
     }
   }
 
@@ -120,6 +150,27 @@ final class ServeCommand implements Callable<Integer> {
           argv.add("--gelu=" + model.gelu);
         }
       }
+      // a command that writes a set of CSVs (syntax, coref) writes them into a folder of its own, sent back
+      // as one JSON object of file name to text, then removed
+      java.nio.file.Path folder = null;
+      if (FILE_OPS.containsKey(op)) {
+        try {
+          folder = java.nio.file.Files.createTempDirectory("headscope-serve-");
+        } catch (java.io.IOException e) {
+          return Answer.failure(Answer.INTERNAL, "could not make a temporary folder: " + e.getMessage());
+        }
+        argv.add("--out=" + folder.resolve(FILE_OPS.get(op)));
+      }
+      try {
+        return runIn(argv, folder, cancelled);
+      } finally {
+        if (folder != null) {
+          deleteAll(folder);
+        }
+      }
+    }
+
+    private Answer runIn(List<String> argv, java.nio.file.Path folder, AtomicBoolean cancelled) {
       List<String> lines = Collections.synchronizedList(new ArrayList<>());
       Output.Captured result = new Output.Captured();
       int code;
@@ -146,6 +197,9 @@ final class ServeCommand implements Callable<Integer> {
       }
       if (cancelled.get()) {
         return Answer.failure(Answer.CANCELLED, "cancelled.");
+      }
+      if (code == 0 && folder != null) {
+        return files(folder, warnings);
       }
       if (code == 0) {
         if (result.format == null) { // nothing on standard output

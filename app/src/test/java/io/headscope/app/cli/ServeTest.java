@@ -109,6 +109,45 @@ class ServeTest {
   }
 
   @Test
+  void syntaxAndCorefAnswerWithTheFilesTheCommandWritesByName() throws Exception {
+    Path treebanks = Path.of("..", "analysis", "src", "test", "resources", "treebanks");
+    Path syntax = treebanks.resolve("syntax.conllu").toAbsolutePath();
+    Path coref = treebanks.resolve("coref.conllu").toAbsolutePath();
+    try (ServeProcess s = ServeProcess.start(model)) {
+      s.next();
+      s.send(request(1, "syntax", "treebank", syntax.toString()));
+      JsonNode files = s.next();
+      assertThat(files.get("ok").asBoolean()).as(files.toString()).isTrue();
+      assertThat(files.get("format").asText()).isEqualTo("files");
+      assertThat(files.get("result").fieldNames()).toIterable().containsExactly("relations-best.csv", "relations.csv");
+      Path out = dir.resolve("cli-syntax").resolve("relations.csv");
+      java.nio.file.Files.createDirectories(out.getParent());
+      CliHarness.Result cli = CliHarness.run("syntax", "--model", model.toString(), "--treebank", syntax.toString(),
+          "--out", out.toString());
+      assertThat(cli.exit()).as(cli.err()).isZero();
+      assertThat(files.get("result").get("relations.csv").asText()).isEqualTo(java.nio.file.Files.readString(out));
+      assertThat(files.get("result").get("relations-best.csv").asText())
+          .isEqualTo(java.nio.file.Files.readString(out.resolveSibling("relations-best.csv")));
+
+      s.send(request(2, "coref", "treebank", coref.toString()));
+      JsonNode c = s.next();
+      assertThat(c.get("ok").asBoolean()).as(c.toString()).isTrue();
+      assertThat(c.get("format").asText()).isEqualTo("files");
+      assertThat(c.get("result").fieldNames()).toIterable().containsExactly("coref-baselines.csv", "coref.csv");
+      // a treebank that is not there: one error line, and the server's folder is gone all the same
+      s.send(request(3, "syntax", "treebank", dir.resolve("missing.conllu").toString()));
+      JsonNode missing = s.next();
+      assertThat(missing.get("ok").asBoolean()).isFalse();
+      assertThat(missing.get("kind").asText()).isEqualTo("input");
+      assertThat(s.endOfInput()).as(s.stderr()).isZero();
+    }
+    try (var left = java.nio.file.Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      assertThat(left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("headscope-serve-")))
+          .as("the server removes its folders").isEmpty();
+    }
+  }
+
+  @Test
   void theNpzAttachmentHoldsTheJsonsFloat32NumbersAndTheStreamStaysInStep() throws Exception {
     try (ServeProcess s = ServeProcess.start(model)) {
       s.next();

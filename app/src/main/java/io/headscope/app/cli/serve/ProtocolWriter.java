@@ -54,7 +54,8 @@ final class ProtocolWriter {
   /** The answer to request {@code id}. */
   void answer(JsonNode id, Answer given) {
     Answer a = given;
-    boolean json = a.ok() && !a.binary() && a.format().equals("json");
+    // a JSON result, and a command's files (a JSON object of file name to text), go into the line as JSON
+    boolean json = a.ok() && !a.binary() && (a.format().equals("json") || a.format().equals("files"));
     if (json && !isJson(a.body())) {
       // a result that is not JSON would break the stream for every later answer: say so instead
       a = Answer.failure(Answer.INTERNAL, "internal error: the command's result is not valid JSON "
@@ -85,7 +86,8 @@ final class ProtocolWriter {
     byte[] head;
     byte[] tail;
     try {
-      head = ("{\"id\":" + JSON.writeValueAsString(id) + ",\"ok\":true,\"format\":\"json\",\"result\":")
+      head = ("{\"id\":" + JSON.writeValueAsString(id) + ",\"ok\":true,\"format\":" + JSON.writeValueAsString(answer.format())
+          + ",\"result\":")
           .getBytes(StandardCharsets.UTF_8);
       tail = ("," + JSON.writeValueAsString(JSON.createObjectNode().set("warnings", JSON.valueToTree(answer.warnings())))
           .substring(1) + "\n").getBytes(StandardCharsets.UTF_8);
