@@ -145,6 +145,71 @@ class LinguisticsViewModelTest {
     assertThat(vm.sentenceStatusProperty().get()).isEmpty();
   }
 
+  /** A worker that holds the work given to it until released: a job can be caught running. */
+  static final class HeldWorker implements io.headscope.app.gui.exec.Worker {
+    private final java.util.ArrayDeque<Runnable> held = new java.util.ArrayDeque<>();
+
+    @Override
+    public <T> Job submit(Work<T> work, Listener<T> listener) {
+      Job job = () -> { };
+      listener.started(job);
+      held.add(() -> {
+        try {
+          listener.done(work.run(new Progress() {
+            @Override
+            public void update(String message, double fraction) {
+              listener.progress(message, fraction);
+            }
+
+            @Override
+            public boolean isCancelled() {
+              return false;
+            }
+          }));
+        } catch (Exception e) {
+          listener.failed(e);
+        }
+      });
+      return job;
+    }
+
+    /** Runs what is held, and what that submits, until nothing is left. */
+    void releaseAll() {
+      while (!held.isEmpty()) {
+        held.poll().run();
+      }
+    }
+
+    /** Runs the one piece of work held first. */
+    void releaseOne() {
+      held.poll().run();
+    }
+
+    int waiting() {
+      return held.size();
+    }
+  }
+
+  @Test
+  void aHeadOpenedWhileThePanelIsStillRunningIsShownWhenThatRunEnds() {
+    HeldWorker held = new HeldWorker();
+    MainViewModel m = new MainViewModel(held, new ModelRepository(dir.resolve("cache")));
+    m.textAProperty().set("the cat sat .");
+    m.loadModel(dir.resolve("tiny").toString());
+    held.releaseAll();
+    LinguisticsViewModel vm = new LinguisticsViewModel(m.session());
+    vm.open(TREEBANKS.resolve("coref.conllu"));
+    held.releaseAll();
+    vm.chosenProperty().set(vm.relations().get(vm.relations().size() - 1)); // coreference
+    vm.open(new Head(0, 0));
+    assertThat(held.waiting()).as("the window of 1-1 is running").isEqualTo(1);
+    vm.open(new Head(1, 2)); // a second click while it runs
+    held.releaseOne(); // 1-1's window arrives, then the panel runs again for 2-3
+    held.releaseAll();
+    assertThat(vm.corefWindowProperty().get().head()).isEqualTo(new Head(1, 2));
+    assertThat(vm.sentenceStatusProperty().get()).startsWith("Head 2-3 on window");
+  }
+
   private static List<String> concat(String first, List<String> rest) {
     List<String> all = new java.util.ArrayList<>(List.of(first));
     all.addAll(rest);

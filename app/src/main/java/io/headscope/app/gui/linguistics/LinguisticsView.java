@@ -135,6 +135,8 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
     corefTable.setVisible(coref);
     corefTable.setManaged(coref);
     corefTable.getItems().setAll(vm.corefRows());
+    previousButton.setText(coref ? "◀ Previous window" : "◀ Previous sentence");
+    nextButton.setText(coref ? "Next window ▶" : "Next sentence ▶");
     gridCaption.setText(coref
         ? "Each head's accuracy (%) at picking an antecedent of the entity for every mention; orange frame: the "
             + "best head. Click a head to see its picks on a window of the file."

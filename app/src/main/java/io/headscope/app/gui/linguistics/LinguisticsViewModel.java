@@ -51,6 +51,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   /** The windows (0-based) with an evaluated mention, computed when coreference is first opened. */
   private List<Integer> corefWindows;
   private int corefStep = -1;
+  /** Whether the panel's running job was asked for another head, window or sentence meanwhile. */
+  private boolean panelBehind;
   private Head openHead;
   private int sentenceIndex = -1;
 
@@ -67,6 +69,18 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
       publish();
     });
     result.addListener((o, a, b) -> publish());
+    // a head opened while the panel's last run is still going: run again for it once that one ends, so the
+    // panel never stays on a head or window the person has left
+    sentenceJob.runningProperty().addListener((o, a, b) -> {
+      if (!b && panelBehind) {
+        panelBehind = false;
+        if (coreferenceChosen()) {
+          showWindow();
+        } else {
+          showSentence();
+        }
+      }
+    });
     showRare.addListener((o, a, b) -> {
       if (result.get() != null) {
         listRelations(result.get());
@@ -378,7 +392,11 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     BertModel m = session.model();
     LinguisticsRun.Result r = result.get();
     Head h = openHead;
-    if (m == null || r == null || h == null || sentenceJob.isRunning()) {
+    if (m == null || r == null || h == null) {
+      return;
+    }
+    if (sentenceJob.isRunning()) {
+      panelBehind = true;
       return;
     }
     int window = Math.min(LinguisticsRun.COREF_WINDOW, m.tokenizer().maxLength());
@@ -437,7 +455,11 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     LinguisticsRun.Result r = result.get();
     Head h = openHead;
     int index = sentenceIndex;
-    if (m == null || r == null || h == null || sentenceJob.isRunning()) {
+    if (m == null || r == null || h == null) {
+      return;
+    }
+    if (sentenceJob.isRunning()) {
+      panelBehind = true;
       return;
     }
     Sentence s = r.treebank().sentences().get(index);
