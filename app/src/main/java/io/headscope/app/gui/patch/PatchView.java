@@ -37,7 +37,8 @@ public final class PatchView extends ScreenView<PatchViewModel> {
   @FXML private CheckBox attributionBox;
   @FXML private Label hover;
   @FXML private ScrollPane scroll;
-  @FXML private VBox results;
+  @FXML private javafx.scene.layout.FlowPane results;
+  @FXML private VBox attributionBox2;
   @FXML private PatchGrid grid;
   @FXML private PatchGrid attributionGrid;
   @FXML private Label attributionTitle;
@@ -113,12 +114,14 @@ public final class PatchView extends ScreenView<PatchViewModel> {
 
   private void refresh() {
     double w = scroll.getViewportBounds().getWidth();
-    double width = w > 0 ? w - 8 : 500;
+    // side by side once two grids of readable cells (24 px, numbers written) fit; else one above the other
+    double pane = w > 0 ? w : 500;
+    double width = pane >= 2 * (PatchGrid.LEFT + 12 * 24 + 8) + 16 ? (pane - 16) / 2 - 4 : pane - 8;
     grid.show(vm.recovered(), opened, width);
     double[][] att = vm.attributed();
     attributionGrid.show(att == null ? new double[0][0] : att, opened, width);
-    attributionTitle.setVisible(att != null);
-    attributionTitle.setManaged(att != null);
+    attributionBox2.setVisible(att != null);
+    attributionBox2.setManaged(att != null);
   }
 
   /** For tests: the exact grid. */
