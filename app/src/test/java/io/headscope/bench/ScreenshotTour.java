@@ -77,6 +77,18 @@ public final class ScreenshotTour {
       }
       idle();
       shot(out, "16-patching", w, h);
+      fx(() -> {
+        patch.viewModel().siteProperty().set(io.headscope.analysis.causal.PatchSite.RESID_PRE);
+        patch.viewModel().run();
+        return null;
+      });
+      Thread.sleep(500);
+      end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> patch.viewModel().runningProperty().get())) {
+        Thread.sleep(200);
+      }
+      idle();
+      shot(out, "16b-patching-resid", w, h);
       Platform.exit();
       System.exit(0);
     }

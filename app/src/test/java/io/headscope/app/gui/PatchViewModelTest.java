@@ -84,6 +84,35 @@ class PatchViewModelTest {
   }
 
   @Test
+  void theResidualStreamPerTokenIsTheServicesAndNamesItsCells() {
+    PatchViewModel vm = new PatchViewModel(main.session());
+    vm.cleanProperty().set(CLEAN);
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.siteProperty().set(PatchSite.RESID_PRE);
+    vm.directionProperty().set(PatchDirection.NOISE);
+    vm.run();
+    PatchResult r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    assertThat(r.hasAttribution()).as("attribution is per head only").isFalse();
+    BertModel m = main.session().model();
+    TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, m.tokenizer().singleTokenId("she"),
+        m.tokenizer().singleTokenId("he"));
+    PatchResult want = new ActivationPatching(m).run(PatchInputs.of(m, CLEAN, CORRUPTED), metric, PatchSite.RESID_PRE,
+        PatchDirection.NOISE);
+    assertThat(vm.recovered()).hasDimensions(2, want.cells());
+    for (int l = 0; l < 2; l++) {
+      for (int c = 0; c < want.cells(); c++) {
+        assertThat(vm.recovered()[l][c]).isEqualTo(want.recovered(l, c));
+      }
+    }
+    // position 2 is king in the clean input and queen in the corrupted one
+    assertThat(vm.describe(new Head(0, 2))).startsWith("layer 1, position 2 (king / queen)");
+    assertThat(vm.statusProperty().get()).contains("Necessary most: layer");
+  }
+
+  @Test
   void inputsOfDifferentLengthsOrAWordOutsideTheVocabularySayWhyAndChangeNothing() {
     PatchViewModel vm = new PatchViewModel(main.session());
     vm.targetProperty().set("she");

@@ -19,30 +19,47 @@ public final class PatchGrid extends HeadGridCanvas {
   static final double TOP = 18;
   private double[][] values = new double[0][0];
   private double cell = 28;
+  private double top = TOP;
   private Head opened;
+  /** The columns' names when they are token positions (null: heads, numbered). */
+  private java.util.List<String> columns;
 
   void show(double[][] v, Head open, double maxWidth) {
+    show(v, open, maxWidth, null);
+  }
+
+  /** As above; {@code columnLabels} names the columns (token positions) instead of head numbers. */
+  void show(double[][] v, Head open, double maxWidth, java.util.List<String> columnLabels) {
     values = v;
     opened = open;
+    columns = columnLabels;
     if (v.length > 0) {
-      cell = Math.max(12, Math.min(34, (maxWidth - LEFT - 8) / v[0].length));
+      cell = Math.max(columnLabels == null ? 12 : 8, Math.min(34, (maxWidth - LEFT - 8) / v[0].length));
+    }
+    top = TOP;
+    if (columnLabels != null) {
+      double longest = 0;
+      for (String c : columnLabels) {
+        longest = Math.max(longest, c.length());
+      }
+      top = Math.min(90, 8 + 6.5 * longest);
     }
     redraw();
   }
 
   @Override
   public Head headAt(double x, double y) {
-    if (values.length == 0 || x < LEFT || y < TOP) {
+    if (values.length == 0 || x < LEFT || y < top) {
       return null;
     }
-    int l = (int) ((y - TOP) / cell);
+    int l = (int) ((y - top) / cell);
     int h = (int) ((x - LEFT) / cell);
     return l < values.length && h < values[0].length ? new Head(l, h) : null;
   }
 
   /** The centre of a head's cell, in the grid's coordinates (for tests and clicks). */
   double[] centre(Head h) {
-    return new double[] {LEFT + (h.head() + 0.5) * cell, TOP + (h.layer() + 0.5) * cell};
+    return new double[] {LEFT + (h.head() + 0.5) * cell, top + (h.layer() + 0.5) * cell};
   }
 
   /** A share in two decimals without the leading zero ({@code .56}, {@code -.03}); a rounded zero as {@code 0}. */
@@ -61,9 +78,26 @@ public final class PatchGrid extends HeadGridCanvas {
     }
     int layers = values.length;
     int heads = values[0].length;
-    GraphicsContext g = startGrid(layers, heads, LEFT, TOP, cell);
+    GraphicsContext g = startGrid(layers, heads, LEFT, top, cell);
+    if (columns != null) {
+      // token positions: each column named by its token, read bottom-up over the column
+      g.setFill(javafx.scene.paint.Color.WHITE);
+      g.fillRect(LEFT, 0, heads * cell + 4, top);
+      g.setFill(FxColors.of(UiColor.TEXT_SOFT));
+      g.setTextAlign(javafx.scene.text.TextAlignment.LEFT);
+      g.setFont(Font.font(Math.min(10, cell * 0.8)));
+      for (int c = 0; c < heads; c++) {
+        g.save();
+        g.translate(LEFT + (c + 0.5) * cell, top - 3);
+        g.rotate(-90);
+        g.fillText(columns.get(c), 0, 0);
+        g.restore();
+      }
+      g.setTextAlign(javafx.scene.text.TextAlignment.CENTER);
+      g.setFont(Font.font(10));
+    }
     for (int l = 0; l < layers; l++) {
-      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
+      g.fillText("L" + (l + 1), LEFT / 2, top + (l + 0.5) * cell);
     }
     // 1 (all of the clean-corrupted difference) is full colour; a cell beyond it widens the scale
     double max = 1;
@@ -79,7 +113,7 @@ public final class PatchGrid extends HeadGridCanvas {
       for (int h = 0; h < heads; h++) {
         double v = values[l][h];
         double x = LEFT + h * cell;
-        double y = TOP + l * cell;
+        double y = top + l * cell;
         Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.diverging(v, max);
         g.setFill(c);
         g.fillRect(x, y, cell - 1, cell - 1);
@@ -93,7 +127,7 @@ public final class PatchGrid extends HeadGridCanvas {
       g.setLineWidth(2);
       g.setStroke(FxColors.of(UiColor.SELECTED));
       g.setLineDashes(3, 2);
-      g.strokeRect(LEFT + opened.head() * cell + 2, TOP + opened.layer() * cell + 2, cell - 5, cell - 5);
+      g.strokeRect(LEFT + opened.head() * cell + 2, top + opened.layer() * cell + 2, cell - 5, cell - 5);
       g.setLineDashes();
     }
   }

@@ -42,6 +42,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
   @FXML private PatchGrid grid;
   @FXML private PatchGrid attributionGrid;
   @FXML private Label attributionTitle;
+  @FXML private Label gridTitle;
   private Head opened;
 
   public PatchView(PatchViewModel vm, ScreenContext context) {
@@ -58,6 +59,10 @@ public final class PatchView extends ScreenView<PatchViewModel> {
       case Q -> "each head's queries";
       case K -> "each head's keys";
       case V -> "each head's values";
+      case RESID_PRE -> "each layer's input per token (resid_pre)";
+      case RESID_MID -> "after attention per token (resid_mid)";
+      case RESID_POST -> "each layer's output per token (resid_post)";
+      case MLP -> "each MLP's output per token";
       default -> s.label();
     }));
     siteChoice.valueProperty().bindBidirectional(vm.siteProperty());
@@ -66,6 +71,8 @@ public final class PatchView extends ScreenView<PatchViewModel> {
         ? "denoise (corrupted run, clean value)" : "noise (clean run, corrupted value)"));
     directionChoice.valueProperty().bindBidirectional(vm.directionProperty());
     attributionBox.selectedProperty().bindBidirectional(vm.attributionProperty());
+    // attribution patching estimates heads only (as the CLI's --attribution)
+    attributionBox.disableProperty().bind(siteChoice.valueProperty().map(s -> s != null && !s.perHead()));
     bindRun(vm::run);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> {
@@ -117,7 +124,16 @@ public final class PatchView extends ScreenView<PatchViewModel> {
     // side by side once two grids of readable cells (24 px, numbers written) fit; else one above the other
     double pane = w > 0 ? w : 500;
     double width = pane >= 2 * (PatchGrid.LEFT + 12 * 24 + 8) + 16 ? (pane - 16) / 2 - 4 : pane - 8;
-    grid.show(vm.recovered(), opened, width);
+    var r = vm.resultProperty().get();
+    java.util.List<String> tokens = r == null || r.site().perHead() ? null
+        : java.util.stream.IntStream.range(0, r.cells()).mapToObj(i -> r.cleanTokens().get(i)
+            + (r.corruptedTokens().get(i).equals(r.cleanTokens().get(i)) ? "" : "/" + r.corruptedTokens().get(i))).toList();
+    gridTitle.setText(tokens == null ? "Exact patching: recovered share per head (blue: restores, red: works against)"
+        : "Exact patching of " + r.site().label() + ": recovered share per layer and token (clean/corrupted where they "
+            + "differ; blue: restores, red: works against)");
+    gridTitle.setMaxWidth(tokens == null ? 420 : Math.max(200, (w > 0 ? w : 500) - 16));
+    // a token grid takes the whole width: its columns are many
+    grid.show(vm.recovered(), tokens == null ? opened : null, tokens == null ? width : (w > 0 ? w - 8 : 500), tokens);
     double[][] att = vm.attributed();
     attributionGrid.show(att == null ? new double[0][0] : att, opened, width);
     attributionBox2.setVisible(att != null);

@@ -45,8 +45,12 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
   private final ObjectProperty<PatchDirection> direction = new SimpleObjectProperty<>(PatchDirection.DENOISE);
   private final BooleanProperty attribution = new SimpleBooleanProperty(true);
 
-  /** The sites the screen offers: per head (the CLI's --by head, q, k, v). */
-  public static final List<PatchSite> SITES = List.of(PatchSite.HEAD, PatchSite.Q, PatchSite.K, PatchSite.V);
+  /**
+   * The sites the screen offers: per head (the CLI's --by head, q, k, v), and per layer and token position
+   * (each residual stream and the MLP output).
+   */
+  public static final List<PatchSite> SITES = List.of(PatchSite.HEAD, PatchSite.Q, PatchSite.K, PatchSite.V,
+      PatchSite.RESID_PRE, PatchSite.RESID_MID, PatchSite.RESID_POST, PatchSite.MLP);
 
   /** The source name of the numbers this screen publishes for the ranking of heads. */
   static final String MEASURE_SOURCE = "patch";
@@ -139,7 +143,8 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     }
     PatchSite s = site.get();
     PatchDirection d = direction.get();
-    boolean withAttribution = attribution.get();
+    // attribution patching estimates per-head sites only (as the CLI's --attribution)
+    boolean withAttribution = attribution.get() && s.perHead();
     job.task("Patching " + m.name() + "…", p -> {
           TargetMetric metric = new TargetMetric(other.isEmpty() ? TargetMetric.Kind.LOGPROB : TargetMetric.Kind.LOGIT_DIFF,
               m.tokenizer().singleTokenId(word), other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other));
@@ -161,16 +166,25 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
   static String summary(PatchResult r) {
     Head best = best(r);
     boolean denoise = r.direction() == PatchDirection.DENOISE;
-    String s = String.format(Locale.ROOT, "%s: clean %.3f, corrupted %.3f (%s, %s). %s head %s: recovered %.3f.",
+    String s = String.format(Locale.ROOT, "%s: clean %.3f, corrupted %.3f (%s, %s). %s %s: recovered %.3f.",
         r.metric(), r.clean(), r.corrupted(), r.direction().label(), r.site().label(),
-        denoise ? "Restores most:" : "Necessary most:", best, r.recovered(best.layer(), best.head()));
+        denoise ? "Restores most:" : "Necessary most:", cell(r, best.layer(), best.head()),
+        r.recovered(best.layer(), best.head()));
     if (r.hasAttribution()) {
       PatchComparison c = PatchComparison.of(r, 3);
       s += String.format(Locale.ROOT, " Attribution patching ranks the heads with Spearman %.3f against exact "
           + "patching; they disagree most at %s.", c.spearman(),
           String.join(", ", c.disagreements().stream().map(x -> x.head().toString()).toList()));
     }
-    return s + " Click a head to view it.";
+    return s + (r.site().perHead() ? " Click a head to view it." : "");
+  }
+
+  /** A cell's name: {@code head 9-11}, or {@code layer 3, position 7 (she)}. */
+  static String cell(PatchResult r, int layer, int cell) {
+    return r.site().perHead() ? "head " + new Head(layer, cell)
+        : "layer " + (layer + 1) + ", position " + cell + " (" + r.cleanTokens().get(cell)
+            + (r.corruptedTokens().get(cell).equals(r.cleanTokens().get(cell)) ? "" : " / " + r.corruptedTokens().get(cell))
+            + ")";
   }
 
   /** Denoising: the head that restores most; noising: the one whose corruption loses most. */
@@ -220,22 +234,24 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     if (r == null || h == null || h.layer() >= r.layers() || h.head() >= r.cells()) {
       return " ";
     }
-    String s = String.format(Locale.ROOT, "head %s (%s): %s with it patched %.4f, recovered %.3f", h,
-        r.site().label(), r.metric(), r.patched()[h.layer()][h.head()], r.recovered(h.layer(), h.head()));
+    String s = String.format(Locale.ROOT, "%s (%s): %s with it patched %.4f, recovered %.3f",
+        cell(r, h.layer(), h.head()), r.site().label(), r.metric(), r.patched()[h.layer()][h.head()],
+        r.recovered(h.layer(), h.head()));
     return r.hasAttribution() ? s + String.format(Locale.ROOT, "; attribution estimate %.3f",
         r.attributedShare(h.layer(), h.head())) : s;
   }
 
   /** Clicking a head selects it in the main view. */
   public void select(Head h) {
-    if (h != null) {
+    PatchResult r = result.get();
+    if (h != null && r != null && r.site().perHead()) {
       session.select(h);
     }
   }
 
   /** Offers the recovered shares to the ranking of heads in the main window. */
   private void publish(PatchResult r) {
-    if (r == null) {
+    if (r == null || !r.site().perHead()) {
       session.withdraw(MEASURE_SOURCE);
       return;
     }
@@ -255,7 +271,7 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
       rows.add("L" + (l + 1));
     }
     for (int h = 0; h < r.cells(); h++) {
-      cols.add("h" + (h + 1));
+      cols.add(r.site().perHead() ? "h" + (h + 1) : h + " " + r.cleanTokens().get(h));
     }
     String model = session.model() == null ? "" : session.model().name() + " · ";
     return MatrixFigure.of(model + "activation patching: " + r.direction().label() + ", " + r.site().label(),
@@ -263,7 +279,8 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
             + "corrupted %.3f", r.metric(), r.clean(), r.corrupted()),
             "corrupted: \u201c" + String.join(" ", r.corruptedTokens()) + "\u201d"),
         String.join(" ", r.cleanTokens()), rows, cols, recovered(), true,
-        "1: the head alone restores the clean behaviour (denoise) or is not needed (noise)", 36, true);
+        "1: the " + (r.site().perHead() ? "head" : "cell") + " alone restores the clean behaviour (denoise) or is "
+            + "not needed (noise)", r.site().perHead() ? 36 : 28, true);
   }
 
   /** Writes the CSV the CLI's {@code patch} writes for the same run. */
