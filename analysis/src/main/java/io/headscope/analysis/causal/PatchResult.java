@@ -24,6 +24,26 @@ public record PatchResult(PatchSite site, PatchDirection direction, String metri
     corruptedTokens = List.copyOf(corruptedTokens);
   }
 
+  /**
+   * The cell that matters most, {@code {layer, cell}}: in denoising the one that restores most (the largest
+   * share), in noising the one whose corruption loses most (the smallest); ties to the first in layer, then
+   * cell order.
+   */
+  public int[] mostTelling() {
+    boolean denoise = direction == PatchDirection.DENOISE;
+    int bl = 0;
+    int bc = 0;
+    for (int l = 0; l < layers(); l++) {
+      for (int c = 0; c < cells(); c++) {
+        if (denoise ? recovered(l, c) > recovered(bl, bc) : recovered(l, c) < recovered(bl, bc)) {
+          bl = l;
+          bc = c;
+        }
+      }
+    }
+    return new int[] {bl, bc};
+  }
+
   public int layers() {
     return patched.length;
   }

@@ -115,16 +115,9 @@ final class PatchCommand implements Callable<Integer> {
     for (PatchResult r : results) {
       // denoising: the cell that restores most; noising: the one whose corruption loses most (lowest share)
       boolean denoise = r.direction() == PatchDirection.DENOISE;
-      int bl = 0;
-      int bc = 0;
-      for (int l = 0; l < r.layers(); l++) {
-        for (int c = 0; c < r.cells(); c++) {
-          if (denoise ? r.recovered(l, c) > r.recovered(bl, bc) : r.recovered(l, c) < r.recovered(bl, bc)) {
-            bl = l;
-            bc = c;
-          }
-        }
-      }
+      int[] most = r.mostTelling();
+      int bl = most[0];
+      int bc = most[1];
       System.err.printf(Locale.ROOT, "headscope: %s: %s at %s: recovered %.4f%n", r.site().label(),
           denoise ? "restores most" : "necessary most",
           r.site().perHead() ? "head " + (bl + 1) + "-" + (bc + 1)

@@ -1,6 +1,5 @@
 package io.headscope.app.gui.lens;
 
-import io.headscope.analysis.ablation.TargetMetric;
 import io.headscope.analysis.lens.LensResult;
 import io.headscope.analysis.lens.LensRow;
 import io.headscope.analysis.lens.LogitLens;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.SimpleBooleanProperty;
-import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
 
 /**
@@ -29,36 +27,22 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
   /** The lens of the input and the saliency of its tokens. */
   public record Result(LensResult lens, SaliencyResult saliency, List<String> tokens, String target, String contrast) {}
 
-  private final StringProperty target = new SimpleStringProperty("");
-  private final StringProperty contrast = new SimpleStringProperty("");
+  private final io.headscope.app.gui.screen.FollowedWords followed;
   private final BooleanProperty integrated = new SimpleBooleanProperty(false);
 
   public LensViewModel(Session session) {
     super(session, "Type the word to follow at the [MASK] (and a contrast), then Run: the main window's sentence "
         + "is read layer by layer.", e -> { });
-    session.targetProperty().addListener((o, a, b) -> fill(b));
-    fill(session.target());
+    this.followed = new io.headscope.app.gui.screen.FollowedWords(session);
   }
 
-  private void fill(TargetMetric t) {
-    BertModel m = session.model();
-    if (t == null || m == null) {
-      return;
-    }
-    if (target.get().isBlank()) {
-      target.set(m.tokenizer().vocabToken(t.target()).strip());
-    }
-    if (contrast.get().isBlank() && t.hasContrast()) {
-      contrast.set(m.tokenizer().vocabToken(t.contrast()).strip());
-    }
-  }
 
   public StringProperty targetProperty() {
-    return target;
+    return followed.targetProperty();
   }
 
   public StringProperty contrastProperty() {
-    return contrast;
+    return followed.contrastProperty();
   }
 
   /** Integrated gradients (50 steps from the [MASK] baseline) instead of gradient x input. */
@@ -72,8 +56,8 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     }
     BertModel m = session.model();
     Encoding input = session.trace().encoding();
-    String word = target.get().strip();
-    String other = contrast.get().strip();
+    String word = followed.targetProperty().get().strip();
+    String other = followed.contrastProperty().get().strip();
     if (word.isEmpty()) {
       job.say("Type the word to follow at the [MASK] (a contrast is optional).");
       return;

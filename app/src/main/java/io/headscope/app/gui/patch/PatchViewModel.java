@@ -39,8 +39,7 @@ import javafx.beans.property.StringProperty;
 public final class PatchViewModel extends ScreenModel<PatchResult> {
   private final StringProperty clean = new SimpleStringProperty("");
   private final StringProperty corrupted = new SimpleStringProperty("");
-  private final StringProperty target = new SimpleStringProperty("");
-  private final StringProperty contrast = new SimpleStringProperty("");
+  private final io.headscope.app.gui.screen.FollowedWords followed;
   private final ObjectProperty<PatchSite> site = new SimpleObjectProperty<>(PatchSite.HEAD);
   private final ObjectProperty<PatchDirection> direction = new SimpleObjectProperty<>(PatchDirection.DENOISE);
   private final BooleanProperty attribution = new SimpleBooleanProperty(true);
@@ -59,8 +58,7 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     super(session, "Type a corrupted input of the same length as the clean one (a cue changed), a word to follow "
         + "at [MASK] and a contrast, then Run.", e -> { });
     // the followed word and contrast chosen under Predictions fill the fields while they are empty
-    session.targetProperty().addListener((o, a, b) -> fillTarget(b));
-    fillTarget(session.target());
+    this.followed = new io.headscope.app.gui.screen.FollowedWords(session);
     result.addListener((o, a, b) -> publish(b));
   }
 
@@ -70,18 +68,6 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     session.withdraw(MEASURE_SOURCE);
   }
 
-  private void fillTarget(TargetMetric t) {
-    BertModel m = session.model();
-    if (t == null || m == null) {
-      return;
-    }
-    if (target.get().isBlank()) {
-      target.set(m.tokenizer().vocabToken(t.target()).strip());
-    }
-    if (contrast.get().isBlank() && t.hasContrast()) {
-      contrast.set(m.tokenizer().vocabToken(t.contrast()).strip());
-    }
-  }
 
   /** The clean input; empty means the main window's sentence. */
   public StringProperty cleanProperty() {
@@ -93,12 +79,12 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
   }
 
   public StringProperty targetProperty() {
-    return target;
+    return followed.targetProperty();
   }
 
   /** The contrast word; empty: the metric is the target's log-probability. */
   public StringProperty contrastProperty() {
-    return contrast;
+    return followed.contrastProperty();
   }
 
   public ObjectProperty<PatchSite> siteProperty() {
@@ -131,8 +117,8 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     }
     String cleanText = cleanText();
     String corruptedText = corrupted.get().strip();
-    String word = target.get().strip();
-    String other = contrast.get().strip();
+    String word = followed.targetProperty().get().strip();
+    String other = followed.contrastProperty().get().strip();
     if (cleanText.isBlank() || corruptedText.isBlank()) {
       job.say("Type both inputs: the clean one (or a sentence in the main window) and the corrupted one.");
       return;
@@ -187,20 +173,10 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
             + ")";
   }
 
-  /** Denoising: the head that restores most; noising: the one whose corruption loses most. */
+  /** Denoising: the cell that restores most; noising: the one whose corruption loses most. */
   static Head best(PatchResult r) {
-    boolean denoise = r.direction() == PatchDirection.DENOISE;
-    int bl = 0;
-    int bc = 0;
-    for (int l = 0; l < r.layers(); l++) {
-      for (int c = 0; c < r.cells(); c++) {
-        if (denoise ? r.recovered(l, c) > r.recovered(bl, bc) : r.recovered(l, c) < r.recovered(bl, bc)) {
-          bl = l;
-          bc = c;
-        }
-      }
-    }
-    return new Head(bl, bc);
+    int[] most = r.mostTelling();
+    return new Head(most[0], most[1]);
   }
 
   /** The recovered share of every head, {@code [layer][head]}. */
