@@ -11,11 +11,30 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.TextAlignment;
 
-/** A canvas that draws one cell per head: a click opens the head, the pointer reads it out. */
+/**
+ * A canvas that draws one cell per head, layers down and heads across, under a row of head numbers and
+ * beside a column of layer names: a click opens the head, the pointer reads it out. The geometry of the
+ * last drawing ({@link #startGrid}) answers which head is where.
+ */
 public abstract class HeadGridCanvas extends Canvas {
+  /** The room left of the cells (the layer names) and above them (the head numbers). */
+  public static final double LEFT = 30;
+  public static final double TOP = 18;
+  private double left;
+  private double top;
+  private double cell;
+  private int layers;
+  private int heads;
 
-  /** The head under a point of the canvas, or null outside the grid. */
-  public abstract Head headAt(double x, double y);
+  /** The head under a point of the canvas, or null outside the grid (or with nothing drawn). */
+  public Head headAt(double x, double y) {
+    if (layers == 0 || x < left || y < top) {
+      return null;
+    }
+    int l = (int) ((y - top) / cell);
+    int h = (int) ((x - left) / cell);
+    return l < layers && h < heads ? new Head(l, h) : null;
+  }
 
   /** What a click and the pointer over a head do (null: outside the grid). */
   public void onHead(Consumer<Head> onClick, Consumer<Head> onHover) {
@@ -31,16 +50,23 @@ public abstract class HeadGridCanvas extends Canvas {
 
   /** Nothing to show: the canvas takes no room. */
   protected void drawNothing() {
+    layers = 0;
+    heads = 0;
     setWidth(1);
     setHeight(1);
     getGraphicsContext2D().clearRect(0, 0, 1, 1);
   }
 
   /**
-   * Sizes the canvas to layers x heads cells below a row of head numbers, on white, and returns the pen
-   * set for centred text.
+   * Sizes the canvas to layers x heads cells below a row of head numbers and beside the layer names, on
+   * white, keeps the geometry for {@link #headAt}, and returns the pen set for centred text.
    */
   protected GraphicsContext startGrid(int layers, int heads, double left, double top, double cell) {
+    this.layers = layers;
+    this.heads = heads;
+    this.left = left;
+    this.top = top;
+    this.cell = cell;
     setWidth(left + heads * cell + 4);
     setHeight(top + layers * cell + 4);
     GraphicsContext g = getGraphicsContext2D();
@@ -52,6 +78,9 @@ public abstract class HeadGridCanvas extends Canvas {
     g.setFill(FxColors.of(UiColor.TEXT_SOFT));
     for (int h = 0; h < heads; h++) {
       g.fillText(String.valueOf(h + 1), left + (h + 0.5) * cell, top / 2);
+    }
+    for (int l = 0; l < layers; l++) {
+      g.fillText("L" + (l + 1), left / 2, top + (l + 0.5) * cell);
     }
     return g;
   }

@@ -4,8 +4,6 @@ import io.headscope.analysis.corpus.CorpusResult;
 import io.headscope.analysis.heads.HeadSummary;
 import io.headscope.app.gui.chart.HeadGridCanvas;
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.UiColor;
-import io.headscope.model.core.Head;
 import java.util.Locale;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.paint.Color;
@@ -16,8 +14,6 @@ import javafx.scene.text.Font;
  * paler the smaller that category's share, with the share written in it when there is room.
  */
 public final class ShareGrid extends HeadGridCanvas {
-  static final double LEFT = 30;
-  static final double TOP = 18;
   private CorpusResult result;
   private double cell = 28;
 
@@ -33,15 +29,6 @@ public final class ShareGrid extends HeadGridCanvas {
     redraw();
   }
 
-  @Override
-  public Head headAt(double x, double y) {
-    if (result == null || x < LEFT || y < TOP) {
-      return null;
-    }
-    int l = (int) ((y - TOP) / cell);
-    int h = (int) ((x - LEFT) / cell);
-    return l < result.layers() && h < result.heads() ? new Head(l, h) : null;
-  }
 
   private void redraw() {
     if (result == null) {
@@ -49,10 +36,6 @@ public final class ShareGrid extends HeadGridCanvas {
       return;
     }
     GraphicsContext g = startGrid(result.layers(), result.heads(), LEFT, TOP, cell);
-    for (int l = 0; l < result.layers(); l++) {
-      g.setFill(FxColors.of(UiColor.TEXT_SOFT));
-      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
-    }
     g.setFont(Font.font(Math.min(10, cell * 0.36)));
     for (HeadSummary s : result.perHead()) {
       double share = s.share(s.majority());

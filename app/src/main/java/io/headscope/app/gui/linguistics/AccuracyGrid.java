@@ -14,8 +14,6 @@ import javafx.scene.text.Font;
  * percentage written in it when there is room, the best head framed, the opened head outlined.
  */
 public final class AccuracyGrid extends HeadGridCanvas {
-  static final double LEFT = 30;
-  static final double TOP = 18;
   private double[][] values = new double[0][0];
   private double cell = 28;
   private Head opened;
@@ -33,20 +31,7 @@ public final class AccuracyGrid extends HeadGridCanvas {
     redraw();
   }
 
-  @Override
-  public Head headAt(double x, double y) {
-    if (values.length == 0 || x < LEFT || y < TOP) {
-      return null;
-    }
-    int l = (int) ((y - TOP) / cell);
-    int h = (int) ((x - LEFT) / cell);
-    return l < values.length && h < values[0].length ? new Head(l, h) : null;
-  }
 
-  /** The centre of a head's cell, in the grid's coordinates (for tests and clicks). */
-  double[] centre(Head h) {
-    return new double[] {LEFT + (h.head() + 0.5) * cell, TOP + (h.layer() + 0.5) * cell};
-  }
 
   private void redraw() {
     if (values.length == 0) {
@@ -56,9 +41,6 @@ public final class AccuracyGrid extends HeadGridCanvas {
     int layers = values.length;
     int heads = values[0].length;
     GraphicsContext g = startGrid(layers, heads, LEFT, TOP, cell);
-    for (int l = 0; l < layers; l++) {
-      g.fillText("L" + (l + 1), LEFT / 2, TOP + (l + 0.5) * cell);
-    }
     double max = 0;
     int bl = 0;
     int bh = 0;

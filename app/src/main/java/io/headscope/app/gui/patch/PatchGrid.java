@@ -15,8 +15,6 @@ import javafx.scene.text.Font;
  * opened head outlined.
  */
 public final class PatchGrid extends HeadGridCanvas {
-  static final double LEFT = 30;
-  static final double TOP = 18;
   private double[][] values = new double[0][0];
   private double cell = 28;
   private double top = TOP;
@@ -47,20 +45,7 @@ public final class PatchGrid extends HeadGridCanvas {
     redraw();
   }
 
-  @Override
-  public Head headAt(double x, double y) {
-    if (values.length == 0 || x < LEFT || y < top) {
-      return null;
-    }
-    int l = (int) ((y - top) / cell);
-    int h = (int) ((x - LEFT) / cell);
-    return l < values.length && h < values[0].length ? new Head(l, h) : null;
-  }
 
-  /** The centre of a head's cell, in the grid's coordinates (for tests and clicks). */
-  double[] centre(Head h) {
-    return new double[] {LEFT + (h.head() + 0.5) * cell, top + (h.layer() + 0.5) * cell};
-  }
 
   /** A share in two decimals without the leading zero ({@code .56}, {@code -.03}); a rounded zero as {@code 0}. */
   static String label(double v) {
@@ -95,9 +80,6 @@ public final class PatchGrid extends HeadGridCanvas {
       }
       g.setTextAlign(javafx.scene.text.TextAlignment.CENTER);
       g.setFont(Font.font(10));
-    }
-    for (int l = 0; l < layers; l++) {
-      g.fillText("L" + (l + 1), LEFT / 2, top + (l + 0.5) * cell);
     }
     // 1 (all of the clean-corrupted difference) is full colour; a cell beyond it widens the scale
     double max = 1;
