@@ -51,35 +51,49 @@ public record CorefOnWindow(Head head, String document, int index, int windows, 
   }
 
   /**
-   * Runs window {@code index} of the treebank (windows of at most {@code window} wordpieces, as {@link
-   * CorefHeads#run}) through the model and reads the head's word-level map.
+   * A treebank cut into windows of at most {@code window} wordpieces (as {@link CorefHeads#run}), once: the
+   * windows a person steps through and the ones among them with a mention to resolve.
    */
-  public static CorefOnWindow of(BertModel model, Treebank treebank, int window, int index, Head head) {
-    List<CorefHeads.Window> all = CorefHeads.windows(model, treebank, window, new int[1]);
-    if (index < 0 || index >= all.size()) {
-      throw new HeadScopeException("Window " + (index + 1) + " does not exist: the treebank makes " + all.size()
-          + " windows.");
-    }
-    CorefHeads.Window w = all.get(index);
-    float[][][][][] maps = new float[1][][][][];
-    WordMaps.run(model, List.of(w.input()), r -> maps[0] = r.maps(), WordMaps.Progress.NONE, () -> false);
-    return of(w, index, all.size(), head, maps[0][head.layer()][head.head()]);
-  }
+  public static final class Windows {
+    private final List<CorefHeads.Window> all;
+    private final List<Integer> withMentions = new ArrayList<>();
 
-  /**
-   * The windows (0-based) that hold at least one evaluated mention, for stepping through them; computed
-   * without running the model.
-   */
-  public static List<Integer> windowsWithMentions(BertModel model, Treebank treebank, int window) {
-    List<CorefHeads.Window> all = CorefHeads.windows(model, treebank, window, new int[1]);
-    List<Integer> out = new ArrayList<>();
-    for (int i = 0; i < all.size(); i++) {
-      CorefHeads.Window w = all.get(i);
-      if (w.mentions().stream().anyMatch(m -> CorefHeads.question(m, w.mentions()) != null)) {
-        out.add(i);
+    private Windows(List<CorefHeads.Window> all) {
+      this.all = all;
+      for (int i = 0; i < all.size(); i++) {
+        CorefHeads.Window w = all.get(i);
+        if (w.mentions().stream().anyMatch(m -> CorefHeads.question(m, w.mentions()) != null)) {
+          withMentions.add(i);
+        }
       }
     }
-    return out;
+
+    /** How many windows the treebank makes. */
+    public int size() {
+      return all.size();
+    }
+
+    /** The windows (0-based) that hold at least one evaluated mention. */
+    public List<Integer> withMentions() {
+      return List.copyOf(withMentions);
+    }
+  }
+
+  /** Cuts the treebank into its windows (tokenizing it; no model run). */
+  public static Windows windows(BertModel model, Treebank treebank, int window) {
+    return new Windows(CorefHeads.windows(model, treebank, window, new int[1]));
+  }
+
+  /** Runs window {@code index} through the model and reads the head's word-level map. */
+  public static CorefOnWindow of(BertModel model, Windows windows, int index, Head head) {
+    if (index < 0 || index >= windows.size()) {
+      throw new HeadScopeException("Window " + (index + 1) + " does not exist: the treebank makes " + windows.size()
+          + " windows.");
+    }
+    CorefHeads.Window w = windows.all.get(index);
+    float[][][][][] maps = new float[1][][][][];
+    WordMaps.run(model, List.of(w.input()), r -> maps[0] = r.maps(), WordMaps.Progress.NONE, () -> false);
+    return of(w, index, windows.size(), head, maps[0][head.layer()][head.head()]);
   }
 
   /** From a head's word-level map of the window already computed ({@code [CLS]} at 0). */

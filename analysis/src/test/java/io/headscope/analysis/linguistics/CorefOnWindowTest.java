@@ -38,7 +38,8 @@ class CorefOnWindowTest {
     Treebank tb = ConlluReader.read(COREF);
     int window = Math.min(LinguisticsRun.COREF_WINDOW, model.tokenizer().maxLength());
     CorefHeads.Result all = CorefHeads.run(model, tb, window, WordMaps.Progress.NONE, () -> false);
-    List<Integer> with = CorefOnWindow.windowsWithMentions(model, tb, window);
+    CorefOnWindow.Windows windows = CorefOnWindow.windows(model, tb, window);
+    List<Integer> with = windows.withMentions();
     assertThat(with).isNotEmpty();
     for (Head h : List.of(new Head(0, 0), new Head(1, 2))) {
       long right = 0;
@@ -46,7 +47,7 @@ class CorefOnWindowTest {
       long nearest = 0;
       long headMatch = 0;
       for (int i : with) {
-        CorefOnWindow on = CorefOnWindow.of(model, tb, window, i, h);
+        CorefOnWindow on = CorefOnWindow.of(model, windows, i, h);
         assertThat(on.index()).isEqualTo(i);
         assertThat(on.picks()).isNotEmpty();
         right += on.correct();
@@ -64,7 +65,7 @@ class CorefOnWindowTest {
       assertThat(nearest).isEqualTo(all.baselines().get(CorefHeads.NEAREST)[0]);
       assertThat(headMatch).isEqualTo(all.baselines().get(CorefHeads.HEAD_MATCH)[0]);
     }
-    assertThatThrownBy(() -> CorefOnWindow.of(model, tb, window, 10_000, new Head(0, 0)))
+    assertThatThrownBy(() -> CorefOnWindow.of(model, windows, 10_000, new Head(0, 0)))
         .isInstanceOf(HeadScopeException.class).hasMessageContaining("does not exist");
   }
 }

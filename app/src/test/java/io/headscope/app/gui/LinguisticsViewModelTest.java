@@ -253,9 +253,9 @@ class LinguisticsViewModelTest {
     assertThat(on.picks()).isNotEmpty();
     int window = Math.min(LinguisticsRun.COREF_WINDOW, main.session().model().tokenizer().maxLength());
     var tb = ConlluReader.read(file);
-    List<Integer> with = io.headscope.analysis.linguistics.CorefOnWindow.windowsWithMentions(main.session().model(),
-        tb, window);
-    assertThat(on).isEqualTo(io.headscope.analysis.linguistics.CorefOnWindow.of(main.session().model(), tb, window,
+    var windows = io.headscope.analysis.linguistics.CorefOnWindow.windows(main.session().model(), tb, window);
+    List<Integer> with = windows.withMentions();
+    assertThat(on).isEqualTo(io.headscope.analysis.linguistics.CorefOnWindow.of(main.session().model(), windows,
         with.get(0), h));
     assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3", "window 1 of " + with.size(),
         "right for " + on.correct() + " of " + on.picks().size());

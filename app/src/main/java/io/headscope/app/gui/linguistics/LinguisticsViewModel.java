@@ -48,8 +48,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   private final ObjectProperty<RelationChoice> chosen = new SimpleObjectProperty<>();
   private final ReadOnlyObjectWrapper<HeadOnSentence> sentence = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<CorefOnWindow> corefWindow = new ReadOnlyObjectWrapper<>();
-  /** The windows (0-based) with an evaluated mention, computed when coreference is first opened. */
-  private List<Integer> corefWindows;
+  /** The file cut into windows, when coreference is first opened (once per file). */
+  private CorefOnWindow.Windows corefWindows;
   private int corefStep = -1;
   /** Whether the panel's running job was asked for another head, window or sentence meanwhile. */
   private boolean panelBehind;
@@ -377,8 +377,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     }
     RelationChoice c = chosen.get();
     if (c != null && c.coreference()) {
-      if (corefWindows != null && !corefWindows.isEmpty()) {
-        corefStep = Math.floorMod(corefStep + direction, corefWindows.size());
+      if (corefWindows != null && !corefWindows.withMentions().isEmpty()) {
+        corefStep = Math.floorMod(corefStep + direction, corefWindows.withMentions().size());
         showWindow();
       }
       return;
@@ -401,18 +401,19 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
     }
     int window = Math.min(LinguisticsRun.COREF_WINDOW, m.tokenizer().maxLength());
     int step = corefStep;
-    List<Integer> known = corefWindows;
+    CorefOnWindow.Windows known = corefWindows;
     sentenceJob.task("Running a window of " + r.file().getFileName() + "…", p -> {
-          List<Integer> with = known != null ? known : CorefOnWindow.windowsWithMentions(m, r.treebank(), window);
+          CorefOnWindow.Windows cut = known != null ? known : CorefOnWindow.windows(m, r.treebank(), window);
+          List<Integer> with = cut.withMentions();
           if (with.isEmpty()) {
             throw new HeadScopeException("No window of the file has a mention with an earlier mention of its entity.");
           }
-          return new WindowRun(with, CorefOnWindow.of(m, r.treebank(), window, with.get(step % with.size()), h));
+          return new WindowRun(cut, CorefOnWindow.of(m, cut, with.get(step % with.size()), h));
         })
         .onSuccess(run -> {
-          List<Integer> with = run.with();
+          List<Integer> with = run.windows().withMentions();
           CorefOnWindow on = run.on();
-          corefWindows = with;
+          corefWindows = run.windows();
           sentence.set(null);
           corefWindow.set(on);
           return describe(on, with.indexOf(on.index()), with.size());
@@ -422,8 +423,8 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
         .start();
   }
 
-  /** A window run on the worker, with the list of windows it stepped through. */
-  private record WindowRun(List<Integer> with, CorefOnWindow on) {}
+  /** A window run on the worker, with the file's windows it stepped through. */
+  private record WindowRun(CorefOnWindow.Windows windows, CorefOnWindow on) {}
 
   static String describe(CorefOnWindow on, int step, int steps) {
     long nearest = on.picks().stream().filter(CorefOnWindow.Pick::nearestRight).count();
