@@ -65,12 +65,6 @@ final class RenderCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
-  /** Where a plain figure's caption goes: beside it, as {@code grid.txt} for {@code grid.png}. */
-  static Path captionFile(Path figure) {
-    String name = figure.getFileName().toString();
-    return figure.resolveSibling(name.substring(0, name.lastIndexOf('.')) + ".txt");
-  }
-
   /** The largest side of a head's map, in pixels (a 512-token map at 16 pixels a cell at scale 1). */
   static final int MAX_SIDE = 8192;
 
@@ -119,7 +113,7 @@ final class RenderCommand implements Callable<Integer> {
       int figures = files.size();
       if (plain) {
         for (int i = 0; i < figures; i++) {
-          files.add(captionFile(files.get(i)));
+          files.add(FigureFile.captionFile(files.get(i)));
         }
       }
       for (Path f : files) {

@@ -133,11 +133,7 @@ public final class FxDialogService implements DialogService {
       double scale = Math.min(FigureFile.DPI_300, FigureFile.MAX_SIDE / Math.max(f.width(), f.height()));
       FigureFile.write(f, file, FigureFile.Format.of(file), scale);
       if (bare) {
-        String n = file.getFileName().toString();
-        int dot = n.lastIndexOf('.');
-        Path caption = file.resolveSibling((dot > 0 ? n.substring(0, dot) : n) + ".txt");
-        io.headscope.model.store.SafeFiles.writeAtomically(caption, true,
-            o -> o.write((f.caption() + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        FigureFile.writeCaption(f, file);
       }
     });
   }

@@ -39,6 +39,19 @@ public final class FigureFile {
 
   private FigureFile() {}
 
+  /** Where a plain figure's caption goes: beside it, {@code grid.txt} for {@code grid.png}. */
+  public static Path captionFile(Path figure) {
+    String name = figure.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    return figure.resolveSibling((dot > 0 ? name.substring(0, dot) : name) + ".txt");
+  }
+
+  /** Writes a plain figure's caption (its title block as text) beside it, atomically. */
+  public static void writeCaption(Figure f, Path figure) {
+    SafeFiles.writeAtomically(captionFile(figure), true,
+        o -> o.write((f.caption() + "\n").getBytes(StandardCharsets.UTF_8)));
+  }
+
   /** Replaces {@code file} with the figure (the save dialog or --force has allowed it). */
   public static void write(Figure f, Path file, Format format, double scale) {
     SafeFiles.writeAtomically(file, true, content(f, format, scale));

@@ -96,7 +96,7 @@ final class HeadThumbnail extends VBox {
     power.setVisible(off);
     crossA.setVisible(off);
     crossB.setVisible(off);
-    name.setText(rank == null ? head.toString() : "#" + rank + " " + head);
+    showName();
     pseudoClassStateChanged(States.OFF, off);
   }
 
@@ -117,8 +117,13 @@ final class HeadThumbnail extends VBox {
   /** Its place in the ranking above the grid, shown before its name and as a highlight; null: not ranked. */
   void setRank(Integer place) {
     rank = place;
-    name.setText(place == null ? head.toString() : "#" + place + " " + head);
+    showName();
     pseudoClassStateChanged(States.RANKED, place != null);
+  }
+
+  /** The name under the map: {@code 8-10}, or {@code #1 8-10} while ranked. */
+  private void showName() {
+    name.setText(rank == null ? head.toString() : "#" + rank + " " + head);
   }
 
   /** Its place in the ranking, or null (for tests). */
