@@ -223,7 +223,7 @@ public final class HeadClassifier {
         weight[0], weight[1], weight[2], weight[3], meanNorm,
         normShare[0], normShare[1], normShare[2], normShare[3]);
     MapFeatures features = MapFeatures.of(vertical, focus, diagonal, block, stats, rowArgmax, top, in.pair,
-        colMean[top1], top2 >= 0 ? colMean[top2] : 0);
+        colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special(), in.segments);
     Thresholds.Decision d = decide(vertical, focus, diagonal, block, features);
     return new Analysed(new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block,
         heterogeneous, topColumns, dominant, stats, features), features);
@@ -356,6 +356,15 @@ public final class HeadClassifier {
 
   /** What every head of one input shares: its tokens, their types and segments. */
   record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair) {
+    /** Whether each token is [CLS] or [SEP] (or the family's equivalents). */
+    boolean[] special() {
+      boolean[] s = new boolean[types.length];
+      for (int j = 0; j < s.length; j++) {
+        s[j] = types[j] == TokenType.CLS.ordinal() || types[j] == TokenType.SEP.ordinal();
+      }
+      return s;
+    }
+
     static MapInput of(AttentionTrace t) {
       return of(t.tokens(), t.encoding().segments());
     }

@@ -32,8 +32,19 @@ final class ClassifierEvaluation {
   /** Confidence bins for the calibration table. */
   static final double[] BIN_EDGES = {0.5, 0.6, 0.7, 0.8, 0.9};
 
-  /** A labelled map with everything either classifier reads. */
-  record Map1(LabelledMaps.Entry entry, ThresholdSearch.Scored scores, MapFeatures features) {}
+  /** A labelled map with everything either classifier reads, and its length in tokens. */
+  record Map1(LabelledMaps.Entry entry, ThresholdSearch.Scored scores, MapFeatures features, int tokens) {
+    String bucket() {
+      return ClassifierEvaluation.bucket(tokens);
+    }
+  }
+
+  /** The length buckets: sentences, paragraphs of the first two sets, long inputs. */
+  static final List<String> BUCKETS = List.of("<=32", "33-128", "129-512");
+
+  static String bucket(int tokens) {
+    return tokens <= 32 ? "<=32" : tokens <= 128 ? "33-128" : "129-512";
+  }
 
   /**
    * One repetition's held-out predictions, in the order of the maps.
@@ -55,7 +66,7 @@ final class ClassifierEvaluation {
       HeadClassifier.Analysed a = rule.analyse(t, new Head(e.layer(), e.head()));
       HeadScore s = a.score();
       out.add(new Map1(e, new ThresholdSearch.Scored(e, s.vertical(), s.verticalFocus(), s.diagonal(), s.block()),
-          a.features()));
+          a.features(), t.tokens().size()));
     }
     return out;
   }

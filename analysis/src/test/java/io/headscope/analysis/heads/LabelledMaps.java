@@ -9,12 +9,17 @@ import java.util.List;
 
 /**
  * The hand-labelled maps of resources/.../headscope/labels/ (see its README): the first set
- * ({@code kovaleva-labels.tsv}, 240 maps, one labeller) and the second ({@code kovaleva-labels-2.tsv},
- * 704 maps, two independent labellers and a consensus).
+ * ({@code kovaleva-labels.tsv}, 240 maps, one labeller), the second ({@code kovaleva-labels-2.tsv},
+ * 704 maps of up to 120 wordpieces, two independent labellers and a consensus; its disputed maps
+ * re-adjudicated under the set-3 guidelines in {@code set2-readjudicated.tsv}) and the third
+ * ({@code kovaleva-labels-3.tsv}, 440 maps of 127-492 wordpieces, two blind labellers and an adjudicator).
  */
 record LabelledMaps(List<Entry> entries) {
   static final String FIRST = "/headscope/labels/kovaleva-labels.tsv";
   static final String SECOND = "/headscope/labels/kovaleva-labels-2.tsv";
+  static final String SECOND_READJUDICATED = "/headscope/labels/set2-readjudicated.tsv";
+  static final String THIRD = "/headscope/labels/kovaleva-labels-3.tsv";
+  static final String THIRD_INPUTS = "/headscope/labels/inputs-3.tsv";
 
   /**
    * One labelled map; layer and head 0-based here (1-based in the files).
@@ -24,9 +29,10 @@ record LabelledMaps(List<Entry> entries) {
    * @param first the first labeller's label (second set only, else null)
    * @param second the second labeller's label (second set only, else null)
    * @param disputed whether the two labellers disagreed (second set only)
+   * @param set which set, 1-3
    */
   record Entry(String id, String a, String b, int layer, int head, HeadPattern label, boolean borderline,
-      HeadPattern first, HeadPattern second, boolean disputed) {
+      HeadPattern first, HeadPattern second, boolean disputed, int set) {
     int number() {
       return Integer.parseInt(id.substring(1));
     }
@@ -46,11 +52,24 @@ record LabelledMaps(List<Entry> entries) {
     return new LabelledMaps(readFirst());
   }
 
-  /** Both sets. */
-  static LabelledMaps loadAll() throws IOException {
+  /** Sets 1 and 2 (what the classifier before issue 32 was trained on). */
+  static LabelledMaps loadShort() throws IOException {
     List<Entry> all = new ArrayList<>(readFirst());
     all.addAll(readSecond());
     return new LabelledMaps(all);
+  }
+
+  /** All three sets, set 2 with its re-adjudicated disputes. */
+  static LabelledMaps loadAll() throws IOException {
+    List<Entry> all = new ArrayList<>(readFirst());
+    all.addAll(readSecond());
+    all.addAll(readThird());
+    return new LabelledMaps(all);
+  }
+
+  /** The third set only. */
+  static LabelledMaps loadThird() throws IOException {
+    return new LabelledMaps(readThird());
   }
 
   /** The second set only. */
@@ -63,7 +82,7 @@ record LabelledMaps(List<Entry> entries) {
     for (String[] f : rows(FIRST, "id\tkind\ttext_a\ttext_b\tlayer\thead\tlabel")) {
       out.add(new Entry(f[0], f[2], f[1].equals("pair") ? f[3] : null, Integer.parseInt(f[4]) - 1,
           Integer.parseInt(f[5]) - 1, HeadPattern.parse(f[6]), f.length > 7 && f[7].startsWith("borderline"),
-          null, null, false));
+          null, null, false, 1));
     }
     return out;
   }
@@ -72,12 +91,40 @@ record LabelledMaps(List<Entry> entries) {
     List<Entry> out = new ArrayList<>();
     String header = "id\tkind\ttext_a\ttext_b\tlayer\thead\ttokens\tchosen\tlabel_1\tconfidence_1\tlabeller_1\t"
         + "label_2\tconfidence_2\tlabeller_2\tconsensus\tconsensus_confidence\tdisputed";
+    java.util.Map<String, HeadPattern> readjudicated = new java.util.HashMap<>();
+    for (String[] f : rows(SECOND_READJUDICATED, "id\tlabel_1\tlabel_2\told_consensus\tnew_consensus")) {
+      readjudicated.put(f[0], HeadPattern.parse(f[4]));
+    }
     for (String[] f : rows(SECOND, header)) {
       boolean disputed = f[16].equals("yes");
       boolean borderline = disputed || !f[9].equals("sure") || !f[12].equals("sure");
+      HeadPattern consensus = readjudicated.getOrDefault(f[0], HeadPattern.parse(f[14]));
       out.add(new Entry(f[0], f[2], f[1].equals("pair") ? f[3] : null, Integer.parseInt(f[4]) - 1,
-          Integer.parseInt(f[5]) - 1, HeadPattern.parse(f[14]), borderline, HeadPattern.parse(f[8]),
-          HeadPattern.parse(f[11]), disputed));
+          Integer.parseInt(f[5]) - 1, consensus, borderline, HeadPattern.parse(f[8]),
+          HeadPattern.parse(f[11]), disputed, 2));
+    }
+    if (readjudicated.size() != 49) {
+      throw new IllegalStateException(readjudicated.size() + " re-adjudicated maps; the file holds 49");
+    }
+    return out;
+  }
+
+  /** Set 3: the labels name an input of {@code inputs-3.tsv} (long texts, not repeated per map). */
+  private static List<Entry> readThird() throws IOException {
+    java.util.Map<String, String[]> inputs = new java.util.HashMap<>();
+    for (String[] f : rows(THIRD_INPUTS, "id\tkind\ttext_a\ttext_b")) {
+      inputs.put(f[0], f);
+    }
+    List<Entry> out = new ArrayList<>();
+    String header = "id\tinput\tkind\tlayer\thead\ttokens\tlabel_1\tconfidence_1\tlabeller_1\tlabel_2\t"
+        + "confidence_2\tlabeller_2\tconsensus\tconsensus_confidence\tdisputed";
+    for (String[] f : rows(THIRD, header)) {
+      String[] in = inputs.get(f[1]);
+      boolean pair = in[1].equals("pair");
+      boolean disputed = f[14].equals("yes");
+      boolean borderline = disputed || !f[7].equals("sure") || !f[10].equals("sure");
+      out.add(new Entry(f[0], in[2], pair ? in[3] : null, Integer.parseInt(f[3]) - 1, Integer.parseInt(f[4]) - 1,
+          HeadPattern.parse(f[12]), borderline, HeadPattern.parse(f[6]), HeadPattern.parse(f[9]), disputed, 3));
     }
     return out;
   }
