@@ -115,6 +115,15 @@ public final class ScreenshotTour {
       }
       idle();
       shot(out, "18-lens", w, h);
+      // scrolled to the direct logit attribution grid, head 12-4 opened from it: the head view's strip
+      fx(() -> {
+        lens.viewModel().select(new Head(11, 3));
+        ((javafx.scene.control.ScrollPane) lens.lookup(".scroll-pane")).setVvalue(1);
+        return null;
+      });
+      Thread.sleep(1500);
+      idle();
+      shot(out, "18b-lens-dla", w, h);
       Platform.exit();
       System.exit(0);
     }

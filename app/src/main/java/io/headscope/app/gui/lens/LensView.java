@@ -46,6 +46,7 @@ public final class LensView extends ScreenView<LensViewModel> {
   @FXML private Label dlaNote;
   @FXML private SignedHeadGrid dlaGrid;
   @FXML private Label dlaHover;
+  @FXML private javafx.scene.control.ScrollPane scroll;
   /** The head last clicked in the grid, outlined. */
   private Head opened;
 
@@ -73,6 +74,11 @@ public final class LensView extends ScreenView<LensViewModel> {
     dlaChoice.valueProperty().addListener((o, a, b) -> showDla());
     // direct logits have no natural unit of 1: the largest head is full colour
     dlaGrid.setFullScale(0);
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> {
+      if (a.getWidth() != b.getWidth()) {
+        showDla();
+      }
+    });
     dlaGrid.onHead(h -> {
       opened = h;
       vm.select(h);
@@ -85,7 +91,9 @@ public final class LensView extends ScreenView<LensViewModel> {
     LensViewModel.Result r = vm.resultProperty().get();
     dlaChoice.setDisable(r == null || r.dla() == null || r.dla().contrast() < 0);
     dlaNote.setText(vm.dlaNote());
-    dlaGrid.show(grid == null ? new double[0][0] : grid, opened, 420);
+    // as wide as the pane allows, up to cells of 34 px (numbers are written from 24 px)
+    double w = scroll.getViewportBounds().getWidth();
+    dlaGrid.show(grid == null ? new double[0][0] : grid, opened, w > 0 ? w - 8 : 420);
   }
 
   private void column(String title, double width, Function<LensRow, String> value) {
