@@ -184,6 +184,31 @@ class DirectLogitAttributionTest {
     }
   }
 
+  /**
+   * Every post-LayerNorm family the engine loads: what enters layer 1 (ALBERT's and ELECTRA's projected
+   * embeddings), DistilBERT's names, ALBERT's shared layers and the families' head activations all end in
+   * rows that sum to the model's own logit difference.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"roberta", "xlm-roberta", "distilbert", "electra", "albert"})
+  void everyPostLayerNormFamilysRowsSumToItsLogitDifference(String family) {
+    ModelFiles files = FamilyModelFolders.write(family, dir.resolve(family), 17);
+    try (BertModel model = BertModel.load(files)) {
+      String mask = model.tokenizer().vocabToken(model.tokenizer().maskId()).strip();
+      Encoding in = model.encode("the cat sat on the " + mask + " .", null);
+      float[] own = LogitLensTest.own(model, in);
+      long t = argMax(own, 1);
+      long c = argMax(own, -1);
+      DlaResult r = new DirectLogitAttribution(model).run(in, t, c);
+      assertThat(r.method()).isEqualTo(DlaResult.Method.ALL_SCALES_FROZEN);
+      int p = r.positions()[0];
+      float[] logp = model.run(RunRequest.of(in).read(Readouts.none().withLogProbs(new int[] {p}))).logProbs()[0][0];
+      double diff = logp[(int) t] - logp[(int) c];
+      assertThat(Math.abs(diff)).isGreaterThan(0.1);
+      assertThat(r.sum(p, true)).as(family).isCloseTo(diff, within(1e-4 * Math.abs(diff)));
+    }
+  }
+
   @Test
   void aModelWithoutAMaskedLmHeadIsRefusedInOneLine() {
     try (BertModel model = BertModel.load(TinyBert.create(2, 2, 1).withoutMlmHead().writeTo(dir.resolve("bare")))) {
