@@ -58,7 +58,9 @@ final class LensCommand implements Callable<Integer> {
       Warnings.truncation(input);
       long t = target == null ? -1 : bert.tokenizer().singleTokenId(target);
       long c = contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast);
+      long started = System.nanoTime();
       DlaResult attribution = dla ? new DirectLogitAttribution(bert).run(input, t, c) : null;
+      double seconds = (System.nanoTime() - started) / 1e9;
       LensResult lens = new LogitLens(bert).run(input, t, c, top);
       if (json) {
         output.write(o -> LensCsv.json(bert.name(), lens, attribution, bert.tokenizer()::vocabToken, o));
@@ -68,7 +70,8 @@ final class LensCommand implements Callable<Integer> {
         output.write(o -> LensCsv.lens(lens, bert.tokenizer()::vocabToken, o));
       }
       if (attribution != null) {
-        System.err.println("direct logit attribution: " + attribution.method().description() + ".");
+        System.err.println("direct logit attribution: " + attribution.method().description() + String.format(
+            java.util.Locale.ROOT, ". It took %.2f s (one forward pass and the decomposition).", seconds));
         for (int i = 0; i < attribution.positions().length; i++) {
           int p = attribution.positions()[i];
           System.err.println("position " + p + ": components sum to " + (c < 0
