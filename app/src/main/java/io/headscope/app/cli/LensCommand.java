@@ -76,8 +76,11 @@ final class LensCommand implements Callable<Integer> {
           int p = attribution.positions()[i];
           System.err.println("position " + p + ": components sum to " + (c < 0
               ? String.format(java.util.Locale.ROOT, "%.5f (the %s logit)", attribution.sum(p, false), target)
-              : String.format(java.util.Locale.ROOT, "%.5f; the model's logit difference is %.5f",
-                  attribution.sum(p, true), attribution.modelDifference()[i])));
+              : String.format(java.util.Locale.ROOT, "%.5f; the model's logit difference is %.5f%s",
+                  attribution.sum(p, true), attribution.modelDifference()[i],
+                  attribution.method() == DlaResult.Method.FINAL_SCALE_FROZEN
+                      ? " (less (W_U[target] - W_U[contrast]) . beta of ln_f, which the attribution leaves out)"
+                      : "")));
         }
       }
       if (t >= 0) {
