@@ -82,7 +82,7 @@ class LensViewModelTest {
         .findFirst().orElseThrow();
     assertThat(vm.dlaGrid()[0][1]).isCloseTo(h12.contrast(), org.assertj.core.api.Assertions.within(1e-12));
     vm.dlaShownProperty().set(LensViewModel.DlaShown.DIFFERENCE);
-    assertThat(vm.dlaNote()).contains("frozen-scale linearisation").contains("not the effect of removing")
+    assertThat(vm.dlaNote()).contains("frozen-scale linearisation").contains("not the effect of removing a head")
         .contains(String.format(java.util.Locale.ROOT, "sum %+.3f", dla.sum(mask, true)));
     assertThat(vm.describe(new io.headscope.model.core.Head(0, 1))).startsWith("Head 1-2: ")
         .contains(String.format(java.util.Locale.ROOT, "%+.3f", h12.target()));

@@ -75,7 +75,7 @@ public final class LensView extends ScreenView<LensViewModel> {
     // direct logits have no natural unit of 1: the largest head is full colour
     dlaGrid.setFullScale(0);
     scroll.viewportBoundsProperty().addListener((o, a, b) -> {
-      if (a.getWidth() != b.getWidth()) {
+      if (a.getWidth() != b.getWidth() || a.getHeight() != b.getHeight()) {
         showDla();
       }
     });
@@ -91,9 +91,16 @@ public final class LensView extends ScreenView<LensViewModel> {
     LensViewModel.Result r = vm.resultProperty().get();
     dlaChoice.setDisable(r == null || r.dla() == null || r.dla().contrast() < 0);
     dlaNote.setText(vm.dlaNote());
-    // as wide as the pane allows, up to cells of 34 px (numbers are written from 24 px)
+    // as wide as the pane allows (cells up to 34 px), and low enough that the heading, the note and the whole
+    // grid fit the pane's height together; never under 24 px, where the numbers stop being written
     double w = scroll.getViewportBounds().getWidth();
-    dlaGrid.show(grid == null ? new double[0][0] : grid, opened, w > 0 ? w - 8 : 420);
+    double h = scroll.getViewportBounds().getHeight();
+    double width = w > 0 ? w - 8 : 420;
+    if (grid != null && grid.length > 0 && h > 0) {
+      double cell = Math.max(24, (h - 150) / grid.length);
+      width = Math.min(width, SignedHeadGrid.LEFT + 8 + cell * grid[0].length);
+    }
+    dlaGrid.show(grid == null ? new double[0][0] : grid, opened, width);
   }
 
   private void column(String title, double width, Function<LensRow, String> value) {

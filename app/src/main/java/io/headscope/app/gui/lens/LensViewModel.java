@@ -222,10 +222,13 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
         default -> bias += v; // attention biases and the LayerNorms' and head's biases
       }
     }
-    return String.format(Locale.ROOT, "Direct logit attribution to %s at %s (%s): heads %+.3f, MLPs %+.3f, "
-        + "embeddings %+.3f, biases %+.3f; sum %+.3f%s.", what, r.tokens().get(p), r.dla().method().description(),
-        heads, mlp, embed, bias, r.dla().sum(p, diff), diff ? String.format(Locale.ROOT,
-            " (the model's logit difference: %+.3f)", r.dla().modelDifference()[0]) : "");
+    String how = r.dla().method() == DlaResult.Method.ALL_SCALES_FROZEN
+        ? "a frozen-scale linearisation (every LayerNorm's 1/\u03c3 and the head's gelu(z)/z fixed at this run): "
+            + "an attribution, not the effect of removing a head"
+        : "ln_f's scale frozen (pre-LayerNorm); the sum leaves out W_U \u00b7 \u03b2 of ln_f";
+    return String.format(Locale.ROOT, "To %s at %s, %s. Heads %+.3f, MLPs %+.3f, embeddings %+.3f, biases %+.3f: "
+        + "sum %+.3f%s.", what, r.tokens().get(p), how, heads, mlp, embed, bias, r.dla().sum(p, diff),
+        diff ? String.format(Locale.ROOT, " (model: %+.3f)", r.dla().modelDifference()[0]) : "");
   }
 
   /** A head's attribution to the target and the contrast, for the pointer; "" outside the grid. */
