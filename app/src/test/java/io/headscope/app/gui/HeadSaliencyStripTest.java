@@ -61,6 +61,17 @@ class HeadSaliencyStripTest {
     head.pointAt(0, 5);
     assertThat(head.hoverProperty().get()).contains(String.format(java.util.Locale.ROOT, "%+.4f", want[5]));
 
+    // over words: one value per word, the sum of its pieces' scores (the grouping the map itself uses)
+    head.wordsProperty().set(true);
+    var words = io.headscope.analysis.linguistics.WordAttention.of(input.tokens());
+    double[] perWord = new double[words.words().size()];
+    for (int i = 0; i < want.length; i++) {
+      perWord[words.wordOf()[i]] += want[i];
+    }
+    assertThat(head.stripProperty().get().values()).containsExactly(perWord);
+    assertThat(head.matrixProperty().get().colTokens()).isEqualTo(words.words());
+    head.wordsProperty().set(false);
+
     // another input: the scores are not its tokens'; the strip goes and the note says why
     main.textAProperty().set("the queen said that [MASK] was in rome .");
     main.analyse();
