@@ -115,6 +115,20 @@ public final class ScreenshotTour {
       }
       idle();
       shot(out, "18-lens", w, h);
+      // scrolled to the direct logit attribution grid, head 12-4 opened from it: the head view's strip
+      fx(() -> {
+        lens.viewModel().select(new Head(11, 3));
+        // the attribution's heading at the top of the pane
+        var sp = (javafx.scene.control.ScrollPane) lens.lookup(".scroll-pane");
+        var box = lens.lookup("#lens-dla-box");
+        double content = sp.getContent().getBoundsInLocal().getHeight();
+        double viewport = sp.getViewportBounds().getHeight();
+        sp.setVvalue(content > viewport ? Math.min(1, box.getBoundsInParent().getMinY() / (content - viewport)) : 0);
+        return null;
+      });
+      Thread.sleep(1500);
+      idle();
+      shot(out, "18b-lens-dla", w, h);
       Platform.exit();
       System.exit(0);
     }

@@ -223,6 +223,16 @@ public final class BertModel implements AutoCloseable {
     return engine.unembedWeights(tokens);
   }
 
+  /** A post-LayerNorm model's LayerNorms and head: see {@link io.headscope.model.engine.Engine#postLayerNormWeights}. */
+  public io.headscope.model.engine.PostLayerNormWeights postLayerNormWeights(long... tokens) {
+    return engine.postLayerNormWeights(tokens);
+  }
+
+  /** The masked-LM head's activation: see {@link io.headscope.model.engine.Engine#headActivation}. */
+  public float[] headActivation(float[] z) {
+    return engine.headActivation(z);
+  }
+
   /** Batched gradients at the embeddings: see {@link io.headscope.model.engine.EmbeddingGradients}. */
   public io.headscope.model.engine.EmbeddingGradients.Result embeddingGradients(
       io.headscope.model.engine.EmbeddingGradients request) {

@@ -8,7 +8,6 @@ import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Locale;
 import java.util.function.LongFunction;
 import org.apache.commons.csv.CSVFormat;
@@ -20,13 +19,16 @@ import org.apache.commons.csv.CSVPrinter;
  * <p>{@code lens.csv}: one row per stream and read position, {@code layer} 0 for the embeddings and
  * 1-based after that; ranks 1-based; probabilities from the model's own head; {@code top_tokens} and
  * {@code top_probs} best first, separated by {@code |}; target and contrast fields empty when not followed.
- * {@code dla.csv}: one row per component, direct logits (natural logit units) for target and contrast.
+ * {@code dla.csv}: one row per component, direct logits (natural logit units) for target and contrast,
+ * and the linearisation they come from in every row ({@code method}: {@code ln_f_scale_frozen} for a
+ * pre-LayerNorm model, {@code all_scales_frozen} for a post-LayerNorm one, whose {@code bias} row is the
+ * remainder; see {@link DlaResult.Method}), so that a file read alone says what its numbers are.
  */
 public final class LensCsv {
   public static final String[] LENS_HEADER = {"layer", "point", "position", "token", "target", "target_rank",
       "target_prob", "contrast", "contrast_rank", "contrast_prob", "top_tokens", "top_probs"};
   public static final String[] DLA_HEADER = {"component", "layer", "head", "position", "token", "target_logit",
-      "contrast_logit", "logit_diff"};
+      "contrast_logit", "logit_diff", "method"};
 
   private LensCsv() {}
 
@@ -42,17 +44,26 @@ public final class LensCsv {
     }
   }
 
-  public static void dla(List<DlaRow> rows, List<String> tokens, OutputStream out) throws IOException {
+  public static void dla(DlaResult r, OutputStream out) throws IOException {
+    String method = methodName(r.method());
     try (CSVPrinter p = printer(out, DLA_HEADER)) {
-      for (DlaRow d : rows) {
+      for (DlaRow d : r.rows()) {
         p.printRecord(d.component(), d.layer(), d.head() == 0 ? "" : d.head(), d.position(),
-            tokens.get(d.position()), num(d.target()), num(d.contrast()), num(d.difference()));
+            r.tokens().get(d.position()), num(d.target()), num(d.contrast()), num(d.difference()), method);
       }
     }
   }
 
-  /** Both in one object: {@code model, tokens, target, contrast, lens: [...], dla: [...] or absent}. */
-  public static void json(String model, LensResult r, List<DlaRow> dla, LongFunction<String> vocab,
+  /** The CSV's and JSON's name of a linearisation. */
+  public static String methodName(DlaResult.Method m) {
+    return m == DlaResult.Method.FINAL_SCALE_FROZEN ? "ln_f_scale_frozen" : "all_scales_frozen";
+  }
+
+  /**
+   * Both in one object: {@code model, tokens, target, contrast, lens: [...]}, and with attribution
+   * {@code dlaMethod} (name), {@code dlaNote} (what it is, one line) and {@code dla: [...]}.
+   */
+  public static void json(String model, LensResult r, DlaResult dla, LongFunction<String> vocab,
       OutputStream out) throws IOException {
     try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
@@ -90,8 +101,10 @@ public final class LensCsv {
       }
       g.writeEndArray();
       if (dla != null) {
+        g.writeStringField("dlaMethod", methodName(dla.method()));
+        g.writeStringField("dlaNote", dla.method().description());
         g.writeArrayFieldStart("dla");
-        for (DlaRow d : dla) {
+        for (DlaRow d : dla.rows()) {
           g.writeStartObject();
           g.writeStringField("component", d.component());
           g.writeNumberField("layer", d.layer());

@@ -13,6 +13,11 @@ final class HandHead {
 
   /** BERT: dense, erf GELU, LayerNorm, decoder (the word embeddings) and bias; probabilities. */
   static double[] bert(Path safetensors, String prefix, float[] h, double eps) {
+    return softmax(bertLogits(safetensors, prefix, h, eps));
+  }
+
+  /** BERT's head as {@link #bert}, its logits. */
+  static double[] bertLogits(Path safetensors, String prefix, float[] h, double eps) {
     try (Safetensors st = Safetensors.open(safetensors)) {
       float[] w = st.readFloat("cls.predictions.transform.dense.weight").data();
       float[] b = st.readFloat("cls.predictions.transform.dense.bias").data();
@@ -38,7 +43,7 @@ final class HandHead {
         }
         logits[v] = s;
       }
-      return softmax(logits);
+      return logits;
     }
   }
 

@@ -1,13 +1,12 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.lens.DirectLogitAttribution;
-import io.headscope.analysis.lens.DlaRow;
+import io.headscope.analysis.lens.DlaResult;
 import io.headscope.analysis.lens.LensCsv;
 import io.headscope.analysis.lens.LensResult;
 import io.headscope.analysis.lens.LogitLens;
 import io.headscope.model.BertModel;
 import io.headscope.model.tokenizer.Encoding;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,9 +17,12 @@ import picocli.CommandLine.Option;
         + "layer's output read by the model's own output head. CSV: layer,point,position,token,target,target_rank,"
         + "target_prob,contrast,contrast_rank,contrast_prob,top_tokens,top_probs (layer 0 = embeddings, then 1-based; "
         + "lists separated by |). An --out ending in .json writes JSON.",
-        "--dla (pre-LayerNorm models such as GPT-2, with --target): direct logit attribution of each head, attention "
-            + "bias, MLP and the embeddings, through ln_f with the full stream's scale frozen; a CSV then holds "
-            + "component,layer,head,position,token,target_logit,contrast_logit,logit_diff, the JSON both."})
+        "--dla (with --target): direct logit attribution of each head, attention bias, MLP and the embeddings. "
+            + "GPT-2 (pre-LayerNorm): through ln_f with the full stream's scale frozen. BERT family (post-LayerNorm): "
+            + "a frozen-scale linearisation, every LayerNorm's 1/sigma and the head's gelu(z)/z frozen at this run, "
+            + "so the components plus a bias row sum to the logit exactly; an attribution, not the effect of "
+            + "removing a head. A CSV then holds component,layer,head,position,token,target_logit,contrast_logit,"
+            + "logit_diff,method, the JSON both."})
 final class LensCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -56,14 +58,30 @@ final class LensCommand implements Callable<Integer> {
       Warnings.truncation(input);
       long t = target == null ? -1 : bert.tokenizer().singleTokenId(target);
       long c = contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast);
-      List<DlaRow> attribution = dla ? new DirectLogitAttribution(bert).run(input, t, c) : null;
+      long started = System.nanoTime();
+      DlaResult attribution = dla ? new DirectLogitAttribution(bert).run(input, t, c) : null;
+      double seconds = (System.nanoTime() - started) / 1e9;
       LensResult lens = new LogitLens(bert).run(input, t, c, top);
       if (json) {
         output.write(o -> LensCsv.json(bert.name(), lens, attribution, bert.tokenizer()::vocabToken, o));
       } else if (dla) {
-        output.write(o -> LensCsv.dla(attribution, input.tokens(), o));
+        output.write(o -> LensCsv.dla(attribution, o));
       } else {
         output.write(o -> LensCsv.lens(lens, bert.tokenizer()::vocabToken, o));
+      }
+      if (attribution != null) {
+        System.err.println("direct logit attribution: " + attribution.method().description() + String.format(
+            java.util.Locale.ROOT, ". It took %.2f s (one forward pass and the decomposition).", seconds));
+        for (int i = 0; i < attribution.positions().length; i++) {
+          int p = attribution.positions()[i];
+          System.err.println("position " + p + ": components sum to " + (c < 0
+              ? String.format(java.util.Locale.ROOT, "%.5f (the %s logit)", attribution.sum(p, false), target)
+              : String.format(java.util.Locale.ROOT, "%.5f; the model's logit difference is %.5f%s",
+                  attribution.sum(p, true), attribution.modelDifference()[i],
+                  attribution.method() == DlaResult.Method.FINAL_SCALE_FROZEN
+                      ? " (less (W_U[target] - W_U[contrast]) . beta of ln_f, which the attribution leaves out)"
+                      : "")));
+        }
       }
       if (t >= 0) {
         for (int p : lens.rows().stream().mapToInt(r -> r.position()).distinct().toArray()) {

@@ -35,8 +35,9 @@ class LensSaliencyCommandsTest extends OnTinyModel {
         "--contrast", "t", "--dla", "--out", dla.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     List<String> lines = Files.readAllLines(dla);
-    assertThat(lines.get(0)).isEqualTo("component,layer,head,position,token,target_logit,contrast_logit,logit_diff");
-    assertThat(lines.get(1)).startsWith("embed,0,,");
+    assertThat(lines.get(0)).isEqualTo("component,layer,head,position,token,target_logit,contrast_logit,logit_diff,"
+        + "method");
+    assertThat(lines.get(1)).startsWith("embed,0,,").endsWith(",ln_f_scale_frozen");
     Path json = dir.resolve("lens.json");
     r = CliHarness.run("lens", "--model", gpt2.toString(), "--text", "the cat sat", "--target", "ca", "--dla",
         "--out", json.toString());
@@ -45,11 +46,23 @@ class LensSaliencyCommandsTest extends OnTinyModel {
   }
 
   @Test
-  void dlaOnBertIsRefusedInOneLine() {
+  void dlaOnBertIsTheFrozenScaleLinearisationWithABiasRowAndSaysSo() throws Exception {
+    Path dla = dir.resolve("bert-dla.csv");
     CliHarness.Result r = CliHarness.run("lens", "--model", model.toString(), "--text", "the [MASK] sat", "--target",
-        "cat", "--dla");
+        "cat", "--contrast", "the", "--dla", "--out", dla.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<String> lines = Files.readAllLines(dla);
+    assertThat(lines.get(1)).startsWith("embed,0,,2,[MASK],").endsWith(",all_scales_frozen");
+    assertThat(lines.get(lines.size() - 1)).startsWith("bias,0,,2,");
+    assertThat(lines).hasSize(1 + 1 + 2 * (2 + 2) + 1); // header, embed, 2 layers x (2 heads, bias, mlp), bias
+    assertThat(r.err()).contains("frozen-scale linearisation").contains("the model's logit difference is");
+    // the sum the command prints is the CSV's column's sum
+    double sum = lines.stream().skip(1).mapToDouble(l -> Double.parseDouble(l.split(",")[7])).sum();
+    String printed = r.err().replaceAll("(?s).*components sum to (-?[0-9.]+);.*", "$1");
+    assertThat(sum).isCloseTo(Double.parseDouble(printed), org.assertj.core.api.Assertions.within(1e-5));
+    r = CliHarness.run("lens", "--model", model.toString(), "--text", "the cat sat", "--target", "cat", "--dla");
     assertThat(r.exit()).isEqualTo(1);
-    assertThat(r.err().strip()).contains("pre-LayerNorm").doesNotContain("\n");
+    assertThat(r.err().strip()).contains("[MASK]").doesNotContain("\n");
   }
 
   @Test

@@ -363,6 +363,47 @@ class GuiMainWindowTest {
   }
 
   @Test
+  void theLensScreenDrawsEachHeadsDirectLogitAttributionAndTheHeadViewItsSaliencyStrip(FxRobot robot)
+      throws Exception {
+    waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
+    robot.interact(() -> {
+      vm().textAProperty().set("the king said that [MASK] was in paris .");
+      vm().analyse();
+    });
+    waitFor(() -> vm().traceProperty().get().tokens().contains("[MASK]") && !vm().busyProperty().get());
+    robot.clickOn("#tab-lens");
+    robot.clickOn("#lens-target").write("she");
+    robot.clickOn("#lens-contrast").write("he");
+    robot.clickOn("#lens-run");
+    Label status = robot.lookup("#lens-status").queryAs(Label.class);
+    waitFor(() -> status.getText().startsWith("At [MASK]"));
+    assertThat(robot.lookup("#lens-dla-note").queryAs(Label.class).getText()).contains("frozen-scale linearisation");
+    robot.interact(() -> robot.lookup("#lens-view .scroll-pane").queryAs(javafx.scene.control.ScrollPane.class)
+        .setVvalue(1));
+    javafx.scene.Node grid = robot.lookup("#lens-dla-grid").query();
+    assertThat(grid.getBoundsInLocal().getWidth()).isGreaterThan(100);
+    javafx.geometry.Bounds b = grid.localToScreen(grid.getBoundsInLocal());
+    // 30 px of layer names left, 18 px of head numbers on top: head 2-3 of the 3 x 4 grid
+    double cell = (b.getWidth() - 30 - 4) / 4;
+    robot.moveTo(new javafx.geometry.Point2D(b.getMinX() + 30 + 2.5 * cell, b.getMinY() + 18 + 1.5 * cell));
+    waitFor(() -> robot.lookup("#lens-dla-hover").queryAs(Label.class).getText().startsWith("Head 2-3: "));
+    robot.clickOn();
+    waitFor(() -> new Head(1, 2).equals(vm().selectedProperty().get()));
+    // the head view now draws the screen's saliency over its key tokens
+    Label note = robot.lookup("#head-strip-note").queryAs(Label.class);
+    waitFor(() -> note.isVisible() && note.getText().startsWith("Strip over the tokens"));
+    io.headscope.app.gui.chart.HeatmapPane heat = robot.lookup("#head-heatmap")
+        .queryAs(io.headscope.app.gui.chart.HeatmapPane.class);
+    assertThat(heat.columnStrip()).containsExactly(vm().session().saliency().result().scores());
+    robot.interact(() -> {
+      vm().textAProperty().set("the queen said that [MASK] was in rome .");
+      vm().analyse();
+    });
+    waitFor(() -> note.getText().contains("earlier input"));
+    assertThat(heat.columnStrip()).isNull();
+  }
+
+  @Test
   void theNeuronViewShowsQAndKOfTheSelectedHeadAndAClickedTokenBecomesTheQuery(FxRobot robot) throws Exception {
     waitFor(() -> vm().traceProperty().get() != null && !vm().busyProperty().get());
     robot.interact(() -> vm().select(new Head(2, 1)));

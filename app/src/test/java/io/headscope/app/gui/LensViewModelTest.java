@@ -64,6 +64,34 @@ class LensViewModelTest {
     assertThat(r.saliency().scores()).containsExactly(s.scores());
     assertThat(vm.statusProperty().get()).contains("At [MASK]").contains("Saliency (grad-x-input)");
 
+    // the attribution grid is the analysis's own numbers, per head, and a click opens the head
+    var dla = new io.headscope.analysis.lens.DirectLogitAttribution(m).run(input, she, he);
+    assertThat(r.dla().rows()).isEqualTo(dla.rows());
+    double[][] grid = vm.dlaGrid();
+    assertThat(grid).hasDimensions(2, 3);
+    for (var row : dla.rows()) {
+      if (row.component().equals("head")) {
+        assertThat(grid[row.layer() - 1][row.head() - 1]).isEqualTo(row.difference());
+      }
+    }
+    vm.dlaShownProperty().set(LensViewModel.DlaShown.TARGET);
+    assertThat(vm.dlaGrid()[1][2]).isEqualTo(dla.rows().stream().filter(x -> x.component().equals("head")
+        && x.layer() == 2 && x.head() == 3).findFirst().orElseThrow().target());
+    vm.dlaShownProperty().set(LensViewModel.DlaShown.CONTRAST);
+    var h12 = dla.rows().stream().filter(x -> x.component().equals("head") && x.layer() == 1 && x.head() == 2)
+        .findFirst().orElseThrow();
+    assertThat(vm.dlaGrid()[0][1]).isCloseTo(h12.contrast(), org.assertj.core.api.Assertions.within(1e-12));
+    vm.dlaShownProperty().set(LensViewModel.DlaShown.DIFFERENCE);
+    assertThat(vm.dlaNote()).contains("frozen-scale linearisation").contains("not the effect of removing a head")
+        .contains(String.format(java.util.Locale.ROOT, "sum %+.3f", dla.sum(mask, true)));
+    assertThat(vm.describe(new io.headscope.model.core.Head(0, 1))).startsWith("Head 1-2: ")
+        .contains(String.format(java.util.Locale.ROOT, "%+.3f", h12.target()));
+    vm.select(new io.headscope.model.core.Head(1, 2));
+    assertThat(main.session().selected()).isEqualTo(new io.headscope.model.core.Head(1, 2));
+    // the saliency goes to the session, for the head view's strip
+    assertThat(main.session().saliency().result().scores()).containsExactly(s.scores());
+    assertThat(main.session().saliency().isFor(input.ids())).isTrue();
+
     vm.integratedProperty().set(true);
     vm.run();
     SaliencyResult ig = vm.resultProperty().get().saliency();

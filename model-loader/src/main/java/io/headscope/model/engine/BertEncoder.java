@@ -309,6 +309,11 @@ final class BertEncoder {
     return dense(t, w.wordEmbeddings, w.mlmBias); // (M, V)
   }
 
+  /** The masked-LM head's activation alone (direct logit attribution freezes it as {@code act(z) / z}). */
+  NDArray headActivation(NDArray z) {
+    return gelu(z, headGelu);
+  }
+
   /** Sequence-classification logits from the pooled {@code [CLS]} state, (B, T, d) to (B, labels). */
   NDArray classifierLogits(NDArray sequenceOutput) {
     if (!w.hasClassifier()) {

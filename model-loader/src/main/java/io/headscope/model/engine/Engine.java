@@ -97,6 +97,55 @@ public final class Engine implements AutoCloseable {
         config().layerNormEps(), rows, new float[tokens.length]);
   }
 
+  /**
+   * The LayerNorms and masked-LM head of a post-LayerNorm model with the decoder rows of {@code tokens},
+   * for direct logit attribution; null for a model without them (GPT-2, or no masked-LM head).
+   */
+  public PostLayerNormWeights postLayerNormWeights(long... tokens) {
+    if (weights.config.family().preLayerNorm() || weights.mlmDenseWeight == null) {
+      return null;
+    }
+    int layers = weights.layers.length;
+    float[][] g1 = new float[layers][];
+    float[][] b1 = new float[layers][];
+    float[][] g2 = new float[layers][];
+    float[][] b2 = new float[layers][];
+    for (int l = 0; l < layers; l++) {
+      BertWeights.Layer p = weights.layers[l];
+      g1[l] = p.ln1Weight().toFloatArray();
+      b1[l] = p.ln1Bias().toFloatArray();
+      g2[l] = p.ln2Weight().toFloatArray();
+      b2[l] = p.ln2Bias().toFloatArray();
+    }
+    int e = config().embeddingSize();
+    int d = config().hiddenSize();
+    float[] flat = weights.mlmDenseWeight.toFloatArray();
+    float[][] dense = new float[e][];
+    for (int i = 0; i < e; i++) {
+      dense[i] = java.util.Arrays.copyOfRange(flat, i * d, (i + 1) * d);
+    }
+    float[][] rows = new float[tokens.length][];
+    float[] bias = new float[tokens.length];
+    for (int i = 0; i < tokens.length; i++) {
+      try (NDArray row = weights.wordEmbeddings.get(tokens[i]); NDArray b = weights.mlmBias.get(tokens[i])) {
+        rows[i] = row.toFloatArray();
+        bias[i] = b.getFloat();
+      }
+    }
+    return new PostLayerNormWeights(g1, b1, g2, b2, config().layerNormEps(), dense, weights.mlmDenseBias.toFloatArray(),
+        weights.mlmLnWeight.toFloatArray(), weights.mlmLnBias.toFloatArray(), rows, bias);
+  }
+
+  /**
+   * The masked-LM head's activation (its GELU, erf or tanh as the model's config says) applied to
+   * {@code z} by the engine's own kernel, so that a caller freezing it uses the very function the run used.
+   */
+  public float[] headActivation(float[] z) {
+    try (NDManager scope = manager.newSubManager(); NDArray x = scope.create(z)) {
+      return encoder.headActivation(x).toFloatArray();
+    }
+  }
+
   /** Runs a batch with the request's interventions, captures and readouts. */
   public RunResult run(RunRequest r) {
     BertConfig c = config();

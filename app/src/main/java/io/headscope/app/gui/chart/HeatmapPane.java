@@ -43,6 +43,11 @@ public final class HeatmapPane extends Pane {
   private double label = LABEL;
   private int hoverRow = -1;
   private int hoverCol = -1;
+  /** Per-column values drawn as a thin strip between the column labels and the cells (null: none). */
+  private double[] strip;
+  private double stripMax = 1;
+  /** The strip's height, and the room it takes from the column labels. */
+  public static final double STRIP = 7;
 
   public HeatmapPane() {
     setId("head-heatmap");
@@ -147,6 +152,22 @@ public final class HeatmapPane extends Pane {
     return cellWidth;
   }
 
+  /**
+   * A thin strip over the columns, one signed value per column on the diverging scale from -max to +max
+   * (the head view's token saliency), or none with null. It sits in the column labels' margin, against the
+   * cells, so each value is under its token's label.
+   */
+  public void setColumnStrip(double[] values, double max) {
+    strip = values == null ? null : values.clone();
+    stripMax = max > 0 ? max : 1;
+    redraw();
+  }
+
+  /** The strip's values (for tests), or null. */
+  public double[] columnStrip() {
+    return strip == null ? null : strip.clone();
+  }
+
   public double cellHeight() {
     return cellHeight;
   }
@@ -234,6 +255,22 @@ public final class HeatmapPane extends Pane {
     g.setFill(Color.WHITE);
     g.fillRect(0, 0, label, canvas.getHeight());
     g.fillRect(0, 0, canvas.getWidth(), label);
+    boolean striped = strip != null && strip.length == cols;
+    if (striped) {
+      for (int j = c0; j < c1; j++) {
+        double x = label + j * cellWidth - x0;
+        if (x + cellWidth > label) {
+          g.setFill(FxColors.diverging(strip[j], stripMax));
+          double left = Math.max(x, label);
+          g.fillRect(left, label - STRIP - 1, x + cellWidth - left, STRIP);
+        }
+      }
+      g.setStroke(Color.gray(0.75));
+      g.setLineWidth(1);
+      g.strokeRect(label - x0, label - STRIP - 1, cols * cellWidth, STRIP);
+      g.setFill(Color.WHITE);
+      g.fillRect(0, label - STRIP - 2, label, STRIP + 2);
+    }
     if (cellWidth < LABELLED_CELL || cellHeight < LABELLED_CELL) {
       g.setFill(Color.gray(0.3));
       g.setFont(Font.font(11));
@@ -259,7 +296,7 @@ public final class HeatmapPane extends Pane {
       if (x > label) {
         g.setFill(j == hoverCol ? FxColors.of(UiColor.HOVER_TOKEN) : Color.BLACK);
         g.save();
-        g.translate(x, label - 4);
+        g.translate(x, label - 4 - (striped ? STRIP + 1 : 0));
         g.rotate(-90);
         g.fillText(clip(matrix.colTokens().get(j)), 0, 0);
         g.restore();

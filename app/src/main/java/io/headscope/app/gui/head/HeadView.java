@@ -35,6 +35,7 @@ public final class HeadView extends VBox {
   @FXML private Slider zoom;
   @FXML private Label title;
   @FXML private Label hover;
+  @FXML private Label stripNote;
   @FXML private ScrollPane heatScroll;
   @FXML private TabPane tabs;
   @FXML private ChoiceBox<Display> displayChoice;
@@ -120,6 +121,15 @@ public final class HeadView extends VBox {
     hover.textProperty().bind(vm.hoverProperty().map(s -> s.isEmpty()
         ? "Point at a cell to read it · Ctrl+wheel zooms" : s));
 
+    // the session's token saliency as a strip over the key tokens, while it belongs to this input
+    vm.stripProperty().addListener((o, a, b) -> heatmap.setColumnStrip(b == null ? null : b.values(),
+        b == null ? 1 : b.max()));
+    if (vm.stripProperty().get() != null) {
+      heatmap.setColumnStrip(vm.stripProperty().get().values(), vm.stripProperty().get().max());
+    }
+    stripNote.textProperty().bind(vm.stripNoteProperty());
+    stripNote.visibleProperty().bind(vm.stripNoteProperty().isNotEmpty());
+    stripNote.managedProperty().bind(stripNote.visibleProperty());
     vm.matrixProperty().addListener((o, a, b) -> {
       if (b != null && (a == null || a.rows() != b.rows() || a.cols() != b.cols())) {
         fitted = false;

@@ -3,6 +3,7 @@ package io.headscope.app.gui.head;
 import io.headscope.app.render.HeadMatrix.Display;
 import io.headscope.app.render.HeadMatrix.PairFilter;
 import io.headscope.app.render.HeadMatrix;
+import io.headscope.app.gui.session.InputSaliency;
 import io.headscope.app.gui.session.Session;
 import io.headscope.app.render.MapsShown;
 import io.headscope.app.render.RolloutCache;
@@ -44,6 +45,19 @@ public final class HeadViewModel {
   private NeuronViewModel neuron;
   /** The session's model, for what its family changes in the view (null in tests without a session). */
   private ObservableValue<io.headscope.model.BertModel> model;
+  /** The session's latest token saliency (null in tests without a session). */
+  private ObservableValue<InputSaliency> saliency;
+  private final ReadOnlyObjectWrapper<SaliencyStrip> strip = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyStringWrapper stripNote = new ReadOnlyStringWrapper("");
+
+  /**
+   * Per-token saliency drawn as a thin strip over the map's columns (the key tokens), one value per column.
+   *
+   * @param values one per column of the shown matrix: the token's score, or over words the sum of its
+   *     wordpieces' scores (the attributions add up)
+   * @param max the largest magnitude over the whole input, the colour scale's end (signed, diverging)
+   */
+  public record SaliencyStrip(double[] values, double max) {}
 
   /** The head view of a session: its traces, its selected head and its choice of maps. */
   public HeadViewModel(Session session) {
@@ -52,7 +66,58 @@ public final class HeadViewModel {
     this.worker = session.worker();
     this.model = session.modelProperty();
     this.neuron = new NeuronViewModel(session);
+    this.saliency = session.saliencyProperty();
+    saliency.addListener((o, a, b) -> updateStrip());
+    updateStrip();
   }
+
+  /** The saliency strip over the map's columns, or null: none computed, or computed for another input. */
+  public ReadOnlyObjectProperty<SaliencyStrip> stripProperty() {
+    return strip.getReadOnlyProperty();
+  }
+
+  /** What the strip is ("" without one), or that the saliency belongs to an earlier input. */
+  public ReadOnlyStringProperty stripNoteProperty() {
+    return stripNote.getReadOnlyProperty();
+  }
+
+  /**
+   * The strip follows the shown matrix: its columns are the keys, so a filtered pair or words change it; an
+   * input whose ids differ from the saliency's has no strip (its tokens are not those scores'), only a note.
+   */
+  private void updateStrip() {
+    InputSaliency s = saliency == null ? null : saliency.getValue();
+    HeadMatrix m = matrix.get();
+    AttentionTrace t = trace.getValue();
+    if (s == null || m == null || t == null) {
+      strip.set(null);
+      stripNote.set("");
+      return;
+    }
+    if (!s.isFor(t.encoding().ids())) {
+      strip.set(null);
+      stripNote.set("Saliency strip hidden: it was computed for an earlier input (run Causes \u203a Logit lens again).");
+      return;
+    }
+    double[] scores = s.result().scores();
+    double[] full = scores;
+    if (m.words()) {
+      io.headscope.analysis.linguistics.WordAttention.Words w = io.headscope.analysis.linguistics.WordAttention.of(t.tokens());
+      full = new double[w.words().size()];
+      for (int i = 0; i < scores.length; i++) {
+        full[w.wordOf()[i]] += scores[i];
+      }
+    }
+    double max = 0;
+    for (double v : full) {
+      max = Math.max(max, Math.abs(v));
+    }
+    strip.set(new SaliencyStrip(java.util.Arrays.copyOfRange(full, m.colOffset(), m.colOffset() + m.cols()), max));
+    stripNote.set(String.format(java.util.Locale.ROOT, "Strip over the tokens: saliency (%s, intact model) for "
+        + "\u201c%s\u201d%s from Causes \u203a Logit lens; blue raises it, red lowers it.", s.result().method(),
+        s.target(), s.contrast().isEmpty() ? "" : " \u2212 \u201c" + s.contrast() + "\u201d"));
+  }
+
 
   /** The neuron view of the selected head (null for a head view without a session). */
   public NeuronViewModel neuron() {
@@ -94,6 +159,7 @@ public final class HeadViewModel {
     head.addListener((o, a, b) -> update());
     display.addListener((o, a, b) -> update());
     filter.addListener((o, a, b) -> update());
+    matrix.addListener((o, a, b) -> updateStrip());
     update();
   }
 
@@ -221,7 +287,10 @@ public final class HeadViewModel {
           + "\": a causal model sees only the tokens before a token and the token itself");
       return;
     }
-    hover.set(m == null ? "" : m.describe(row, col));
+    SaliencyStrip st = strip.get();
+    hover.set(m == null ? "" : m.describe(row, col) + (st == null || col < 0 || col >= st.values().length ? ""
+        : String.format(java.util.Locale.ROOT, "  \u00b7  saliency of \u201c%s\u201d %+.4f", m.colTokens().get(col),
+            st.values()[col])));
   }
 
   /**

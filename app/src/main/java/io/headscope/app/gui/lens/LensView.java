@@ -2,16 +2,19 @@ package io.headscope.app.gui.lens;
 
 import io.headscope.analysis.lens.LensRow;
 import io.headscope.analysis.saliency.SaliencyResult;
+import io.headscope.app.gui.chart.SignedHeadGrid;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.screen.ScreenView;
 import io.headscope.app.gui.style.FxColors;
+import io.headscope.model.core.Head;
 import java.util.Locale;
 import java.util.function.Function;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.fxml.FXML;
 import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
@@ -20,7 +23,10 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.layout.FlowPane;
 import javafx.scene.layout.VBox;
 
-/** The Logit lens screen: what each layer predicts at the [MASK], and each token's saliency, as a strip. */
+/**
+ * The Logit lens screen: what each layer predicts at the [MASK], each token's saliency as a strip, and each
+ * head's direct logit attribution as a grid (a click opens the head in the window).
+ */
 public final class LensView extends ScreenView<LensViewModel> {
   /** Its place in the navigation and its Analysis menu entry. */
   public static final ScreenDescriptor DESCRIPTOR = new ScreenDescriptor("lens", "Causes", "Logit lens",
@@ -36,6 +42,13 @@ public final class LensView extends ScreenView<LensViewModel> {
   @FXML private FlowPane saliencyStrip;
   @FXML private Label tableTitle;
   @FXML private TableView<LensRow> table;
+  @FXML private ChoiceBox<LensViewModel.DlaShown> dlaChoice;
+  @FXML private Label dlaNote;
+  @FXML private SignedHeadGrid dlaGrid;
+  @FXML private Label dlaHover;
+  @FXML private javafx.scene.control.ScrollPane scroll;
+  /** The head last clicked in the grid, outlined. */
+  private Head opened;
 
   public LensView(LensViewModel vm, ScreenContext context) {
     super(vm, context);
@@ -56,6 +69,38 @@ public final class LensView extends ScreenView<LensViewModel> {
     table.prefHeightProperty().bind(Bindings.size(table.getItems()).multiply(ROW).add(ROW + 16));
     table.minHeightProperty().bind(table.prefHeightProperty());
     vm.resultProperty().addListener((o, a, b) -> show());
+    dlaChoice.getItems().setAll(LensViewModel.DlaShown.values());
+    dlaChoice.valueProperty().bindBidirectional(vm.dlaShownProperty());
+    dlaChoice.valueProperty().addListener((o, a, b) -> showDla());
+    // direct logits have no natural unit of 1: the largest head is full colour
+    dlaGrid.setFullScale(0);
+    scroll.viewportBoundsProperty().addListener((o, a, b) -> {
+      if (a.getWidth() != b.getWidth() || a.getHeight() != b.getHeight()) {
+        showDla();
+      }
+    });
+    dlaGrid.onHead(h -> {
+      opened = h;
+      vm.select(h);
+      showDla();
+    }, h -> dlaHover.setText(h == null ? "Point at a head to read it; click to open it." : vm.describe(h)));
+  }
+
+  private void showDla() {
+    double[][] grid = vm.dlaGrid();
+    LensViewModel.Result r = vm.resultProperty().get();
+    dlaChoice.setDisable(r == null || r.dla() == null || r.dla().contrast() < 0);
+    dlaNote.setText(vm.dlaNote());
+    // as wide as the pane allows (cells up to 34 px), and low enough that the heading, the note and the whole
+    // grid fit the pane's height together; never under 24 px, where the numbers stop being written
+    double w = scroll.getViewportBounds().getWidth();
+    double h = scroll.getViewportBounds().getHeight();
+    double width = w > 0 ? w - 8 : 420;
+    if (grid != null && grid.length > 0 && h > 0) {
+      double cell = Math.max(24, (h - 150) / grid.length);
+      width = Math.min(width, SignedHeadGrid.LEFT + 8 + cell * grid[0].length);
+    }
+    dlaGrid.show(grid == null ? new double[0][0] : grid, opened, width);
   }
 
   private void column(String title, double width, Function<LensRow, String> value) {
@@ -69,6 +114,8 @@ public final class LensView extends ScreenView<LensViewModel> {
   private void show() {
     LensViewModel.Result r = vm.resultProperty().get();
     saliencyStrip.getChildren().clear();
+    opened = null;
+    showDla();
     if (r == null) {
       table.getItems().clear();
       return;

@@ -1,5 +1,8 @@
 package io.headscope.app.gui.lens;
 
+import io.headscope.analysis.lens.DirectLogitAttribution;
+import io.headscope.analysis.lens.DlaResult;
+import io.headscope.analysis.lens.DlaRow;
 import io.headscope.analysis.lens.LensResult;
 import io.headscope.analysis.lens.LensRow;
 import io.headscope.analysis.lens.LogitLens;
@@ -8,12 +11,17 @@ import io.headscope.analysis.saliency.SaliencyMetric;
 import io.headscope.analysis.saliency.SaliencyResult;
 import io.headscope.analysis.saliency.TokenSaliency;
 import io.headscope.app.gui.screen.ScreenModel;
+import io.headscope.app.gui.session.InputSaliency;
 import io.headscope.app.gui.session.Session;
 import io.headscope.model.BertModel;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.List;
 import java.util.Locale;
 import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.StringProperty;
 
@@ -24,11 +32,36 @@ import javafx.beans.property.StringProperty;
  * integrated gradients from the [MASK] baseline), as {@code headscope lens} and {@code saliency} compute them.
  */
 public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
-  /** The lens of the input and the saliency of its tokens. */
-  public record Result(LensResult lens, SaliencyResult saliency, List<String> tokens, String target, String contrast) {}
+  /**
+   * The lens of the input, the direct logit attribution of its components and the saliency of its tokens.
+   *
+   * @param dla null when the model offers no attribution (a head this class of model does not linearise)
+   * @param dlaProblem why there is none, or null
+   */
+  public record Result(LensResult lens, SaliencyResult saliency, List<String> tokens, String target, String contrast,
+      DlaResult dla, String dlaProblem) {}
+
+  /** What the attribution grid shows per head. */
+  public enum DlaShown {
+    DIFFERENCE("target − contrast"),
+    TARGET("to the target"),
+    CONTRAST("to the contrast");
+
+    private final String label;
+
+    DlaShown(String label) {
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label;
+    }
+  }
 
   private final io.headscope.app.gui.screen.FollowedWords followed;
   private final BooleanProperty integrated = new SimpleBooleanProperty(false);
+  private final ObjectProperty<DlaShown> dlaShown = new SimpleObjectProperty<>(DlaShown.DIFFERENCE);
 
   public LensViewModel(Session session) {
     super(session, "Type the word to follow at the [MASK] (and a contrast), then Run: the main window's sentence "
@@ -50,6 +83,11 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     return integrated;
   }
 
+  /** Which number the attribution grid shows (the difference needs a contrast; without one the target's). */
+  public ObjectProperty<DlaShown> dlaShownProperty() {
+    return dlaShown;
+  }
+
   public void run() {
     if (noInputOrBusy()) {
       return;
@@ -67,6 +105,14 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
           long t = m.tokenizer().singleTokenId(word);
           long c = other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other);
           LensResult lens = new LogitLens(m).run(input, t, c, 5);
+          p.update("Direct logit attribution…", 0.4);
+          DlaResult dla = null;
+          String problem = null;
+          try {
+            dla = new DirectLogitAttribution(m).run(input, t, c);
+          } catch (HeadScopeException e) {
+            problem = e.getMessage(); // the lens and saliency still stand
+          }
           p.update("Token saliency…", 0.5);
           TokenSaliency s = new TokenSaliency(m);
           SaliencyMetric metric = SaliencyMetric.of(t, c);
@@ -74,10 +120,12 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
               ? s.integratedGradients(input, metric, Baseline.MASK, TokenSaliency.DEFAULT_STEPS,
                   share -> p.update("Integrated gradients…", 0.5 + share / 2))
               : s.gradientTimesInput(input, metric, Baseline.MASK);
-          return new Result(lens, sal, input.tokens(), word, other);
+          return new Result(lens, sal, input.tokens(), word, other, dla, problem);
         })
         .onSuccess(r -> {
           result.set(r);
+          // the head view draws it over its tokens while the input stays this one
+          session.setSaliency(new InputSaliency(r.saliency(), input.ids(), word, other));
           return summary(r);
         })
         .onFailure(e -> "Could not read the layers: " + Session.message(e).replace('\n', ' '))
@@ -115,6 +163,97 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     Result r = result.get();
     int[] p = r == null ? new int[0] : positions(r.lens());
     return p.length == 0 ? -1 : p[0];
+  }
+
+  /**
+   * The heads' direct logit attribution at the first read position, layers x heads (0-based), as
+   * {@link #dlaShownProperty} asks (the target's when there is no contrast); null without one.
+   */
+  public double[][] dlaGrid() {
+    Result r = result.get();
+    if (r == null || r.dla() == null) {
+      return null;
+    }
+    int p = firstPosition();
+    int layers = session.model().config().numHiddenLayers();
+    int heads = session.model().config().numAttentionHeads();
+    DlaShown shown = r.dla().contrast() < 0 ? DlaShown.TARGET : dlaShown.get();
+    return switch (shown) {
+      case DIFFERENCE -> r.dla().heads(p, layers, heads, true);
+      case TARGET -> r.dla().heads(p, layers, heads, false);
+      case CONTRAST -> {
+        double[][] t = r.dla().heads(p, layers, heads, false);
+        double[][] d = r.dla().heads(p, layers, heads, true);
+        for (int l = 0; l < layers; l++) {
+          for (int h = 0; h < heads; h++) {
+            d[l][h] = t[l][h] - d[l][h]; // target - (target - contrast)
+          }
+        }
+        yield d;
+      }
+    };
+  }
+
+  /** What the attribution grid is, in one line (the linearisation, and what it is not). */
+  public String dlaNote() {
+    Result r = result.get();
+    if (r == null) {
+      return "";
+    }
+    if (r.dla() == null) {
+      return "No direct logit attribution: " + r.dlaProblem();
+    }
+    int p = firstPosition();
+    boolean diff = r.dla().contrast() >= 0;
+    String what = diff ? "\u201c" + r.target() + "\u201d \u2212 \u201c" + r.contrast() + "\u201d" : "\u201c" + r.target() + "\u201d";
+    double heads = 0;
+    double embed = 0;
+    double bias = 0;
+    double mlp = 0;
+    for (DlaRow x : r.dla().rows()) {
+      if (x.position() != p) {
+        continue;
+      }
+      double v = diff ? x.difference() : x.target();
+      switch (x.component()) {
+        case "head" -> heads += v;
+        case "mlp" -> mlp += v;
+        case "embed" -> embed += v;
+        default -> bias += v; // attention biases and the LayerNorms' and head's biases
+      }
+    }
+    String how = r.dla().method() == DlaResult.Method.ALL_SCALES_FROZEN
+        ? "a frozen-scale linearisation (every LayerNorm's 1/\u03c3 and the head's gelu(z)/z fixed at this run): "
+            + "an attribution, not the effect of removing a head"
+        : "ln_f's scale frozen (pre-LayerNorm); the sum leaves out W_U \u00b7 \u03b2 of ln_f";
+    return String.format(Locale.ROOT, "To %s at %s, %s. Heads %+.3f, MLPs %+.3f, embeddings %+.3f, biases %+.3f: "
+        + "sum %+.3f%s.", what, r.tokens().get(p), how, heads, mlp, embed, bias, r.dla().sum(p, diff),
+        diff ? String.format(Locale.ROOT, " (model: %+.3f)", r.dla().modelDifference()[0]) : "");
+  }
+
+  /** A head's attribution to the target and the contrast, for the pointer; "" outside the grid. */
+  public String describe(Head h) {
+    Result r = result.get();
+    if (h == null || r == null || r.dla() == null) {
+      return "";
+    }
+    int p = firstPosition();
+    DlaRow row = r.dla().rows().stream().filter(x -> x.position() == p && x.component().equals("head")
+        && x.layer() == h.layer() + 1 && x.head() == h.head() + 1).findFirst().orElse(null);
+    if (row == null) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "Head %s: %+.3f to \u201c%s\u201d", h, row.target(), r.target())
+        + (Double.isNaN(row.contrast()) ? "" : String.format(Locale.ROOT, ", %+.3f to \u201c%s\u201d, difference %+.3f",
+            row.contrast(), r.contrast(), row.difference()))
+        + " · click to open it";
+  }
+
+  /** Opens a head of the grid in the window, as the other screens' grids do. */
+  public void select(Head h) {
+    if (h != null && result.get() != null && result.get().dla() != null) {
+      session.select(h);
+    }
   }
 
   /** A token id as text (the lens's top tokens). */

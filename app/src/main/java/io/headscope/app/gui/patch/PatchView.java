@@ -2,6 +2,7 @@ package io.headscope.app.gui.patch;
 
 import io.headscope.analysis.causal.PatchDirection;
 import io.headscope.analysis.causal.PatchSite;
+import io.headscope.app.gui.chart.SignedHeadGrid;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.ScreenDescriptor;
@@ -39,8 +40,8 @@ public final class PatchView extends ScreenView<PatchViewModel> {
   @FXML private ScrollPane scroll;
   @FXML private javafx.scene.layout.FlowPane results;
   @FXML private VBox attributionBox2;
-  @FXML private PatchGrid grid;
-  @FXML private PatchGrid attributionGrid;
+  @FXML private SignedHeadGrid grid;
+  @FXML private SignedHeadGrid attributionGrid;
   @FXML private Label attributionTitle;
   @FXML private Label gridTitle;
   private Head opened;
@@ -79,7 +80,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
       opened = null;
       refresh();
     });
-    for (PatchGrid g : List.of(grid, attributionGrid)) {
+    for (SignedHeadGrid g : List.of(grid, attributionGrid)) {
       g.onHead(h -> {
         opened = h;
         vm.select(h);
@@ -123,7 +124,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
     double w = scroll.getViewportBounds().getWidth();
     // side by side once two grids of readable cells (24 px, numbers written) fit; else one above the other
     double pane = w > 0 ? w : 500;
-    double width = pane >= 2 * (PatchGrid.LEFT + 12 * 24 + 8) + 16 ? (pane - 16) / 2 - 4 : pane - 8;
+    double width = pane >= 2 * (SignedHeadGrid.LEFT + 12 * 24 + 8) + 16 ? (pane - 16) / 2 - 4 : pane - 8;
     var r = vm.resultProperty().get();
     java.util.List<String> tokens = r == null || r.site().perHead() ? null
         : java.util.stream.IntStream.range(0, r.cells()).mapToObj(i -> r.cleanTokens().get(i)
@@ -141,7 +142,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
   }
 
   /** For tests: the exact grid. */
-  PatchGrid grid() {
+  SignedHeadGrid grid() {
     return grid;
   }
 }

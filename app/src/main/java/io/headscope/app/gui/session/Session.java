@@ -39,6 +39,7 @@ public final class Session {
   private final ReadOnlyObjectWrapper<Set<Head>> selection = new ReadOnlyObjectWrapper<>(Set.of());
   private final ReadOnlyObjectWrapper<String> error = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<TargetMetric> target = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<InputSaliency> saliency = new ReadOnlyObjectWrapper<>();
   private final ObjectProperty<MapsShown> mapsShown = new SimpleObjectProperty<>(MapsShown.INTACT);
   private final BooleanProperty wordsShown = new SimpleBooleanProperty(false);
   private String[] inputText = {"", ""};
@@ -86,6 +87,7 @@ public final class Session {
   public void setModel(BertModel m) {
     if (m != model.get()) {
       measures.clear();
+      saliency.set(null); // another model's scores say nothing of this one
     }
     model.set(m);
   }
@@ -254,6 +256,22 @@ public final class Session {
   }
 
   /** The latest problem, as one line for a person; {@link #acknowledgeError()} clears it. */
+  /**
+   * The latest token saliency computed on this session's model (the Logit lens screen publishes it), with the
+   * input it was for: kept when the input changes, so that a reader can say it is stale rather than lose it.
+   */
+  public ReadOnlyObjectProperty<InputSaliency> saliencyProperty() {
+    return saliency.getReadOnlyProperty();
+  }
+
+  public InputSaliency saliency() {
+    return saliency.get();
+  }
+
+  public void setSaliency(InputSaliency s) {
+    saliency.set(s);
+  }
+
   public ReadOnlyObjectProperty<String> errorProperty() {
     return error.getReadOnlyProperty();
   }

@@ -1,6 +1,5 @@
-package io.headscope.app.gui.patch;
+package io.headscope.app.gui.chart;
 
-import io.headscope.app.gui.chart.HeadGridCanvas;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
@@ -10,24 +9,32 @@ import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 
 /**
- * Layers x heads of a signed share on the diverging scale symmetric about 0 (blue above, red below; 1 at
- * full strength unless a cell goes further), the share written in each cell when there is room, the
- * opened head outlined.
+ * Layers x heads of a signed number on the diverging scale symmetric about 0 (blue above, red below; the
+ * full scale at full strength unless a cell goes further), the number written in each cell when there is
+ * room, the opened head outlined. The Patching screen shows shares on it (full scale 1: all of the
+ * clean-corrupted difference), the Logit lens screen direct logits (full scale 0: the largest cell).
  */
-public final class PatchGrid extends HeadGridCanvas {
+public final class SignedHeadGrid extends HeadGridCanvas {
   private double[][] values = new double[0][0];
   private double cell = 28;
   private double top = TOP;
   private Head opened;
+  /** The value drawn at full colour, unless a cell goes further. */
+  private double fullScale = 1;
   /** The columns' names when they are token positions (null: heads, numbered). */
   private java.util.List<String> columns;
 
-  void show(double[][] v, Head open, double maxWidth) {
+  public void show(double[][] v, Head open, double maxWidth) {
     show(v, open, maxWidth, null);
   }
 
+  /** The value drawn at full colour: 1 for shares (the default), 0 to scale to the largest cell. */
+  public void setFullScale(double scale) {
+    fullScale = scale;
+  }
+
   /** As above; {@code columnLabels} names the columns (token positions) instead of head numbers. */
-  void show(double[][] v, Head open, double maxWidth, java.util.List<String> columnLabels) {
+  public void show(double[][] v, Head open, double maxWidth, java.util.List<String> columnLabels) {
     values = v;
     opened = open;
     columns = columnLabels;
@@ -48,7 +55,7 @@ public final class PatchGrid extends HeadGridCanvas {
 
 
   /** A share in two decimals without the leading zero ({@code .56}, {@code -.03}); a rounded zero as {@code 0}. */
-  static String label(double v) {
+  public static String label(double v) {
     if (Math.abs(v) < 0.005) {
       return "0";
     }
@@ -81,8 +88,9 @@ public final class PatchGrid extends HeadGridCanvas {
       g.setTextAlign(javafx.scene.text.TextAlignment.CENTER);
       g.setFont(Font.font(10));
     }
-    // 1 (all of the clean-corrupted difference) is full colour; a cell beyond it widens the scale
-    double max = 1;
+    // the full scale is full colour (a share's 1: all of the clean-corrupted difference); a cell beyond it
+    // widens the scale
+    double max = fullScale;
     for (double[] row : values) {
       for (double v : row) {
         if (!Double.isNaN(v)) {
@@ -96,7 +104,7 @@ public final class PatchGrid extends HeadGridCanvas {
         double v = values[l][h];
         double x = LEFT + h * cell;
         double y = top + l * cell;
-        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.diverging(v, max);
+        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.diverging(v, max > 0 ? max : 1);
         g.setFill(c);
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 24 && !Double.isNaN(v)) {
