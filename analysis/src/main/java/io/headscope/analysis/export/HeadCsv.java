@@ -27,6 +27,10 @@ import org.apache.commons.csv.CSVRecord;
 /**
  * The {@code classify} CSV: one row per head, layer by layer. The header is part of the interface
  * (documented in the README); new columns go at the end, never between.
+ *
+ * <p>{@code category} is {@code uncertain} where the learned model's top probability is under {@link
+ * io.headscope.analysis.heads.LearnedRule#UNCERTAIN_BELOW}; {@code likeliest} always holds the top
+ * category and {@code runner_up} the second (empty under the rule, which ranks no other).
  */
 public final class HeadCsv {
   /** The header, in order. {@code layer} and {@code head} are 1-based. */
@@ -36,7 +40,10 @@ public final class HeadCsv {
       "majority", "top_types", "top_tokens",
       "entropy", "previous", "next", "self",
       "cls", "sep", "punct", "other", "norm_cls", "norm_sep", "norm_punct", "norm_other",
-      "mean_value_norm", "inputs", "vertical_focus");
+      "mean_value_norm", "inputs", "vertical_focus", "likeliest", "runner_up", "runner_up_confidence");
+
+  /** The header before the uncertain category (issue 32): still read, so older files merge and reopen. */
+  static final List<String> HEADER_BEFORE_UNCERTAIN = HEADER.subList(0, HEADER.indexOf("likeliest"));
 
   private static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder()
       .setHeader(HEADER.toArray(String[]::new)).setRecordSeparator("\n").get();
@@ -56,7 +63,7 @@ public final class HeadCsv {
       List<Object> row = new ArrayList<>(HEADER.size());
       row.add(h.head().layer() + 1);
       row.add(h.head().head() + 1);
-      row.add(h.category().label());
+      row.add(h.shownLabel());
       row.addAll(nums(h.confidence(), h.vertical(), h.diagonal(), h.block(), h.heterogeneous()));
       for (HeadPattern c : HeadPattern.values()) {
         row.add(num(h.share(c)));
@@ -68,6 +75,9 @@ public final class HeadCsv {
           s.normCls(), s.normSep(), s.normPunct(), s.normOther(), s.meanValueNorm()));
       row.add(h.inputs());
       row.add(num(h.verticalFocus()));
+      row.add(h.category().label());
+      row.add(h.runnerUp() == null ? "" : h.runnerUp().label());
+      row.add(h.runnerUp() == null ? "" : num(h.runnerUpConfidence()));
       p.printRecord(row);
     }
     p.flush();
@@ -77,7 +87,8 @@ public final class HeadCsv {
   public static List<HeadSummary> read(Reader in, String name) throws IOException {
     List<HeadSummary> out = new ArrayList<>();
     var parser = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get().parse(in);
-    if (!parser.getHeaderNames().equals(HEADER)) {
+    boolean before = parser.getHeaderNames().equals(HEADER_BEFORE_UNCERTAIN);
+    if (!before && !parser.getHeaderNames().equals(HEADER)) {
       throw new HeadScopeException(name + " is not a HeadScope classify CSV: its header is "
           + parser.getHeaderNames() + ".");
     }
@@ -90,11 +101,16 @@ public final class HeadCsv {
           d(r, "cls"), d(r, "sep"), d(r, "punct"), d(r, "other"), d(r, "mean_value_norm"),
           d(r, "norm_cls"), d(r, "norm_sep"), d(r, "norm_punct"), d(r, "norm_other"));
       String tokens = r.get("top_tokens");
+      boolean uncertain = r.get("category").equals(HeadPattern.UNCERTAIN_LABEL);
+      HeadPattern category = HeadPattern.parse(before ? r.get("category") : r.get("likeliest"));
+      String runnerUp = before ? "" : r.get("runner_up");
       out.add(new HeadSummary(new Head(Integer.parseInt(r.get("layer")) - 1, Integer.parseInt(r.get("head")) - 1),
-          Integer.parseInt(r.get("inputs")), HeadPattern.parse(r.get("category")), d(r, "confidence"),
+          Integer.parseInt(r.get("inputs")), category, d(r, "confidence"),
           d(r, "vertical"), d(r, "vertical_focus"), d(r, "diagonal"), d(r, "block"), d(r, "heterogeneous"), shares,
           HeadPattern.parse(r.get("majority")),
-          tokens.isEmpty() ? List.of() : Arrays.asList(tokens.split(" ")), s));
+          tokens.isEmpty() ? List.of() : Arrays.asList(tokens.split(" ")), s,
+          runnerUp.isEmpty() ? null : HeadPattern.parse(runnerUp), runnerUp.isEmpty() ? 0 : d(r, "runner_up_confidence"),
+          uncertain));
     }
     return out;
   }

@@ -168,6 +168,7 @@ public final class HeadAccumulator {
     List<String> top = new ArrayList<>(topTokens.keySet());
     top.sort((x, y) -> topTokens.get(y) - topTokens.get(x) != 0 ? topTokens.get(y) - topTokens.get(x) : x.compareTo(y));
     return new HeadSummary(head, inputs, decision.category(), decision.confidence(), v, f, d, b, scores[3].value() / inputs,
-        shares, majority, top.subList(0, Math.min(2, top.size())), HeadStats.fromArray(mean));
+        shares, majority, top.subList(0, Math.min(2, top.size())), HeadStats.fromArray(mean), decision.runnerUp(),
+        decision.runnerUpConfidence(), decision.uncertain());
   }
 }

@@ -226,7 +226,8 @@ public final class HeadClassifier {
         colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special(), in.segments);
     Thresholds.Decision d = decide(vertical, focus, diagonal, block, features);
     return new Analysed(new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block,
-        heterogeneous, topColumns, dominant, stats, features), features);
+        heterogeneous, topColumns, dominant, stats, features, d.runnerUp(), d.runnerUpConfidence(), d.uncertain()),
+        features);
   }
 
   /**

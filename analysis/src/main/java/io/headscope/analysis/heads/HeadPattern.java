@@ -16,6 +16,12 @@ public enum HeadPattern {
   /** Anything else. */
   HETEROGENEOUS("heterogeneous");
 
+  /**
+   * What the grid and the CSV say instead of a category when the learned model's top probability is
+   * under {@link LearnedRule#UNCERTAIN_BELOW}: a colour never claims more than the classifier knows.
+   */
+  public static final String UNCERTAIN_LABEL = "uncertain";
+
   private final String label;
 
   HeadPattern(String label) {

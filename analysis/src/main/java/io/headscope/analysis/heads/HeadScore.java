@@ -21,6 +21,10 @@ import java.util.List;
  * @param dominantOffset the offset in {-1, 0, +1} with the most weight (previous, self, next)
  * @param stats the head's statistics on the same input
  * @param features what the learned classifier reads off the map ({@link MapFeatures})
+ * @param runnerUp the learned model's second likeliest category (null under the rule)
+ * @param runnerUpConfidence its probability (0 under the rule)
+ * @param uncertain whether the learned model is too unsure to name a category ({@link
+ *     LearnedRule#UNCERTAIN_BELOW}); {@code category} is then its likeliest, shown as "uncertain"
  */
 public record HeadScore(
     Head head,
@@ -34,9 +38,17 @@ public record HeadScore(
     List<String> topColumns,
     int dominantOffset,
     HeadStats stats,
-    MapFeatures features) {
+    MapFeatures features,
+    HeadPattern runnerUp,
+    double runnerUpConfidence,
+    boolean uncertain) {
 
   public HeadScore {
     topColumns = List.copyOf(topColumns);
+  }
+
+  /** What the head is shown as: its category, or {@code uncertain}. */
+  public String shownLabel() {
+    return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
   }
 }

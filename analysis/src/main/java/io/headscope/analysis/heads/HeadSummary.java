@@ -21,6 +21,9 @@ import java.util.Map;
  * @param majority the category of the most inputs (ties go to the earlier category in enum order)
  * @param topTokens the most frequent most-attended token over the inputs, then the next (at most two)
  * @param stats the mean of the per-input statistics
+ * @param runnerUp the learned model's second likeliest category for the mean (null under the rule)
+ * @param runnerUpConfidence its probability (0 under the rule)
+ * @param uncertain whether the learned model is too unsure to name a category ({@link HeadScore#uncertain})
  */
 public record HeadSummary(
     Head head,
@@ -35,11 +38,19 @@ public record HeadSummary(
     Map<HeadPattern, Double> shares,
     HeadPattern majority,
     List<String> topTokens,
-    HeadStats stats) {
+    HeadStats stats,
+    HeadPattern runnerUp,
+    double runnerUpConfidence,
+    boolean uncertain) {
 
   public HeadSummary {
     shares = java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(shares));
     topTokens = List.copyOf(topTokens);
+  }
+
+  /** What the head is shown as: its category, or {@code uncertain}. */
+  public String shownLabel() {
+    return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
   }
 
   public double share(HeadPattern p) {

@@ -15,6 +15,14 @@ public final class LearnedRule {
   /** The model shipped in the resources module, trained on every hand-labelled map. */
   public static final String RESOURCE = "/headscope/classifier/kovaleva-logistic.json";
 
+  /**
+   * Below this top probability a head is "uncertain": chosen on held-out predictions (grouped
+   * cross-validation over the three label sets) as the lowest threshold under which the held-out
+   * agreement with the consensus is below one half in every length bucket, i.e. where a colour would
+   * be wrong more often than right ({@code ClassifierEvaluationTest} re-derives it; METHODS.md).
+   */
+  public static final double UNCERTAIN_BELOW = 0.55;
+
   private static volatile LearnedRule shipped;
 
   private final LogisticModel model;
@@ -70,6 +78,12 @@ public final class LearnedRule {
   public Thresholds.Decision decide(MapFeatures f) {
     double[] p = model.probabilities(f.values());
     int best = LogisticModel.argmax(p);
-    return new Thresholds.Decision(classes[best], p[best]);
+    int second = -1;
+    for (int c = 0; c < p.length; c++) {
+      if (c != best && (second < 0 || p[c] > p[second])) {
+        second = c;
+      }
+    }
+    return new Thresholds.Decision(classes[best], p[best], classes[second], p[second], p[best] < UNCERTAIN_BELOW);
   }
 }

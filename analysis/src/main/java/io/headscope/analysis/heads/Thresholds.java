@@ -116,7 +116,26 @@ public record Thresholds(
   }
 
   /** A decision of {@link #decide}. */
-  public record Decision(HeadPattern category, double confidence) {}
+  /**
+   * @param category the likeliest category
+   * @param confidence its confidence (the learned model: its probability)
+   * @param runnerUp the second likeliest (learned model only; null for the rule, which ranks no other)
+   * @param runnerUpConfidence its probability (0 for the rule)
+   * @param uncertain whether the classifier is too unsure to name a category (learned model only:
+   *     {@link LearnedRule#UNCERTAIN_BELOW})
+   */
+  public record Decision(HeadPattern category, double confidence, HeadPattern runnerUp, double runnerUpConfidence,
+      boolean uncertain) {
+    /** The rule's decision: one category, no runner-up, never uncertain. */
+    public Decision(HeadPattern category, double confidence) {
+      this(category, confidence, null, 0, false);
+    }
+
+    /** What a head is shown as: its category, or {@code uncertain}. */
+    public String shownLabel() {
+      return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
+    }
+  }
 
   static double margin(double s, double t) {
     return s >= t ? (s - t) / (1 - t) : (s - t) / t;

@@ -24,6 +24,14 @@ final class ClassifierExperiment {
     if (name.equals("log_length")) {
       return Math.log(m.tokens());
     }
+    if (name.startsWith("min:")) {
+      String[] p = name.substring(4).split(",");
+      return Math.min(feature(m, p[0]), feature(m, p[1]));
+    }
+    if (name.startsWith("x:")) {
+      String[] p = name.substring(2).split(",");
+      return feature(m, p[0]) * feature(m, p[1]);
+    }
     return m.features().values()[MapFeatures.NAMES.indexOf(name)];
   }
 
@@ -110,11 +118,19 @@ final class ClassifierExperiment {
     long seed = TrainClassifier.SEED;
     IntPredicate all = i -> true;
     IntPredicate short12 = i -> maps.get(i).entry().set() < 3;
-    report("before: old features, trained on sets 1-2", maps, crossValidate(maps, BEFORE, short12, seed));
-    report("old features, trained on sets 1-3", maps, crossValidate(maps, BEFORE, all, seed));
-    List<String> noLength = BEFORE.subList(0, BEFORE.size() - 1);
-    report("old features without the length, sets 1-3", maps, crossValidate(maps, noLength, all, seed));
-    report("new features (MapFeatures.NAMES), sets 1-2", maps, crossValidate(maps, MapFeatures.NAMES, short12, seed));
+    String which = args.length > 0 ? args[0] : "all";
+    if (which.equals("all") || which.equals("history")) {
+      report("before: old features, trained on sets 1-2", maps, crossValidate(maps, BEFORE, short12, seed));
+      report("old features, trained on sets 1-3", maps, crossValidate(maps, BEFORE, all, seed));
+      List<String> noLength = BEFORE.subList(0, BEFORE.size() - 1);
+      report("old features without the length, sets 1-3", maps, crossValidate(maps, noLength, all, seed));
+      report("new features (MapFeatures.NAMES), sets 1-2", maps, crossValidate(maps, MapFeatures.NAMES, short12, seed));
+    }
     report("new features (MapFeatures.NAMES), sets 1-3", maps, crossValidate(maps, MapFeatures.NAMES, all, seed));
+    for (int k = 1; k < args.length; k++) {
+      List<String> names = new ArrayList<>(MapFeatures.NAMES);
+      names.addAll(List.of(args[k].split(";")));
+      report("new features + " + args[k], maps, crossValidate(maps, names, all, seed));
+    }
   }
 }

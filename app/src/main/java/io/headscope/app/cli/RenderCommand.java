@@ -134,7 +134,10 @@ final class RenderCommand implements Callable<Integer> {
       // the figures are one set: all drawn, then all written, or none (AtomicOutput.writeSet)
       List<Figure> drawnFigures = new ArrayList<>();
       drawnFigures.add(GridFigure.of(t, t, MapsShown.INTACT, mask,
-          scores == null ? null : hd -> scores.get(hd.layer() * h + hd.head()).category(), gridCaption, thumb));
+          scores == null ? null : hd -> {
+            var s = scores.get(hd.layer() * h + hd.head());
+            return s.uncertain() ? null : s.category(); // uncertain: a grey frame, as in the app
+          }, gridCaption, thumb));
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);

@@ -107,12 +107,13 @@ public final class HeadMapViewModel extends ScreenModel<HeadMap> {
     session.select(h);
   }
 
-  /** The head's Kovaleva category on the current input, or null before there is one. */
+  /** The head's Kovaleva category on the current input, or null before there is one or where it is uncertain. */
   public HeadPattern category(Head h) {
     HeadMap r = result.get();
     int heads = r != null ? r.distances().heads() : session.trace() == null ? 0 : session.trace().heads();
     int i = h.layer() * heads + h.head();
-    return heads > 0 && i < scores.size() && scores.get(i).head().equals(h) ? scores.get(i).category() : null;
+    return heads > 0 && i < scores.size() && scores.get(i).head().equals(h) && !scores.get(i).uncertain()
+        ? scores.get(i).category() : null;
   }
 
   /** One line for the pointer: the head, its category, and the head that attends most like it. */

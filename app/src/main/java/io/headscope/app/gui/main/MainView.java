@@ -454,7 +454,7 @@ public final class MainView extends BorderPane {
       int heads = intact.heads();
       java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
       return GridFigure.of(intact, run, shown, vm.session().wordsShown(), run.mask(),
-          scores.size() == intact.layers() * heads ? h -> scores.get(h.layer() * heads + h.head()).category() : null,
+          scores.size() == intact.layers() * heads ? h -> shownCategory(scores.get(h.layer() * heads + h.head())) : null,
           caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
     });
   }
@@ -607,5 +607,10 @@ public final class MainView extends BorderPane {
 
   Head selected() {
     return vm.selectedProperty().get();
+  }
+
+  /** A figure frames an uncertain head grey (no category), as the grid does. */
+  private static io.headscope.analysis.heads.HeadPattern shownCategory(io.headscope.analysis.heads.HeadScore s) {
+    return s.uncertain() ? null : s.category();
   }
 }

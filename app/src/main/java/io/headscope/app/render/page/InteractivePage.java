@@ -200,7 +200,7 @@ public final class InteractivePage {
         for (HeadScore s : d.scores()) {
           g.writeStartObject();
           g.writeStringField("head", s.head().toString());
-          g.writeStringField("category", s.category().label());
+          g.writeStringField("category", s.shownLabel());
           g.writeNumberField("confidence", Math.round(s.confidence() * 1000) / 1000.0);
           g.writeEndObject();
         }

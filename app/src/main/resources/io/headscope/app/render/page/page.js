@@ -53,7 +53,7 @@
   }
   function categoryColor(l, h) {
     const c = categoryOf(l, h);
-    return c ? P.categories[c.category] : P.ui.unknown;
+    return c && P.categories[c.category] ? P.categories[c.category] : P.ui.unknown; // "uncertain" has no colour
   }
 
   // ---- decoding: base64 -> gzip -> typed arrays ----
@@ -453,6 +453,14 @@
       key.style.background = P.categories[name];
       item.appendChild(key);
       item.appendChild(document.createTextNode(name + " " + (counts[name] || 0)));
+      box.appendChild(item);
+    }
+    if (counts.uncertain) { // the classifier too unsure to name a category: grey, as in the app
+      const item = el("span");
+      const key = el("span", "key");
+      key.style.background = P.ui.unknown;
+      item.appendChild(key);
+      item.appendChild(document.createTextNode("uncertain " + counts.uncertain));
       box.appendChild(item);
     }
   }

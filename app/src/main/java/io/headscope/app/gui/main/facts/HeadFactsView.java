@@ -69,9 +69,14 @@ public final class HeadFactsView extends VBox {
       looks.setText("");
       return;
     }
-    swatch.setFill(FxColors.category(s.category()));
-    category.setText(String.format(Locale.ROOT, "%s  ·  confidence %.2f (%s)%s", s.category().label(),
-        s.confidence(), vm.decidedBy(), vm.selectedOffProperty().get() ? "  (of the intact map)" : ""));
+    swatch.setFill(s.uncertain() ? Color.TRANSPARENT : FxColors.category(s.category()));
+    String intact = vm.selectedOffProperty().get() ? "  (of the intact map)" : "";
+    category.setText(s.uncertain()
+        ? String.format(Locale.ROOT, "uncertain  ·  likeliest %s %.2f, runner-up %s %.2f (%s; under %.2f is uncertain)%s",
+            s.category().label(), s.confidence(), s.runnerUp().label(), s.runnerUpConfidence(), vm.decidedBy(),
+            io.headscope.analysis.heads.LearnedRule.UNCERTAIN_BELOW, intact)
+        : String.format(Locale.ROOT, "%s  ·  confidence %.2f (%s)%s", s.category().label(),
+            s.confidence(), vm.decidedBy(), intact));
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
     HeadStats st = s.stats();
     // in a pair the two most-attended columns are often both [SEP]: name the token once

@@ -21,6 +21,8 @@ import javafx.scene.layout.FlowPane;
 public final class CategoryLegend extends FlowPane {
   private final MainViewModel vm;
   private final Map<HeadPattern, ToggleButton> items = new EnumMap<>(HeadPattern.class);
+  /** How many heads are uncertain (counted there, not under their likeliest category); hidden when none. */
+  private final javafx.scene.control.Label uncertain = new javafx.scene.control.Label();
 
   public CategoryLegend(MainViewModel vm) {
     super(6, 2);
@@ -38,6 +40,13 @@ public final class CategoryLegend extends FlowPane {
       items.put(p, b);
       getChildren().add(b);
     }
+    uncertain.setId("legend-uncertain");
+    uncertain.getStyleClass().add("legend-uncertain");
+    uncertain.setTooltip(new Tooltip(String.format(java.util.Locale.ROOT, "uncertain: the classifier's top probability "
+        + "is under %.2f, so no category is claimed (grey dashed frame); the head's panel names the two likeliest.",
+        io.headscope.analysis.heads.LearnedRule.UNCERTAIN_BELOW)));
+    uncertain.managedProperty().bind(uncertain.visibleProperty());
+    getChildren().add(uncertain);
     Button all = new Button("show all");
     all.setId("legend-all");
     all.setFocusTraversable(false);
@@ -63,9 +72,16 @@ public final class CategoryLegend extends FlowPane {
 
   private void refresh() {
     Map<HeadPattern, Integer> counts = new EnumMap<>(HeadPattern.class);
+    int unsure = 0;
     for (HeadScore s : vm.scoresProperty()) {
-      counts.merge(s.category(), 1, Integer::sum);
+      if (s.uncertain()) {
+        unsure++;
+      } else {
+        counts.merge(s.category(), 1, Integer::sum);
+      }
     }
+    uncertain.setText(HeadPattern.UNCERTAIN_LABEL + " " + unsure);
+    uncertain.setVisible(unsure > 0);
     for (HeadPattern p : HeadPattern.values()) {
       ToggleButton b = items.get(p);
       boolean shown = vm.shownCategoriesProperty().get().contains(p);

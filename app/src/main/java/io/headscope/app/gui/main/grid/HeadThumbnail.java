@@ -41,6 +41,7 @@ final class HeadThumbnail extends VBox {
   private static final String HINT = "Click to view, Ctrl-click to pick several; X or right-click to switch off, Ctrl+Z to undo.";
   private final Tooltip tip = new Tooltip();
   private Color category = UNKNOWN;
+  private boolean uncertain;
   private HeadPattern pattern;
   private boolean selected;
   private boolean picked;
@@ -102,8 +103,17 @@ final class HeadThumbnail extends VBox {
 
   /** Frames the map in the category's colour; null while the category is not known yet. */
   void setCategory(HeadPattern p, String description) {
+    setCategory(p, false, description);
+  }
+
+  /**
+   * @param uncertain the classifier is too unsure to name {@code p}: the frame is grey and dashed, not
+   *     the category's colour (a colour never claims more than the classifier knows)
+   */
+  void setCategory(HeadPattern p, boolean uncertain, String description) {
     pattern = p;
-    category = p == null ? UNKNOWN : FxColors.category(p);
+    this.uncertain = p != null && uncertain;
+    category = p == null || uncertain ? UNKNOWN : FxColors.category(p);
     tip.setText("Head " + head + " (layer " + (head.layer() + 1) + ", head " + (head.head() + 1) + ")"
         + (description == null ? "" : ": " + description) + ".\n" + HINT);
     updateBorder();
@@ -112,6 +122,11 @@ final class HeadThumbnail extends VBox {
   /** The category the frame shows (for tests and the legend), or null. */
   HeadPattern category() {
     return pattern;
+  }
+
+  /** Whether the frame says "uncertain" (grey, dashed) rather than a category. */
+  boolean uncertain() {
+    return uncertain;
   }
 
   /** Its place in the ranking above the grid, shown before its name and as a highlight; null: not ranked. */
@@ -142,8 +157,8 @@ final class HeadThumbnail extends VBox {
   }
 
   private void updateBorder() {
-    frame.setBorder(new Border(new BorderStroke(category, BorderStrokeStyle.SOLID, CornerRadii.EMPTY,
-        new BorderWidths(3))));
+    frame.setBorder(new Border(new BorderStroke(category, uncertain ? BorderStrokeStyle.DASHED : BorderStrokeStyle.SOLID,
+        CornerRadii.EMPTY, new BorderWidths(3))));
     // the selected head's dark background wins over the picked orange (headscope.css)
     pseudoClassStateChanged(States.SELECTED, selected);
     pseudoClassStateChanged(States.PICKED, picked);

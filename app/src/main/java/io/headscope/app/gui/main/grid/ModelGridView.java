@@ -80,13 +80,21 @@ public final class ModelGridView extends VBox {
   private void refreshCategories() {
     thumbs.forEach((h, t) -> {
       HeadScore s = vm.score(h);
-      t.setCategory(s == null ? null : s.category(), s == null ? null : String.format(Locale.ROOT,
-          "%s (confidence %.2f)", s.category().label(), s.confidence()));
+      t.setCategory(s == null ? null : s.category(), s != null && s.uncertain(), s == null ? null : describe(s));
       Map<Head, Integer> ranked = ranks == null ? Map.of() : ranks.getValue();
       Integer place = ranked.get(h);
       t.setRank(place);
       t.setOpacity(!vm.isShown(h) ? HIDDEN_OPACITY : ranked.isEmpty() || place != null ? 1 : UNRANKED_OPACITY);
     });
+  }
+
+  /** The tooltip's line: the category and its confidence, or "uncertain" with the two likeliest. */
+  static String describe(HeadScore s) {
+    if (s.uncertain()) {
+      return String.format(Locale.ROOT, "uncertain: likeliest %s (%.2f), then %s (%.2f)", s.category().label(),
+          s.confidence(), s.runnerUp().label(), s.runnerUpConfidence());
+    }
+    return String.format(Locale.ROOT, "%s (confidence %.2f)", s.category().label(), s.confidence());
   }
 
   /** Heads ranked above the grid: their place, marked on their thumbnails (empty: no ranking). */
