@@ -98,7 +98,7 @@ class HeadCsvTest {
     assertThat(lines.get(0)).isEqualTo("layer,head,category,confidence,vertical,diagonal,block,heterogeneous,"
         + "share_vertical,share_diagonal,share_vertical_diagonal,share_block,share_heterogeneous,majority,"
         + "top_types,top_tokens,entropy,previous,next,self,cls,sep,punct,other,norm_cls,norm_sep,norm_punct,"
-        + "norm_other,mean_value_norm,inputs,vertical_focus");
+        + "norm_other,mean_value_norm,inputs,vertical_focus,likeliest,runner_up,runner_up_confidence");
     assertThat(lines.get(1)).startsWith("1,1,");
     assertThat(lines.get(6)).startsWith("2,3,");
   }

@@ -70,6 +70,13 @@ final class MeasureStability {
             kept++;
             keptFlips += x.category() != y.category() ? 1 : 0;
           }
+          if (args.length > 0 && s == SENTENCES.get(0) && x.category() != y.category()) {
+            int bi = MapFeatures.NAMES.indexOf("rows_on_band");
+            int si = MapFeatures.NAMES.indexOf("rows_on_stripes");
+            System.out.printf(Locale.ROOT, "    %s: %s %.2f -> %s %.2f  B %.2f -> %.2f  S %.2f -> %.2f  top %s -> %s%n", x.head(),
+                x.category().label(), x.confidence(), y.category().label(), y.confidence(), x.features().values()[bi],
+                y.features().values()[bi], x.features().values()[si], y.features().values()[si], x.topColumns(), y.topColumns());
+          }
           counts.computeIfAbsent(x.category(), p -> new int[2])[0]++;
           counts.computeIfAbsent(y.category(), p -> new int[2])[1]++;
         }

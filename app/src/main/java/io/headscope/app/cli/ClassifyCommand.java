@@ -80,5 +80,12 @@ final class ClassifyCommand extends ShardableCommand.Batched {
     System.err.printf(Locale.ROOT, "headscope: %d maps (%d input%s x %d heads) by category: %s%n",
         r.inputs() * r.perHead().size(), r.inputs(), r.inputs() == 1 ? "" : "s", r.perHead().size(),
         String.join(", ", shares));
+    long uncertain = r.perHead().stream().filter(h -> h.uncertain()).count();
+    if (uncertain > 0) {
+      // the CSV's rows say "uncertain" for these heads; say how many, so the count above is not misread
+      System.err.printf(Locale.ROOT, "headscope: %d of %d heads uncertain over the input%s (the learned model's top "
+          + "probability under %.2f; their rows name the likeliest and the runner-up)%n", uncertain, r.perHead().size(),
+          r.inputs() == 1 ? "" : "s", io.headscope.analysis.heads.LearnedRule.UNCERTAIN_BELOW);
+    }
   }
 }
