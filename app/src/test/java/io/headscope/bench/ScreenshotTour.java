@@ -145,6 +145,24 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("uncertain")) {
+      // a long paste: heads the classifier is unsure of are framed grey and dashed; open the first one
+      fx(() -> {
+        view.viewModel().textAProperty().set(LongText.words(700));
+        view.viewModel().analyse();
+        return null;
+      });
+      idle();
+      fx(() -> {
+        view.viewModel().scoresProperty().stream().filter(io.headscope.analysis.heads.HeadScore::uncertain).findFirst()
+            .ifPresent(s -> view.viewModel().select(s.head()));
+        return null;
+      });
+      idle();
+      shot(out, "19-uncertain-heads", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("rank")) {
       // the grid ranked by attention to the previous token, top 8
       fx(() -> {
