@@ -24,6 +24,9 @@ final class MeasureStability {
       "He forgot his umbrella on the train, so he arrived at the interview soaking wet.",
       "Rain fell all week, and the river rose above the old stone bridge.");
 
+  /** Heads whose written-definition pattern is the same alone and repeated but whose category changes, by kind. */
+  private static final Map<String, Integer> KEPT_FLIPS = new java.util.TreeMap<>();
+
   private MeasureStability() {}
 
   public static void main(String[] args) throws Exception {
@@ -69,6 +72,9 @@ final class MeasureStability {
           if (dx.equals(byDefinition(y.features()))) {
             kept++;
             keptFlips += x.category() != y.category() ? 1 : 0;
+            if (x.category() != y.category()) {
+              KEPT_FLIPS.merge(dx + ": " + x.category().label() + " -> " + y.category().label(), 1, Integer::sum);
+            }
           }
           if (args.length > 0 && s == SENTENCES.get(0) && x.category() != y.category()) {
             int bi = MapFeatures.NAMES.indexOf("rows_on_band");
@@ -99,6 +105,8 @@ final class MeasureStability {
         totalFlips, heads, 100.0 * totalFlips / heads, totalSureFlips, totalSure, 100.0 * totalSureFlips / totalSure);
     System.out.printf(Locale.ROOT, "heads whose pattern is the same by the written definition in both: %d; of them %d change "
         + "category (%.1f%%)%n", totalKept, totalKeptFlips, 100.0 * totalKeptFlips / Math.max(1, totalKept));
+    KEPT_FLIPS.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue())
+        .forEach(e -> System.out.println("    " + e.getKey() + ": " + e.getValue()));
   }
 
   /**
