@@ -8,7 +8,7 @@ import java.util.List;
  * @param tokens the input's tokens
  * @param scores one per token: the dot product over the hidden dimension of (input - baseline) and the
  *     (averaged) gradient
- * @param method "grad-x-input" or "ig"
+ * @param method "grad-x-input", "ig" (integrated gradients by Gauss-Legendre quadrature) or "ig-midpoint"
  * @param steps integration steps (1 for gradient x input)
  * @param metricInput the metric on the input
  * @param metricBaseline the metric on the baseline

@@ -11,7 +11,7 @@ import java.util.function.DoubleConsumer;
 /**
  * Token saliency of a metric at the read positions with respect to the input embeddings
  * ({@code hook_embed}): gradient x input, and integrated gradients (Sundararajan et al. 2017) along the
- * straight line from a baseline, by the midpoint rule. A token's score is the sum over the hidden
+ * straight line from a baseline, by Gauss-Legendre quadrature (or the midpoint rule: {@link IgRule}). A token's score is the sum over the hidden
  * dimension of its embedding's attribution.
  */
 public final class TokenSaliency {
@@ -38,14 +38,21 @@ public final class TokenSaliency {
     return new SaliencyResult(input.tokens(), scores, "grad-x-input", baseline.label, 1, f.value(x), f.value(b));
   }
 
+  /** Integrated gradients by the default rule ({@link IgRule#DEFAULT}, Gauss-Legendre). */
+  public SaliencyResult integratedGradients(Encoding input, SaliencyMetric metric, Baseline baseline, int steps,
+      DoubleConsumer progress) {
+    return integratedGradients(input, metric, baseline, steps, IgRule.DEFAULT, progress);
+  }
+
   /**
-   * Integrated gradients: {@code (x - b) . (1/m) sum_k grad f(b + (k - 1/2)/m (x - b))} per token,
-   * {@code m = steps}; their sum approaches {@code f(x) - f(b)} (completeness) as m grows.
+   * Integrated gradients: {@code (x - b) . sum_k w_k grad f(b + a_k (x - b))} per token, the {@code m =
+   * steps} nodes {@code a_k} and weights {@code w_k} of {@code rule}; their sum approaches {@code f(x) - f(b)}
+   * (completeness) as m grows.
    *
    * @param progress the share of steps done
    */
   public SaliencyResult integratedGradients(Encoding input, SaliencyMetric metric, Baseline baseline, int steps,
-      DoubleConsumer progress) {
+      IgRule rule, DoubleConsumer progress) {
     if (steps < 1) {
       throw new IllegalArgumentException("steps must be at least 1, got " + steps);
     }
@@ -56,11 +63,12 @@ public final class TokenSaliency {
     float[] bs = b.data();
     float[] sum = new float[xs.length];
     double[] acc = new double[xs.length];
+    double[][] nw = rule.nodesAndWeights(steps);
     for (int k0 = 0; k0 < steps; k0 += ROWS_PER_PASS) {
       int n = Math.min(ROWS_PER_PASS, steps - k0);
       float[] rows = new float[n * xs.length];
       for (int r = 0; r < n; r++) {
-        float alpha = (float) ((k0 + r + 0.5) / steps);
+        float alpha = (float) nw[0][k0 + r];
         for (int i = 0; i < xs.length; i++) {
           rows[r * xs.length + i] = bs[i] + alpha * (xs[i] - bs[i]);
         }
@@ -68,15 +76,16 @@ public final class TokenSaliency {
       float[] g = f.gradients(new Activation(rows, new int[] {n, x.dim(1), x.dim(2)})).data(); // (n, T, d)
       for (int r = 0; r < n; r++) {
         for (int i = 0; i < xs.length; i++) {
-          acc[i] += g[r * xs.length + i];
+          acc[i] += nw[1][k0 + r] * g[r * xs.length + i];
         }
       }
       progress.accept((k0 + n) / (double) steps);
     }
     for (int i = 0; i < sum.length; i++) {
-      sum[i] = (float) (acc[i] / steps);
+      sum[i] = (float) acc[i];
     }
-    return new SaliencyResult(input.tokens(), perToken(x, b, sum), "ig", baseline.label, steps, f.value(x),
+    String method = rule == IgRule.GAUSS_LEGENDRE ? "ig" : "ig-" + rule.label;
+    return new SaliencyResult(input.tokens(), perToken(x, b, sum), method, baseline.label, steps, f.value(x),
         f.value(b));
   }
 
