@@ -440,11 +440,20 @@ class GuiMainWindowTest {
     waitFor(() -> vm().scoresProperty().size() == 12 && !vm().busyProperty().get());
     for (HeadScore s : scores()) {
       Region frame = robot.lookup("#frame-" + s.head()).queryAs(Region.class);
+      // an uncertain head is framed grey and dashed, never in its likeliest category's colour
       assertThat(frame.getBorder().getStrokes().get(0).getTopStroke()).as("frame of %s", s.head())
-          .isEqualTo(FxColors.category(s.category()));
+          .isEqualTo(s.uncertain() ? FxColors.of(io.headscope.app.render.UiColor.UNKNOWN) : FxColors.category(s.category()));
+      assertThat(frame.getBorder().getStrokes().get(0).getTopStyle()).as("frame style of %s", s.head())
+          .isEqualTo(s.uncertain() ? javafx.scene.layout.BorderStrokeStyle.DASHED : javafx.scene.layout.BorderStrokeStyle.SOLID);
+    }
+    long uncertain = scores().stream().filter(HeadScore::uncertain).count();
+    Label unsure = robot.lookup("#legend-uncertain").queryAs(Label.class);
+    assertThat(unsure.isVisible()).isEqualTo(uncertain > 0);
+    if (uncertain > 0) {
+      assertThat(unsure.getText()).isEqualTo("uncertain " + uncertain);
     }
     HeadPattern hidden = vm().score(new Head(0, 0)).category();
-    long inIt = scores().stream().filter(s -> s.category() == hidden).count();
+    long inIt = scores().stream().filter(s -> s.category() == hidden && !s.uncertain()).count();
     ToggleButton item = robot.lookup("#legend-" + hidden.columnName()).queryAs(ToggleButton.class);
     assertThat(item.getText()).isEqualTo(hidden.label() + " " + inIt);
 
