@@ -41,7 +41,22 @@ public final class ActivationPatching {
    */
   public PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
       ProgressListener progress, BooleanSupplier cancelled) {
+    return run(in, PatchMetric.of(metric), site, direction, progress, cancelled);
+  }
+
+  /** As {@link #run(PatchInputs, TargetMetric, PatchSite, PatchDirection)}, for any metric (KL too). */
+  public PatchResult run(PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection direction) {
+    return run(in, metric, site, direction, ProgressListener.NONE, () -> false);
+  }
+
+  public PatchResult run(PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection direction,
+      ProgressListener progress, BooleanSupplier cancelled) {
     return run(in, metric, site, direction, progress, cancelled, 0);
+  }
+
+  public List<PatchResult> residualStream(PatchInputs in, TargetMetric metric, PatchDirection direction,
+      ProgressListener progress, BooleanSupplier cancelled) {
+    return residualStream(in, PatchMetric.of(metric), direction, progress, cancelled);
   }
 
   /**
@@ -50,7 +65,7 @@ public final class ActivationPatching {
    * {@code l} takes {@code resid_pre}'s cells of layer {@code l + 1} and only the top layer's are run: a third
    * less work.
    */
-  public List<PatchResult> residualStream(PatchInputs in, TargetMetric metric, PatchDirection direction,
+  public List<PatchResult> residualStream(PatchInputs in, PatchMetric metric, PatchDirection direction,
       ProgressListener progress, BooleanSupplier cancelled) {
     int layers = model.config().numHiddenLayers();
     PatchResult pre = run(in, metric, PatchSite.RESID_PRE, direction, progress, cancelled, 0);
@@ -65,7 +80,7 @@ public final class ActivationPatching {
   }
 
   /** The layers from {@code first} up; those below stay empty for the caller to fill. */
-  private PatchResult run(PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection direction,
+  private PatchResult run(PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection direction,
       ProgressListener progress, BooleanSupplier cancelled, int first) {
     PatchRuns runs = PatchRuns.of(model, in, metric, site, direction);
     if (runs.cleanMetric() == runs.corruptedMetric()) {
@@ -76,14 +91,16 @@ public final class ActivationPatching {
     int layers = model.config().numHiddenLayers();
     int[] positions = in.positions();
     long[] targets = new long[positions.length];
-    Arrays.fill(targets, metric.target());
+    // KL reads no target: any id serves the comparison's target slot
+    Arrays.fill(targets, metric.target() == null ? 0 : metric.target().target());
     long[] contrasts = null;
-    if (metric.hasContrast()) {
+    if (!metric.kl() && metric.target().hasContrast()) {
       contrasts = new long[positions.length];
-      Arrays.fill(contrasts, metric.contrast());
+      Arrays.fill(contrasts, metric.target().contrast());
     }
-    // every row is compared with the base run's distribution; only the target's and contrast's log-probabilities are kept
-    Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(positions, targets, runs.baseLogProbs(),
+    // every row is compared with the clean run's distribution: KL(clean || row) is the KL metric; the
+    // target metrics keep only the target's and contrast's log-probabilities
+    Readouts compare = Readouts.none().withComparison(new Readouts.Comparison(positions, targets, runs.cleanLogProbs(),
         contrasts));
     double[][] patched = new double[layers][];
     for (int l = first; l < layers; l++) {

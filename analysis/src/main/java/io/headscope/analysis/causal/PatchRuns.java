@@ -19,9 +19,13 @@ import java.util.Set;
  * the base also every layer's input (the patched runs start there), with the metric read from both.
  */
 record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult sourceRun, float[][] baseLogProbs,
-    double cleanMetric, double corruptedMetric) {
+    float[][] cleanLogProbs, double cleanMetric, double corruptedMetric) {
 
   static PatchRuns of(BertModel model, PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection d) {
+    return of(model, in, PatchMetric.of(metric), site, d);
+  }
+
+  static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection d) {
     boolean denoise = d == PatchDirection.DENOISE;
     Encoding base = denoise ? in.corrupted() : in.clean();
     Encoding source = denoise ? in.clean() : in.corrupted();
@@ -30,9 +34,37 @@ record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult so
     RunResult b = model.run(RunRequest.of(base).capture(new Capture(kinds, Set.of(), Set.of(),
         Capture.Stage.AFTER_INTERVENTIONS)).read(read));
     RunResult s = model.run(RunRequest.of(source).capture(Capture.points(site.kind())).read(read));
-    double mb = value(metric, b.logProbs()[0]);
-    double ms = value(metric, s.logProbs()[0]);
-    return new PatchRuns(base, source, b, s, b.logProbs()[0], denoise ? ms : mb, denoise ? mb : ms);
+    float[][] clean = (denoise ? s : b).logProbs()[0];
+    float[][] corrupted = (denoise ? b : s).logProbs()[0];
+    if (metric.kl()) {
+      // KL(clean || clean) is 0 by definition, not a rounding of it
+      return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, 0.0, kl(clean, corrupted));
+    }
+    return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, value(metric.target(), clean),
+        value(metric.target(), corrupted));
+  }
+
+  /** {@code KL(p || q)} in nats from {@code [position][vocab]} log-probabilities, in double: its mean over the positions. */
+  static double kl(float[][] logp, float[][] logq) {
+    double sum = 0;
+    for (int i = 0; i < logp.length; i++) {
+      for (int v = 0; v < logp[i].length; v++) {
+        sum += Math.exp(logp[i][v]) * ((double) logp[i][v] - logq[i][v]);
+      }
+    }
+    return sum / logp.length;
+  }
+
+  /** The metric of one patched row: the target's from its log-probabilities, or its KL from the clean run. */
+  static double value(PatchMetric metric, RunResult.TargetScores s) {
+    if (!metric.kl()) {
+      return value(metric.target(), s);
+    }
+    double sum = 0;
+    for (float v : s.kl()) {
+      sum += v;
+    }
+    return sum / s.kl().length;
   }
 
   Activation baseValue(HookPoint p) {

@@ -130,6 +130,60 @@ class ActivationPatchingTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = PatchSite.class, names = {"HEAD", "V", "RESID_PRE", "RESID_MID", "MLP"})
+  void theKlOfEveryCellIsTheKlOfAPlainRunWithThatValueReplacedByHand(PatchSite site) {
+    float[][] clean = logProbs(pair.clean(), null);
+    double whole = handKl(clean, logProbs(pair.corrupted(), null));
+    assertThat(whole).as("the pair's distributions differ").isGreaterThan(1e-4);
+    for (PatchDirection d : PatchDirection.values()) {
+      PatchResult r = new ActivationPatching(model).run(pair, PatchMetric.kl(null), site, d);
+      assertThat(r.metric()).isEqualTo("kl");
+      assertThat(r.clean()).isZero();
+      assertThat(r.corrupted()).isCloseTo(whole, within(1e-5));
+      Encoding base = d == PatchDirection.DENOISE ? pair.corrupted() : pair.clean();
+      Encoding source = d == PatchDirection.DENOISE ? pair.clean() : pair.corrupted();
+      for (int l = 0; l < 2; l++) {
+        HookPoint p = HookPoint.of(site.kind(), l);
+        Activation src = capture(source, p);
+        for (int c = 0; c < r.cells(); c++) {
+          int cell = c;
+          double want = handKl(clean, logProbs(base, new Intervention.Edit(p, a -> replaced(site, a, src, cell))));
+          assertThat(r.patched()[l][c]).as("%s %s layer %d cell %d", d, site, l, c).isCloseTo(want, within(1e-5));
+          // the share divides the KL's float32 noise (about 1e-7 here, the batched run against the plain one) by the whole KL
+          assertThat(r.recovered(l, c)).isCloseTo(1 - want / whole, within(1e-6 / whole));
+        }
+      }
+    }
+  }
+
+  @Test
+  void theKlSharesAreOneAndZeroWhereTheReadoutSeesAllOrNothingOfThePatch() {
+    // the last layer's output at [MASK] is all the readout sees: patched there the run's distribution is the
+    // source's (KL 0 when denoising: recovered 1; the corrupted one's when noising: 0), elsewhere the base's
+    int mask = pair.positions()[0];
+    for (PatchDirection d : PatchDirection.values()) {
+      PatchResult r = new ActivationPatching(model).run(pair, PatchMetric.kl(null), PatchSite.RESID_POST, d);
+      double atMask = d == PatchDirection.DENOISE ? 1.0 : 0.0;
+      for (int t = 0; t < pair.length(); t++) {
+        assertThat(r.recovered(1, t)).as("%s position %d", d, t).isCloseTo(t == mask ? atMask : 1 - atMask,
+            within(1e-5));
+      }
+    }
+    // the whole clean stream put into the corrupted run's first layer is the clean run: KL 0, recovered 1
+    float[][] clean = logProbs(pair.clean(), null);
+    double all = handKl(clean, logProbs(pair.corrupted(), new Intervention.Patch(HookPoint.residPre(0),
+        capture(pair.clean(), HookPoint.residPre(0)))));
+    assertThat(all).isCloseTo(0.0, within(1e-6));
+  }
+
+  @Test
+  void aPairWithTheSameDistributionHasNoKlToRecover() {
+    PatchInputs same = PatchInputs.of(model, "the king was in [MASK] .", "the king was in [MASK] .");
+    assertThatThrownBy(() -> new ActivationPatching(model).run(same, PatchMetric.kl(null), PatchSite.HEAD,
+        PatchDirection.DENOISE)).isInstanceOf(HeadScopeException.class).hasMessageContaining("nothing to recover");
+  }
+
   @Test
   void aPairWithNothingToRecoverIsRefused() {
     PatchInputs same = PatchInputs.of(model, "the king was in [MASK] .", "the king was in [MASK] .");
@@ -176,6 +230,24 @@ class ActivationPatchingTest {
     float[] logp = model.run(RunRequest.of(e).intervene(i).read(Readouts.none().withLogProbs(pair.positions())))
         .logProbs()[0][0];
     return logp[(int) metric.target()] - logp[(int) metric.contrast()];
+  }
+
+  /** The masked-LM log-probabilities {@code [position][vocab]} at the pair's masks of a plain run of {@code e}. */
+  static float[][] logProbs(Encoding e, Intervention i) {
+    return model.run(RunRequest.of(e).intervene(i).read(Readouts.none().withLogProbs(pair.positions()))).logProbs()[0];
+  }
+
+  /** {@code KL(P || Q)} in nats, sum of {@code p log(p / q)} over the vocabulary, in double; mean over positions. */
+  static double handKl(float[][] logp, float[][] logq) {
+    double total = 0;
+    for (int i = 0; i < logp.length; i++) {
+      for (int v = 0; v < logp[i].length; v++) {
+        double p = Math.exp(logp[i][v]);
+        double q = Math.exp(logq[i][v]);
+        total += p == 0 ? 0 : p * Math.log(p / q);
+      }
+    }
+    return total / logp.length;
   }
 
   /** {@code a} with one head's (or one token's) values taken from {@code src}, by explicit indices. */
