@@ -19,29 +19,40 @@ import java.util.Set;
  * the base also every layer's input (the patched runs start there), with the metric read from both.
  */
 record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult sourceRun, float[][] baseLogProbs,
-    float[][] cleanLogProbs, double cleanMetric, double corruptedMetric) {
+    float[][] cleanLogProbs, double cleanMetric, double corruptedMetric, boolean denoise) {
 
   static PatchRuns of(BertModel model, PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection d) {
     return of(model, in, PatchMetric.of(metric), site, d);
   }
 
   static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection d) {
+    return of(model, in, metric, List.of(site), d);
+  }
+
+  /** One pair of plain runs for several sites (the residual streams): every site's values kept in both. */
+  static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, List<PatchSite> sites, PatchDirection d) {
     boolean denoise = d == PatchDirection.DENOISE;
     Encoding base = denoise ? in.corrupted() : in.clean();
     Encoding source = denoise ? in.clean() : in.corrupted();
     Readouts read = Readouts.none().withLogProbs(in.positions());
-    Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE, site.kind()));
+    Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE));
+    Set<HookPoint.Kind> sourceKinds = new LinkedHashSet<>();
+    for (PatchSite site : sites) {
+      kinds.add(site.kind());
+      sourceKinds.add(site.kind());
+    }
     RunResult b = model.run(RunRequest.of(base).capture(new Capture(kinds, Set.of(), Set.of(),
         Capture.Stage.AFTER_INTERVENTIONS)).read(read));
-    RunResult s = model.run(RunRequest.of(source).capture(Capture.points(site.kind())).read(read));
+    RunResult s = model.run(RunRequest.of(source).capture(new Capture(sourceKinds, Set.of(), Set.of(),
+        Capture.Stage.AFTER_INTERVENTIONS)).read(read));
     float[][] clean = (denoise ? s : b).logProbs()[0];
     float[][] corrupted = (denoise ? b : s).logProbs()[0];
     if (metric.kl()) {
       // KL(clean || clean) is 0 by definition, not a rounding of it
-      return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, 0.0, kl(clean, corrupted));
+      return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, 0.0, kl(clean, corrupted), denoise);
     }
     return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, value(metric.target(), clean),
-        value(metric.target(), corrupted));
+        value(metric.target(), corrupted), denoise);
   }
 
   /** {@code KL(p || q)} in nats from {@code [position][vocab]} log-probabilities, in double: its mean over the positions. */
@@ -65,6 +76,11 @@ record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult so
       sum += v;
     }
     return sum / s.kl().length;
+  }
+
+  /** The metric of the run that is patched: the corrupted one's when denoising, the clean one's when noising. */
+  double baseMetric() {
+    return denoise ? corruptedMetric : cleanMetric;
   }
 
   Activation baseValue(HookPoint p) {
