@@ -75,6 +75,18 @@ public final class PatchBenchmark {
           hm / fm);
       System.out.printf(Locale.ROOT, "%-60s %8.0f ms   (%.0f forward passes, %.2f x heads)%n",
           "residual stream, 3 x 12 layers x " + in.length() + " tokens", rm, rm / fm, rm / hm);
+      // where the residual stream's time goes: the time to each layer's progress report, beside the share of
+      // the work (layers run) that layer's batch has
+      long[] last = {System.nanoTime()};
+      long t0 = last[0];
+      StringBuilder profile = new StringBuilder("profile of one residual-stream run (ms after the last report):");
+      patching.residualStream(in, m, PatchDirection.DENOISE, (stage, fraction) -> {
+        long now = System.nanoTime();
+        profile.append(String.format(Locale.ROOT, "%n  %-32s %7.0f", stage, (now - last[0]) / 1e6));
+        last[0] = now;
+      }, () -> false);
+      profile.append(String.format(Locale.ROOT, "%n  %-32s %7.0f", "total", (System.nanoTime() - t0) / 1e6));
+      System.out.println(profile);
       System.out.printf(Locale.ROOT, "load average at the end %s%n", AblationBenchmark.loadAverage());
     }
   }
