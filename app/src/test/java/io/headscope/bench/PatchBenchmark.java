@@ -45,11 +45,18 @@ public final class PatchBenchmark {
       Runnable forward = () -> model.run(RunRequest.of(in.clean()).read(Readouts.none().withLogProbs(in.positions())));
       Runnable heads = () -> patching.run(in, m, PatchSite.HEAD, PatchDirection.DENOISE);
       Runnable resid = () -> patching.residualStream(in, m, PatchDirection.DENOISE, ProgressListener.NONE, () -> false);
+      // the way --by resid ran before resid_mid was taken from resid_post: resid_pre and resid_mid each run at every
+      // layer (the top resid_post, one layer, left out; the first layer's unchanged tokens are skipped in both)
+      Runnable before = () -> {
+        patching.run(in, m, PatchSite.RESID_PRE, PatchDirection.DENOISE);
+        patching.run(in, m, PatchSite.RESID_MID, PatchDirection.DENOISE);
+      };
       forward.run(); // warm-up
       heads.run();
       List<Double> f = new ArrayList<>();
       List<Double> h = new ArrayList<>();
       List<Double> r = new ArrayList<>();
+      List<Double> b = new ArrayList<>();
       // interleaved: each round sees the same load
       for (int i = 0; i < reps; i++) {
         f.add(Benchmark.millis(() -> {
@@ -64,8 +71,13 @@ public final class PatchBenchmark {
           resid.run();
           return null;
         }));
-        System.out.printf(Locale.ROOT, "round %d: forward %.0f ms, heads %.0f ms, resid %.0f ms, load average %s%n",
-            i + 1, f.get(i), h.get(i), r.get(i), AblationBenchmark.loadAverage());
+        b.add(Benchmark.millis(() -> {
+          before.run();
+          return null;
+        }));
+        System.out.printf(Locale.ROOT, "round %d: forward %.0f ms, heads %.0f ms, resid %.0f ms, resid_pre + resid_mid "
+            + "alone %.0f ms, load average %s%n", i + 1, f.get(i), h.get(i), r.get(i), b.get(i),
+            AblationBenchmark.loadAverage());
       }
       double fm = Benchmark.median(f);
       double hm = Benchmark.median(h);
@@ -75,6 +87,8 @@ public final class PatchBenchmark {
           hm / fm);
       System.out.printf(Locale.ROOT, "%-60s %8.0f ms   (%.0f forward passes, %.2f x heads)%n",
           "residual stream, 3 x 12 layers x " + in.length() + " tokens", rm, rm / fm, rm / hm);
+      System.out.printf(Locale.ROOT, "%-60s %8.0f ms   (%.2f x residual stream)%n",
+          "resid_pre and resid_mid each run alone (as before)", Benchmark.median(b), Benchmark.median(b) / rm);
       // where the residual stream's time goes: the time to each layer's progress report, beside the share of
       // the work (layers run) that layer's batch has
       long[] last = {System.nanoTime()};
