@@ -14,8 +14,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CancellationException;
-import java.util.stream.IntStream;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 
 /**
  * Exact activation patching (Wang et al. 2022; Meng et al. 2022; Heimersheim and Nanda 2024): the base
