@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
         "CSV per head: layer,head,clean_M,corrupted_M,patched_M,[attribution,]recovered (1-based); per token: "
             + "stream,layer,position,token,corrupted_token,clean_M,corrupted_M,patched_M,recovered (layer 1-based, "
             + "position 0-based). M is the metric; recovered = (patched - corrupted) / (clean - corrupted), for kl "
-            + "1 - KL(clean||patched) / KL(clean||corrupted). With --out, FILE.json beside it: the inputs, their "
+            + "1 - KL(clean||patched) / KL(clean||corrupted). With --out FILE, also FILE.json (patch.csv.json): the inputs, their "
             + "tokens, the settings and the grid of shares.",
         "Ctrl-C cancels and writes nothing."})
 final class PatchCommand implements Callable<Integer> {
