@@ -15,11 +15,11 @@ import java.util.Set;
 
 /**
  * The two plain runs that exact and attribution patching both start from: the run that is patched (the
- * base) and the run whose values are put in (the source), each keeping the site's values at every layer,
- * the base also every layer's input (the patched runs start there), with the metric read from both.
+ * base) and the run whose values are put in (the source), as one batch of two, keeping the site's values
+ * and every layer's input (the patched runs start there) at every layer, with the metric read from both.
  */
-record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult sourceRun, float[][] baseLogProbs,
-    float[][] cleanLogProbs, double cleanMetric, double corruptedMetric, boolean denoise) {
+record PatchRuns(Encoding base, Encoding source, RunResult pair, float[][] baseLogProbs, float[][] cleanLogProbs,
+    double cleanMetric, double corruptedMetric, boolean denoise) {
 
   static PatchRuns of(BertModel model, PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection d) {
     return of(model, in, PatchMetric.of(metric), site, d);
@@ -36,23 +36,23 @@ record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult so
     Encoding source = denoise ? in.clean() : in.corrupted();
     Readouts read = Readouts.none().withLogProbs(in.positions());
     Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE));
-    Set<HookPoint.Kind> sourceKinds = new LinkedHashSet<>();
     for (PatchSite site : sites) {
       kinds.add(site.kind());
-      sourceKinds.add(site.kind());
     }
-    RunResult b = model.run(RunRequest.of(base).capture(new Capture(kinds, Set.of(), Set.of(),
+    // both runs in one batch, row 0 the base and row 1 the source: one pass instead of two (the inputs have
+    // the same length, so nothing is padded)
+    RunResult r = model.run(RunRequest.of(List.of(base, source)).capture(new Capture(kinds, Set.of(), Set.of(),
         Capture.Stage.AFTER_INTERVENTIONS)).read(read));
-    RunResult s = model.run(RunRequest.of(source).capture(new Capture(sourceKinds, Set.of(), Set.of(),
-        Capture.Stage.AFTER_INTERVENTIONS)).read(read));
-    float[][] clean = (denoise ? s : b).logProbs()[0];
-    float[][] corrupted = (denoise ? b : s).logProbs()[0];
+    float[][] b = r.logProbs()[0];
+    float[][] s = r.logProbs()[1];
+    float[][] clean = denoise ? s : b;
+    float[][] corrupted = denoise ? b : s;
     if (metric.kl()) {
       // KL(clean || clean) is 0 by definition, not a rounding of it
-      return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, 0.0, kl(clean, corrupted), denoise);
+      return new PatchRuns(base, source, r, b, clean, 0.0, kl(clean, corrupted), denoise);
     }
-    return new PatchRuns(base, source, b, s, b.logProbs()[0], clean, value(metric.target(), clean),
-        value(metric.target(), corrupted), denoise);
+    return new PatchRuns(base, source, r, b, clean, value(metric.target(), clean), value(metric.target(), corrupted),
+        denoise);
   }
 
   /** {@code KL(p || q)} in nats from {@code [position][vocab]} log-probabilities, in double: its mean over the positions. */
@@ -84,11 +84,19 @@ record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult so
   }
 
   Activation baseValue(HookPoint p) {
-    return baseRun.cache().get(p);
+    return row(pair.cache().get(p), 0);
   }
 
   Activation sourceValue(HookPoint p) {
-    return sourceRun.cache().get(p);
+    return row(pair.cache().get(p), 1);
+  }
+
+  /** Row {@code r} of a batch's value, as a batch of one. */
+  private static Activation row(Activation a, int r) {
+    int size = a.data().length / a.shape()[0];
+    int[] shape = a.shape();
+    shape[0] = 1;
+    return new Activation(java.util.Arrays.copyOfRange(a.data(), r * size, (r + 1) * size), shape);
   }
 
   /** The metric from {@code [position][vocab]} log-probabilities: its mean over the positions, as the sweep's. */
