@@ -221,6 +221,20 @@ class PatchCommandTest extends OnTinyModel {
     }
   }
 
+  @Test
+  void aNameTooLongForTheJsonBesideItIsRefusedBeforeTheWorkAndNothingIsWritten() throws Exception {
+    // 235 bytes fit the file system; the JSON's temporary beside it does not
+    Path out = dir.resolve("p".repeat(231) + ".csv");
+    CliHarness.Result r = CliHarness.run("patch", "--model", model.toString(), "--clean", CLEAN, "--corrupted",
+        CORRUPTED, "--metric", "kl", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("too long"));
+    assertThat(r.errLines()).as("before the patching").noneMatch(l -> l.contains("exact patching"));
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.startsWith("pppp"));
+    }
+  }
+
   private static CSVParser parse(Path file) throws Exception {
     Reader reader = Files.newBufferedReader(file);
     return CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get().parse(reader);
