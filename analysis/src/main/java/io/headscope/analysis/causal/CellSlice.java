@@ -37,6 +37,17 @@ record CellSlice(int offset, int runs, int length, int stride) {
     }
   }
 
+  /** Whether this cell of {@code a}'s row 0 equals {@code b}'s bit for bit. */
+  boolean same(float[] a, float[] b) {
+    for (int r = 0; r < runs; r++) {
+      int base = offset + r * stride;
+      if (!java.util.Arrays.equals(a, base, base + length, b, base, base + length)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** {@code sum over the cell of g (a - b)}: a gradient times a difference, summed over this cell of row 0. */
   double dot(float[] g, float[] a, float[] b) {
     double s = 0;

@@ -9,9 +9,11 @@ import java.util.List;
  * <p>The recovered share is {@code (patched - corrupted) / (clean - corrupted)} in either direction: in
  * denoising (the corrupted run, one clean value put back) 1 means the cell alone restores the clean
  * behaviour; in noising (the clean run, one corrupted value put in) 1 means the cell changes nothing
- * and {@code 1 - recovered} is the share of the clean-corrupted difference it is necessary for.
+ * and {@code 1 - recovered} is the share of the clean-corrupted difference it is necessary for. With the KL
+ * metric ({@link PatchMetric}) {@code clean} is 0 and {@code corrupted} is {@code KL(clean || corrupted)}, so
+ * the same formula is {@code 1 - KL(clean || patched) / KL(clean || corrupted)}.
  *
- * @param metric the metric's CSV name ({@code logit_diff}, {@code logprob}, ...)
+ * @param metric the metric's CSV name ({@code logit_diff}, {@code logprob}, ..., {@code kl})
  * @param patched {@code [layer][cell]}, the metric with that cell patched
  * @param attribution {@code [layer][cell]}, attribution patching's first-order estimate of
  *     {@code patched - base} (base: the run that was patched), or null

@@ -15,32 +15,88 @@ import java.util.Set;
 
 /**
  * The two plain runs that exact and attribution patching both start from: the run that is patched (the
- * base) and the run whose values are put in (the source), each keeping the site's values at every layer,
- * the base also every layer's input (the patched runs start there), with the metric read from both.
+ * base) and the run whose values are put in (the source), as one batch of two, keeping the site's values
+ * and every layer's input (the patched runs start there) at every layer, with the metric read from both.
  */
-record PatchRuns(Encoding base, Encoding source, RunResult baseRun, RunResult sourceRun, float[][] baseLogProbs,
-    double cleanMetric, double corruptedMetric) {
+record PatchRuns(Encoding base, Encoding source, RunResult pair, float[][] baseLogProbs, float[][] cleanLogProbs,
+    double cleanMetric, double corruptedMetric, boolean denoise) {
 
   static PatchRuns of(BertModel model, PatchInputs in, TargetMetric metric, PatchSite site, PatchDirection d) {
+    return of(model, in, PatchMetric.of(metric), site, d);
+  }
+
+  static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, PatchSite site, PatchDirection d) {
+    return of(model, in, metric, List.of(site), d);
+  }
+
+  /** One pair of plain runs for several sites (the residual streams): every site's values kept in both. */
+  static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, List<PatchSite> sites, PatchDirection d) {
     boolean denoise = d == PatchDirection.DENOISE;
     Encoding base = denoise ? in.corrupted() : in.clean();
     Encoding source = denoise ? in.clean() : in.corrupted();
     Readouts read = Readouts.none().withLogProbs(in.positions());
-    Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE, site.kind()));
-    RunResult b = model.run(RunRequest.of(base).capture(new Capture(kinds, Set.of(), Set.of(),
+    Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE));
+    for (PatchSite site : sites) {
+      kinds.add(site.kind());
+    }
+    // both runs in one batch, row 0 the base and row 1 the source: one pass instead of two (the inputs have
+    // the same length, so nothing is padded)
+    RunResult r = model.run(RunRequest.of(List.of(base, source)).capture(new Capture(kinds, Set.of(), Set.of(),
         Capture.Stage.AFTER_INTERVENTIONS)).read(read));
-    RunResult s = model.run(RunRequest.of(source).capture(Capture.points(site.kind())).read(read));
-    double mb = value(metric, b.logProbs()[0]);
-    double ms = value(metric, s.logProbs()[0]);
-    return new PatchRuns(base, source, b, s, b.logProbs()[0], denoise ? ms : mb, denoise ? mb : ms);
+    float[][] b = r.logProbs()[0];
+    float[][] s = r.logProbs()[1];
+    float[][] clean = denoise ? s : b;
+    float[][] corrupted = denoise ? b : s;
+    if (metric.kl()) {
+      // KL(clean || clean) is 0 by definition, not a rounding of it
+      return new PatchRuns(base, source, r, b, clean, 0.0, kl(clean, corrupted), denoise);
+    }
+    return new PatchRuns(base, source, r, b, clean, value(metric.target(), clean), value(metric.target(), corrupted),
+        denoise);
+  }
+
+  /** {@code KL(p || q)} in nats from {@code [position][vocab]} log-probabilities, in double: its mean over the positions. */
+  static double kl(float[][] logp, float[][] logq) {
+    double sum = 0;
+    for (int i = 0; i < logp.length; i++) {
+      for (int v = 0; v < logp[i].length; v++) {
+        sum += Math.exp(logp[i][v]) * ((double) logp[i][v] - logq[i][v]);
+      }
+    }
+    return sum / logp.length;
+  }
+
+  /** The metric of one patched row: the target's from its log-probabilities, or its KL from the clean run. */
+  static double value(PatchMetric metric, RunResult.TargetScores s) {
+    if (!metric.kl()) {
+      return value(metric.target(), s);
+    }
+    double sum = 0;
+    for (float v : s.kl()) {
+      sum += v;
+    }
+    return sum / s.kl().length;
+  }
+
+  /** The metric of the run that is patched: the corrupted one's when denoising, the clean one's when noising. */
+  double baseMetric() {
+    return denoise ? corruptedMetric : cleanMetric;
   }
 
   Activation baseValue(HookPoint p) {
-    return baseRun.cache().get(p);
+    return row(pair.cache().get(p), 0);
   }
 
   Activation sourceValue(HookPoint p) {
-    return sourceRun.cache().get(p);
+    return row(pair.cache().get(p), 1);
+  }
+
+  /** Row {@code r} of a batch's value, as a batch of one. */
+  private static Activation row(Activation a, int r) {
+    int size = a.data().length / a.shape()[0];
+    int[] shape = a.shape();
+    shape[0] = 1;
+    return new Activation(java.util.Arrays.copyOfRange(a.data(), r * size, (r + 1) * size), shape);
   }
 
   /** The metric from {@code [position][vocab]} log-probabilities: its mean over the positions, as the sweep's. */

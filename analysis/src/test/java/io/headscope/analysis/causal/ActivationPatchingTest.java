@@ -120,13 +120,128 @@ class ActivationPatchingTest {
           io.headscope.model.store.ProgressListener.NONE, () -> false);
       for (PatchResult r : all) {
         PatchResult alone = new ActivationPatching(model).run(pair, metric, r.site(), d);
+        double gap = Math.abs(r.clean() - r.corrupted());
         for (int l = 0; l < 2; l++) {
           for (int t = 0; t < pair.length(); t++) {
-            assertThat(r.recovered(l, t)).as("%s %s %d %d", d, r.site(), l, t).isCloseTo(alone.recovered(l, t),
+            // resid_mid comes from resid_post's runs, not its own: the metric agrees within 1e-5 as every
+            // patched value does, and the share within that over the clean-corrupted gap it is divided by
+            assertThat(r.patched()[l][t]).as("%s %s %d %d", d, r.site(), l, t).isCloseTo(alone.patched()[l][t],
                 within(1e-5));
+            assertThat(r.recovered(l, t)).as("%s %s %d %d", d, r.site(), l, t).isCloseTo(alone.recovered(l, t),
+                within(1e-5 / gap));
           }
         }
       }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = PatchSite.class, names = {"HEAD", "V", "RESID_PRE", "RESID_MID", "MLP"})
+  void theKlOfEveryCellIsTheKlOfAPlainRunWithThatValueReplacedByHand(PatchSite site) {
+    float[][] clean = logProbs(pair.clean(), null);
+    double whole = handKl(clean, logProbs(pair.corrupted(), null));
+    assertThat(whole).as("the pair's distributions differ").isGreaterThan(1e-4);
+    for (PatchDirection d : PatchDirection.values()) {
+      PatchResult r = new ActivationPatching(model).run(pair, PatchMetric.kl(null), site, d);
+      assertThat(r.metric()).isEqualTo("kl");
+      assertThat(r.clean()).isZero();
+      assertThat(r.corrupted()).isCloseTo(whole, within(1e-5));
+      Encoding base = d == PatchDirection.DENOISE ? pair.corrupted() : pair.clean();
+      Encoding source = d == PatchDirection.DENOISE ? pair.clean() : pair.corrupted();
+      for (int l = 0; l < 2; l++) {
+        HookPoint p = HookPoint.of(site.kind(), l);
+        Activation src = capture(source, p);
+        for (int c = 0; c < r.cells(); c++) {
+          int cell = c;
+          double want = handKl(clean, logProbs(base, new Intervention.Edit(p, a -> replaced(site, a, src, cell))));
+          assertThat(r.patched()[l][c]).as("%s %s layer %d cell %d", d, site, l, c).isCloseTo(want, within(1e-5));
+          // the share divides the KL's float32 noise (about 1e-7 here, the batched run against the plain one) by the whole KL
+          assertThat(r.recovered(l, c)).isCloseTo(1 - want / whole, within(1e-6 / whole));
+        }
+      }
+    }
+  }
+
+  @Test
+  void theKlSharesAreOneAndZeroWhereTheReadoutSeesAllOrNothingOfThePatch() {
+    // the last layer's output at [MASK] is all the readout sees: patched there the run's distribution is the
+    // source's (KL 0 when denoising: recovered 1; the corrupted one's when noising: 0), elsewhere the base's
+    int mask = pair.positions()[0];
+    for (PatchDirection d : PatchDirection.values()) {
+      PatchResult r = new ActivationPatching(model).run(pair, PatchMetric.kl(null), PatchSite.RESID_POST, d);
+      double atMask = d == PatchDirection.DENOISE ? 1.0 : 0.0;
+      for (int t = 0; t < pair.length(); t++) {
+        assertThat(r.recovered(1, t)).as("%s position %d", d, t).isCloseTo(t == mask ? atMask : 1 - atMask,
+            within(1e-5));
+      }
+    }
+    // the whole clean stream put into the corrupted run's first layer is the clean run: KL 0, recovered 1
+    float[][] clean = logProbs(pair.clean(), null);
+    double all = handKl(clean, logProbs(pair.corrupted(), new Intervention.Patch(HookPoint.residPre(0),
+        capture(pair.clean(), HookPoint.residPre(0)))));
+    assertThat(all).isCloseTo(0.0, within(1e-6));
+  }
+
+  @Test
+  void aPairWithTheSameDistributionHasNoKlToRecover() {
+    PatchInputs same = PatchInputs.of(model, "the king was in [MASK] .", "the king was in [MASK] .");
+    assertThatThrownBy(() -> new ActivationPatching(model).run(same, PatchMetric.kl(null), PatchSite.HEAD,
+        PatchDirection.DENOISE)).isInstanceOf(HeadScopeException.class).hasMessageContaining("nothing to recover");
+  }
+
+  @Test
+  void theFastResidualStreamEqualsPlainRunsWithEachTokensValueReplacedByHand() {
+    // residualStream runs only resid_pre and the top resid_post, takes resid_mid and resid_post from them and
+    // skips the cells whose value is the base's own: every cell of every stream against its own plain run
+    float[][] clean = logProbs(pair.clean(), null);
+    for (PatchDirection d : PatchDirection.values()) {
+      Encoding base = d == PatchDirection.DENOISE ? pair.corrupted() : pair.clean();
+      Encoding source = d == PatchDirection.DENOISE ? pair.clean() : pair.corrupted();
+      java.util.List<PatchResult> target = new ActivationPatching(model).residualStream(pair, metric, d,
+          io.headscope.model.store.ProgressListener.NONE, () -> false);
+      java.util.List<PatchResult> kl = new ActivationPatching(model).residualStream(pair, PatchMetric.kl(null), d,
+          io.headscope.model.store.ProgressListener.NONE, () -> false);
+      for (int s = 0; s < 3; s++) {
+        PatchSite site = target.get(s).site();
+        assertThat(kl.get(s).site()).isEqualTo(site);
+        for (int l = 0; l < 2; l++) {
+          HookPoint p = HookPoint.of(site.kind(), l);
+          Activation src = capture(source, p);
+          for (int t = 0; t < pair.length(); t++) {
+            int cell = t;
+            Intervention edit = new Intervention.Edit(p, a -> replaced(site, a, src, cell));
+            assertThat(target.get(s).patched()[l][t]).as("%s %s layer %d token %d", d, site, l, t)
+                .isCloseTo(metric(base, edit), within(1e-5));
+            assertThat(kl.get(s).patched()[l][t]).as("kl %s %s layer %d token %d", d, site, l, t)
+                .isCloseTo(handKl(clean, logProbs(base, edit)), within(1e-5));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCausalModelsTokensBeforeTheChangeAreSkippedAndStillRight() {
+    // GPT-2: the tokens before the changed one have the same stream in both runs; their cells are not run
+    try (BertModel gpt2 = BertModel.load(FamilyModelFolders.write("gpt2", dir.resolve("gpt2-resid"), 5))) {
+      PatchInputs in = PatchInputs.of(gpt2, "the cat sat on the", "the dog sat on the");
+      TargetMetric m = new TargetMetric(TargetMetric.Kind.LOGPROB, gpt2.tokenizer().singleTokenId("t"), -1);
+      java.util.List<PatchResult> all = new ActivationPatching(gpt2).residualStream(in, m, PatchDirection.DENOISE,
+          io.headscope.model.store.ProgressListener.NONE, () -> false);
+      for (PatchResult r : all) {
+        for (int l = 0; l < gpt2.config().numHiddenLayers(); l++) {
+          HookPoint p = HookPoint.of(r.site().kind(), l);
+          Activation src = gpt2.run(RunRequest.of(in.clean()).capture(Capture.points(p.kind()))).cache().get(p);
+          for (int t = 0; t < in.length(); t++) {
+            int cell = t;
+            double want = gpt2.run(RunRequest.of(in.corrupted())
+                .intervene(new Intervention.Edit(p, a -> replaced(r.site(), a, src, cell)))
+                .read(Readouts.none().withLogProbs(in.positions()))).logProbs()[0][0][(int) m.target()];
+            assertThat(r.patched()[l][t]).as("%s layer %d token %d", r.site(), l, t).isCloseTo(want, within(1e-5));
+          }
+        }
+      }
+      assertThat(all.get(0).recovered(0, 0)).as("the first token is the same in both").isZero();
     }
   }
 
@@ -176,6 +291,24 @@ class ActivationPatchingTest {
     float[] logp = model.run(RunRequest.of(e).intervene(i).read(Readouts.none().withLogProbs(pair.positions())))
         .logProbs()[0][0];
     return logp[(int) metric.target()] - logp[(int) metric.contrast()];
+  }
+
+  /** The masked-LM log-probabilities {@code [position][vocab]} at the pair's masks of a plain run of {@code e}. */
+  static float[][] logProbs(Encoding e, Intervention i) {
+    return model.run(RunRequest.of(e).intervene(i).read(Readouts.none().withLogProbs(pair.positions()))).logProbs()[0];
+  }
+
+  /** {@code KL(P || Q)} in nats, sum of {@code p log(p / q)} over the vocabulary, in double; mean over positions. */
+  static double handKl(float[][] logp, float[][] logq) {
+    double total = 0;
+    for (int i = 0; i < logp.length; i++) {
+      for (int v = 0; v < logp[i].length; v++) {
+        double p = Math.exp(logp[i][v]);
+        double q = Math.exp(logq[i][v]);
+        total += p == 0 ? 0 : p * Math.log(p / q);
+      }
+    }
+    return total / logp.length;
   }
 
   /** {@code a} with one head's (or one token's) values taken from {@code src}, by explicit indices. */

@@ -7,10 +7,13 @@ import io.headscope.analysis.causal.PatchComparison;
 import io.headscope.analysis.causal.PatchCsv;
 import io.headscope.analysis.causal.PatchDirection;
 import io.headscope.analysis.causal.PatchInputs;
+import io.headscope.analysis.causal.PatchJson;
+import io.headscope.analysis.causal.PatchMetric;
 import io.headscope.analysis.causal.PatchResult;
 import io.headscope.analysis.causal.PatchSite;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.store.AtomicOutput;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,10 +28,13 @@ import picocli.CommandLine.Option;
         + "denoise) or the clean input with one corrupted activation put in (noise), for every head (its output, "
         + "or with --by q|k|v its queries, keys or values) or every layer x token of the residual stream (--by resid: "
         + "resid_pre, resid_mid, resid_post) or MLP output (--by mlp), and measure the target at [MASK] (a causal "
-        + "model: its next token).",
+        + "model: its next token), or with --metric kl the divergence KL(P_clean || P_patched) of the whole output "
+        + "distribution there.",
         "CSV per head: layer,head,clean_M,corrupted_M,patched_M,[attribution,]recovered (1-based); per token: "
             + "stream,layer,position,token,corrupted_token,clean_M,corrupted_M,patched_M,recovered (layer 1-based, "
-            + "position 0-based). M is the metric; recovered = (patched - corrupted) / (clean - corrupted).",
+            + "position 0-based). M is the metric; recovered = (patched - corrupted) / (clean - corrupted), for kl "
+            + "1 - KL(clean||patched) / KL(clean||corrupted). With --out FILE, also FILE.json (patch.csv.json): the inputs, their "
+            + "tokens, the settings and the grid of shares.",
         "Ctrl-C cancels and writes nothing."})
 final class PatchCommand implements Callable<Integer> {
   @Option(names = "--clean", required = true, paramLabel = "TEXT", description = "The input whose behaviour is "
@@ -39,15 +45,15 @@ final class PatchCommand implements Callable<Integer> {
       + "with the cue changed.")
   String corrupted;
 
-  @Option(names = "--target", required = true, paramLabel = "WORD", description = "The token followed at [MASK] "
-      + "(one wordpiece of the model's vocabulary).")
+  @Option(names = "--target", paramLabel = "WORD", description = "The token followed at [MASK] "
+      + "(one wordpiece of the model's vocabulary); needed by every metric but kl (which only reports it).")
   String target;
 
   @Option(names = "--contrast", paramLabel = "WORD", description = "Measure the target against this token.")
   String contrast;
 
-  @Option(names = "--metric", paramLabel = "logit-diff|logprob|prob", description = "Default: logit-diff with "
-      + "--contrast, else logprob.")
+  @Option(names = "--metric", paramLabel = "logit-diff|logprob|prob|kl", description = "Default: logit-diff with "
+      + "--contrast, else logprob; kl: KL(P_clean || P_run) over the vocabulary, no target needed.")
   String metric;
 
   @Option(names = "--by", defaultValue = "head", paramLabel = "head|resid|q|k|v|mlp", description = "What is "
@@ -70,18 +76,33 @@ final class PatchCommand implements Callable<Integer> {
   public Integer call() {
     List<PatchSite> sites = usage(() -> PatchSite.parse(by));
     PatchDirection d = usage(() -> PatchDirection.parse(direction));
-    TargetMetric.Kind kind = UsageException.metric(metric == null ? contrast == null ? "logprob" : "logit-diff" : metric);
+    boolean kl = metric != null && metric.trim().equalsIgnoreCase("kl");
+    TargetMetric.Kind kind = kl ? null : kind();
     if (kind == TargetMetric.Kind.LOGIT_DIFF && contrast == null) {
       throw new UsageException("--metric logit-diff needs --contrast.");
+    }
+    if (!kl && target == null) {
+      throw new UsageException("--target is needed (every metric but --metric kl follows a target word).");
+    }
+    if (kl && contrast != null) {
+      throw new UsageException("--metric kl compares whole distributions: it has no contrast word (drop --contrast).");
     }
     if (attribution && !sites.get(0).perHead()) {
       throw new UsageException("--attribution goes with --by head, q, k or v.");
     }
+    if (attribution && kl) {
+      // noising starts from the clean run, where KL(clean || run) is at its minimum and its gradient zero
+      throw new UsageException("--attribution goes with logit-diff, logprob or prob, not kl.");
+    }
     output.check();
+    if (output.out != null) {
+      Output.checkWritable(AblateCommand.sidecar(output.out), output.force);
+    }
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      TargetMetric m = new TargetMetric(kind, bert.tokenizer().singleTokenId(target),
-          contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast));
+      TargetMetric followed = target == null ? null : new TargetMetric(kl ? TargetMetric.Kind.LOGPROB : kind,
+          bert.tokenizer().singleTokenId(target), contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast));
+      PatchMetric m = kl ? PatchMetric.kl(followed) : PatchMetric.of(followed);
       PatchInputs in = PatchInputs.of(bert, clean, corrupted);
       List<PatchResult> results = new ArrayList<>();
       long start = System.nanoTime();
@@ -98,10 +119,20 @@ final class PatchCommand implements Callable<Integer> {
       if (attribution) {
         long t = System.nanoTime();
         PatchResult r = results.get(0);
-        results.set(0, r.withAttribution(new AttributionPatching(bert).run(in, m, r.site(), d)));
+        results.set(0, r.withAttribution(new AttributionPatching(bert).run(in, m.target(), r.site(), d)));
         System.err.printf(Locale.ROOT, "headscope: attribution patching took %.2f s%n", (System.nanoTime() - t) / 1e9);
       }
-      output.write(o -> PatchCsv.write(results, o));
+      if (output.out == null) {
+        output.write(o -> PatchCsv.write(results, o));
+      } else {
+        // the table and its description are one set, both or neither, as ablate writes them
+        PatchJson.About about = new PatchJson.About(bert.name(), clean, corrupted, target, contrast, by);
+        AtomicOutput.writeSet(List.of(new AtomicOutput.Member(output.out, o -> PatchCsv.write(results, o)),
+            new AtomicOutput.Member(AblateCommand.sidecar(output.out), o -> PatchJson.write(results, m, about, o))),
+            output.force);
+        System.err.println("headscope: wrote " + output.out);
+        System.err.println("headscope: wrote " + AblateCommand.sidecar(output.out));
+      }
       summary(results, exactSeconds);
     }
     return 0;
@@ -133,6 +164,16 @@ final class PatchCommand implements Callable<Integer> {
         }
         System.err.println(b);
       }
+    }
+  }
+
+  /** {@code --metric}'s target kind (kl is taken apart before), one line naming kl too when unknown. */
+  private TargetMetric.Kind kind() {
+    String name = metric == null ? contrast == null ? "logprob" : "logit-diff" : metric;
+    try {
+      return TargetMetric.Kind.parse(name);
+    } catch (HeadScopeException e) {
+      throw new UsageException("--metric \"" + metric + "\" is unknown: use logit-diff, logprob, prob or kl.", e);
     }
   }
 

@@ -11,6 +11,8 @@ import io.headscope.analysis.causal.PatchResult;
 import io.headscope.analysis.causal.PatchSite;
 import io.headscope.model.BertModel;
 import io.headscope.model.testing.families.FamilyModelFolders;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,6 +109,130 @@ class PatchCommandTest extends OnTinyModel {
         "the dog sat", "--target", "t", "--by", "mlp", "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(parse(out).getRecords()).isNotEmpty();
+  }
+
+  @Test
+  void theJsonBesideTheCsvHoldsItsInputsSettingsAndTheSameNumbers() throws Exception {
+    Path out = dir.resolve("json-heads.csv");
+    CliHarness.Result r = CliHarness.run("patch", "--model", model.toString(), "--clean", CLEAN, "--corrupted",
+        CORRUPTED, "--target", "she", "--contrast", "he", "--attribution", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(dir.resolve("json-heads.csv.json").toFile());
+    assertThat(j.get("clean").get("text").asText()).isEqualTo(CLEAN);
+    assertThat(j.get("corrupted").get("tokens").get(1).asText()).isEqualTo("the");
+    assertThat(j.get("corrupted").get("tokens").get(2).asText()).isEqualTo("queen");
+    assertThat(j.get("clean").get("tokens").size()).isEqualTo(13);
+    assertThat(j.get("metric").asText()).isEqualTo("logit_diff");
+    assertThat(j.get("target").asText()).isEqualTo("she");
+    assertThat(j.get("contrast").asText()).isEqualTo("he");
+    assertThat(j.get("direction").asText()).isEqualTo("denoise");
+    assertThat(j.get("by").asText()).isEqualTo("head");
+    assertThat(j.get("recovered_definition").asText()).isEqualTo("(patched - corrupted) / (clean - corrupted)");
+    JsonNode grid = j.get("grids").get(0);
+    assertThat(grid.get("site").asText()).isEqualTo("head");
+    List<CSVRecord> rows = parse(out).getRecords();
+    double[] exact = new double[rows.size()];
+    double[] attributed = new double[rows.size()];
+    for (int i = 0; i < rows.size(); i++) {
+      CSVRecord row = rows.get(i);
+      int l = Integer.parseInt(row.get("layer")) - 1; // the JSON's grids are 0-based
+      int h = Integer.parseInt(row.get("head")) - 1;
+      assertThat(j.get("clean_value").asDouble()).isCloseTo(Double.parseDouble(row.get("clean_logit_diff")), within(1e-6));
+      assertThat(j.get("corrupted_value").asDouble()).isCloseTo(Double.parseDouble(row.get("corrupted_logit_diff")),
+          within(1e-6));
+      assertThat(grid.get("patched").get(l).get(h).asDouble()).isCloseTo(
+          Double.parseDouble(row.get("patched_logit_diff")), within(1e-6));
+      exact[i] = Double.parseDouble(row.get("recovered"));
+      attributed[i] = Double.parseDouble(row.get("attribution"));
+      assertThat(grid.get("recovered").get(l).get(h).asDouble()).isCloseTo(exact[i], within(1e-6));
+      assertThat(grid.get("attribution").get(l).get(h).asDouble()).isCloseTo(attributed[i], within(1e-6));
+    }
+    assertThat(grid.get("spearman").asDouble()).isCloseTo(
+        io.headscope.analysis.ablation.RankCorrelation.spearman(exact, attributed), within(1e-6));
+  }
+
+  @Test
+  void theResidualStreamsJsonHasAGridPerStreamWithTheTokensAsLabels() throws Exception {
+    Path out = dir.resolve("json-resid.csv");
+    CliHarness.Result r = CliHarness.run("patch", "--model", model.toString(), "--clean", CLEAN, "--corrupted",
+        CORRUPTED, "--target", "she", "--by", "resid", "--direction", "noise", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(dir.resolve("json-resid.csv.json").toFile());
+    assertThat(j.get("by").asText()).isEqualTo("resid");
+    assertThat(j.get("cells").asText()).isEqualTo("position");
+    assertThat(j.get("contrast").isNull()).isTrue();
+    List<String> streams = new java.util.ArrayList<>();
+    j.get("grids").forEach(g -> streams.add(g.get("site").asText()));
+    assertThat(streams).containsExactly("resid_pre", "resid_mid", "resid_post");
+    List<CSVRecord> rows = parse(out).getRecords();
+    for (CSVRecord row : rows) {
+      JsonNode grid = j.get("grids").get(streams.indexOf(row.get("stream")));
+      int l = Integer.parseInt(row.get("layer")) - 1;
+      int t = Integer.parseInt(row.get("position"));
+      assertThat(j.get("clean").get("tokens").get(t).asText()).isEqualTo(row.get("token"));
+      assertThat(j.get("corrupted").get("tokens").get(t).asText()).isEqualTo(row.get("corrupted_token"));
+      assertThat(grid.get("recovered").get(l).get(t).asDouble()).as(row.toString())
+          .isCloseTo(Double.parseDouble(row.get("recovered")), within(1e-6));
+    }
+    assertThat(rows).hasSize(3 * 2 * 13);
+  }
+
+  @Test
+  void klNeedsNoTargetAndItsSharesAreOneMinusTheKlRatio() throws Exception {
+    Path out = dir.resolve("kl.csv");
+    CliHarness.Result r = CliHarness.run("patch", "--model", model.toString(), "--clean", CLEAN, "--corrupted",
+        CORRUPTED, "--metric", "kl", "--by", "resid", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    CSVParser p = parse(out);
+    assertThat(p.getHeaderNames()).containsExactly("stream", "layer", "position", "token", "corrupted_token",
+        "clean_kl", "corrupted_kl", "patched_kl", "recovered");
+    for (CSVRecord row : p.getRecords()) {
+      double kl = Double.parseDouble(row.get("patched_kl"));
+      assertThat(Double.parseDouble(row.get("clean_kl"))).isZero();
+      assertThat(Double.parseDouble(row.get("recovered"))).isCloseTo(
+          1 - kl / Double.parseDouble(row.get("corrupted_kl")), within(1e-6));
+      if (row.get("stream").equals("resid_post") && row.get("layer").equals("2")) {
+        // the readout sees the last layer's output at [MASK] alone
+        assertThat(Double.parseDouble(row.get("recovered"))).isCloseTo(row.get("token").equals("[MASK]") ? 1 : 0,
+            within(1e-3));
+      }
+    }
+    JsonNode j = new ObjectMapper().readTree(dir.resolve("kl.csv.json").toFile());
+    assertThat(j.get("metric").asText()).isEqualTo("kl");
+    assertThat(j.get("target").isNull()).isTrue();
+    assertThat(j.get("recovered_definition").asText()).isEqualTo("1 - KL(clean || patched) / KL(clean || corrupted)");
+  }
+
+  @Test
+  void klWithAContrastOrAttributionAndATargetMetricWithoutItsTargetAreOneLineAndNoFile() throws Exception {
+    Path out = dir.resolve("refused.csv");
+    for (String[] extra : List.of(new String[] {"--metric", "kl", "--contrast", "he"},
+        new String[] {"--metric", "kl", "--target", "she", "--attribution"},
+        new String[] {"--metric", "logprob"}, new String[] {"--metric", "entropy", "--target", "she"})) {
+      List<String> args = new java.util.ArrayList<>(List.of("patch", "--model", model.toString(), "--clean", CLEAN,
+          "--corrupted", CORRUPTED, "--out", out.toString()));
+      args.addAll(List.of(extra));
+      CliHarness.Result r = CliHarness.run(args.toArray(String[]::new));
+      assertThat(r.exit()).as(String.join(" ", extra)).isEqualTo(2);
+      assertThat(r.errLines()).as(r.err()).hasSize(1);
+      assertThat(r.err()).doesNotContain("Exception");
+      assertThat(out).doesNotExist();
+      assertThat(dir.resolve("refused.csv.json")).doesNotExist();
+    }
+  }
+
+  @Test
+  void aNameTooLongForTheJsonBesideItIsRefusedBeforeTheWorkAndNothingIsWritten() throws Exception {
+    // 235 bytes fit the file system; the JSON's temporary beside it does not
+    Path out = dir.resolve("p".repeat(231) + ".csv");
+    CliHarness.Result r = CliHarness.run("patch", "--model", model.toString(), "--clean", CLEAN, "--corrupted",
+        CORRUPTED, "--metric", "kl", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.errLines()).anyMatch(l -> l.contains("too long"));
+    assertThat(r.errLines()).as("before the patching").noneMatch(l -> l.contains("exact patching"));
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.startsWith("pppp"));
+    }
   }
 
   private static CSVParser parse(Path file) throws Exception {
