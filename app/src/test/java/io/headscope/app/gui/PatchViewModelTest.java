@@ -83,6 +83,32 @@ class PatchViewModelTest {
     assertThat(main.rank().choices()).contains("recovered share, denoise head (Patching)");
   }
 
+  /** KL needs no followed word; the grid is the service's KL shares and no attribution is offered. */
+  @Test
+  void klOfTheWholeDistributionNeedsNoWordAndIsTheServices() {
+    PatchViewModel vm = new PatchViewModel(main.session());
+    vm.cleanProperty().set(CLEAN);
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("");
+    vm.contrastProperty().set("");
+    vm.klProperty().set(true);
+    vm.run();
+    PatchResult r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    assertThat(r.hasAttribution()).isFalse();
+    BertModel m = main.session().model();
+    PatchResult want = new ActivationPatching(m).run(PatchInputs.of(m, CLEAN, CORRUPTED),
+        io.headscope.analysis.causal.PatchMetric.kl(null), PatchSite.HEAD, PatchDirection.DENOISE);
+    for (int l = 0; l < 2; l++) {
+      for (int h = 0; h < 3; h++) {
+        assertThat(vm.recovered()[l][h]).isEqualTo(want.recovered(l, h));
+      }
+    }
+    assertThat(r.clean()).isEqualTo(0.0);
+    assertThat(r.corrupted()).isGreaterThan(0);
+    assertThat(vm.statusProperty().get()).contains("kl");
+  }
+
   @Test
   void theResidualStreamPerTokenIsTheServicesAndNamesItsCells() {
     PatchViewModel vm = new PatchViewModel(main.session());

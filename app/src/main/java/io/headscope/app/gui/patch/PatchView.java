@@ -36,6 +36,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
   @FXML private ChoiceBox<PatchSite> siteChoice;
   @FXML private ChoiceBox<PatchDirection> directionChoice;
   @FXML private CheckBox attributionBox;
+  @FXML private CheckBox klBox;
   @FXML private Label hover;
   @FXML private ScrollPane scroll;
   @FXML private javafx.scene.layout.FlowPane results;
@@ -72,8 +73,14 @@ public final class PatchView extends ScreenView<PatchViewModel> {
         ? "denoise (corrupted run, clean value)" : "noise (clean run, corrupted value)"));
     directionChoice.valueProperty().bindBidirectional(vm.directionProperty());
     attributionBox.selectedProperty().bindBidirectional(vm.attributionProperty());
-    // attribution patching estimates heads only (as the CLI's --attribution)
-    attributionBox.disableProperty().bind(siteChoice.valueProperty().map(s -> s != null && !s.perHead()));
+    // attribution patching estimates heads only (as the CLI's --attribution), and not KL (its gradient at the
+    // clean run is zero when noising)
+    attributionBox.disableProperty().bind(siteChoice.valueProperty().map(s -> s != null && !s.perHead())
+        .flatMap(notHeads -> vm.klProperty().map(kl -> notHeads || kl)));
+    klBox.selectedProperty().bindBidirectional(vm.klProperty());
+    klBox.setTooltip(new javafx.scene.control.Tooltip("Measure KL(clean || patched) of the model's whole output "
+        + "distribution at [MASK] instead of the followed word: recovered = 1 - KL(clean||patched) / "
+        + "KL(clean||corrupted). No word needed."));
     bindRun(vm::run);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> {

@@ -7,6 +7,7 @@ import io.headscope.analysis.causal.PatchComparison;
 import io.headscope.analysis.causal.PatchCsv;
 import io.headscope.analysis.causal.PatchDirection;
 import io.headscope.analysis.causal.PatchInputs;
+import io.headscope.analysis.causal.PatchMetric;
 import io.headscope.analysis.causal.PatchResult;
 import io.headscope.analysis.causal.PatchSite;
 import io.headscope.app.gui.screen.ScreenModel;
@@ -43,6 +44,7 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
   private final ObjectProperty<PatchSite> site = new SimpleObjectProperty<>(PatchSite.HEAD);
   private final ObjectProperty<PatchDirection> direction = new SimpleObjectProperty<>(PatchDirection.DENOISE);
   private final BooleanProperty attribution = new SimpleBooleanProperty(true);
+  private final BooleanProperty kl = new SimpleBooleanProperty(false);
 
   /**
    * The sites the screen offers: per head (the CLI's --by head, q, k, v), and per layer and token position
@@ -95,6 +97,14 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     return direction;
   }
 
+  /**
+   * Measure the KL divergence of the whole output distribution from the clean run's (as {@code patch --metric
+   * kl}) instead of the followed word; no word is needed, and attribution patching is not offered.
+   */
+  public BooleanProperty klProperty() {
+    return kl;
+  }
+
   /** Also attribution patching's estimate (one backward pass) beside the exact patching. */
   public BooleanProperty attributionProperty() {
     return attribution;
@@ -123,19 +133,22 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
       job.say("Type both inputs: the clean one (or a sentence in the main window) and the corrupted one.");
       return;
     }
-    if (word.isEmpty()) {
-      job.say("Type the word to follow at [MASK] (and a contrast, for the logit difference).");
+    boolean byKl = kl.get();
+    if (word.isEmpty() && !byKl) {
+      job.say("Type the word to follow at [MASK] (and a contrast, for the logit difference), or tick KL.");
       return;
     }
     PatchSite s = site.get();
     PatchDirection d = direction.get();
-    // attribution patching estimates per-head sites only (as the CLI's --attribution)
-    boolean withAttribution = attribution.get() && s.perHead();
+    // attribution patching estimates per-head sites only (as the CLI's --attribution), and not KL
+    boolean withAttribution = attribution.get() && s.perHead() && !byKl;
     job.task("Patching " + m.name() + "…", p -> {
-          TargetMetric metric = new TargetMetric(other.isEmpty() ? TargetMetric.Kind.LOGPROB : TargetMetric.Kind.LOGIT_DIFF,
-              m.tokenizer().singleTokenId(word), other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other));
+          TargetMetric metric = word.isEmpty() ? null
+              : new TargetMetric(other.isEmpty() ? TargetMetric.Kind.LOGPROB : TargetMetric.Kind.LOGIT_DIFF,
+                  m.tokenizer().singleTokenId(word), other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other));
           PatchInputs in = PatchInputs.of(m, cleanText, corruptedText);
-          PatchResult r = new ActivationPatching(m).run(in, metric, s, d, p::update, p::isCancelled);
+          PatchMetric measured = byKl ? PatchMetric.kl(metric) : PatchMetric.of(metric);
+          PatchResult r = new ActivationPatching(m).run(in, measured, s, d, p::update, p::isCancelled);
           return withAttribution ? r.withAttribution(new AttributionPatching(m).run(in, metric, s, d)) : r;
         })
         .onSuccess(r -> {
