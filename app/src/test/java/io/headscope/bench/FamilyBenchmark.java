@@ -27,11 +27,14 @@ import java.util.Random;
  * process's resident memory after both (goal: under 2 GB). The GPT-2's weights are random (the timing
  * does not depend on them) and written once to a temporary folder; its inputs are random token ids.
  *
- * <p>Arguments: {@code [repetitions (5)]} and {@code --json FILE}.
+ * <p>Arguments: {@code [repetitions (5)]}, {@code --profile} (then, per length, libtorch's self time per
+ * operation for each model, side by side: where the GPT-2's extra time goes) and {@code --json FILE}.
  */
 public final class FamilyBenchmark {
   public static void main(String[] args) throws IOException {
     args = BenchJson.init(args);
+    boolean profile = java.util.Arrays.asList(args).contains("--profile");
+    args = java.util.Arrays.stream(args).filter(a -> !a.equals("--profile")).toArray(String[]::new);
     int reps = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     System.out.printf(Locale.ROOT, "HeadScope model-family benchmark, %d cores, load average %s, %d repetitions "
         + "(median)%n", Runtime.getRuntime().availableProcessors(), AblationBenchmark.loadAverage(), reps);
@@ -56,6 +59,9 @@ public final class FamilyBenchmark {
                 tg.cpu(), tg.wall() / tb.wall());
             BenchJson.add(peer, tb.wall());
             BenchJson.add(what, tg.wall(), peer, tb.wall());
+            if (profile) {
+              profileSideBySide(tokens, reps, dir, () -> onePosition(bert, b), () -> onePosition(gpt, g));
+            }
           }
           long both = residentBytes();
           System.out.printf(Locale.ROOT, "resident memory: %.2f GB before the models, +%.2f GB for bert-base, "
@@ -67,6 +73,36 @@ public final class FamilyBenchmark {
       SafeFiles.deleteTree(dir);
     }
     BenchJson.write();
+  }
+
+  /** libtorch's self time per operation for each model at one length, the largest differences first. */
+  private static void profileSideBySide(int tokens, int reps, Path dir, Runnable bert, Runnable gpt) throws IOException {
+    Map<String, double[]> ops = new java.util.HashMap<>(); // name -> {bert ms, gpt ms, bert calls, gpt calls}
+    Runnable[] runs = {bert, gpt};
+    for (int m = 0; m < 2; m++) {
+      Path trace = dir.resolve("trace-" + tokens + "-" + m + ".json");
+      ai.djl.pytorch.jni.JniUtils.startProfile(false, true, false);
+      for (int i = 0; i < reps; i++) {
+        runs[m].run();
+      }
+      ai.djl.pytorch.jni.JniUtils.stopProfile(trace.toString());
+      try {
+        for (ProfileBenchmark.OpTime o : ProfileBenchmark.selfTimes(trace)) {
+          double[] v = ops.computeIfAbsent(o.name(), k -> new double[4]);
+          v[m] = o.selfMs() / reps;
+          v[2 + m] = o.calls() / (double) reps;
+        }
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
+    System.out.printf(Locale.ROOT, "  %d tokens, libtorch self time per run (profiled, %d runs each), largest "
+        + "differences first:%n  %-32s %10s %10s %10s %8s %8s%n", tokens, reps, "operation", "bert ms", "gpt2 ms",
+        "gpt2-bert", "calls b", "calls g");
+    ops.entrySet().stream().sorted((x, y) -> Double.compare(Math.abs(y.getValue()[1] - y.getValue()[0]),
+        Math.abs(x.getValue()[1] - x.getValue()[0]))).limit(14).forEach(e -> System.out.printf(Locale.ROOT,
+        "  %-32s %10.2f %10.2f %+10.2f %8.0f %8.0f%n", e.getKey(), e.getValue()[0], e.getValue()[1],
+        e.getValue()[1] - e.getValue()[0], e.getValue()[2], e.getValue()[3]));
   }
 
   private static Object onePosition(BertModel model, Encoding e) {
