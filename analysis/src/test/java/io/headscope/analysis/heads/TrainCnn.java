@@ -1,0 +1,50 @@
+package io.headscope.analysis.heads;
+
+import io.headscope.analysis.heads.cnn.CnnClassifier;
+import io.headscope.model.BertModel;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.store.ProgressListener;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.IntStream;
+
+/**
+ * Trains the shipped CNN as {@link TrainClassifier} trains the logistic model: every hand-labelled map
+ * (the consensus label), the number of epochs chosen by a grouped cross-validation over all of them
+ * (folds by input, seed {@link TrainClassifier#SEED}, as in each outer fold of {@link CnnExperiment}),
+ * then one run on all the maps with that many epochs, written to the resources module in
+ * {@link CnnClassifier}'s format.
+ *
+ * <p>Usage (test class path): {@code java io.headscope.analysis.heads.TrainCnn [RESOURCES_DIR]}.
+ */
+final class TrainCnn {
+  private TrainCnn() {}
+
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(args.length > 0 ? args[0] : "resources/src/main/resources");
+    Path out = root.resolve(CnnClassifier.RESOURCE.substring(1));
+    Files.createDirectories(out.getParent());
+    List<ClassifierEvaluation.Map1> maps;
+    float[][][][] images;
+    try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
+      maps = ClassifierEvaluation.score(model, LabelledMaps.loadAll());
+      images = CnnData.images(model, maps);
+    }
+    long seed = TrainClassifier.SEED;
+    long start = System.nanoTime();
+    int[] labels = maps.stream().mapToInt(m -> m.entry().label().ordinal()).toArray();
+    List<Integer> all = new ArrayList<>(IntStream.range(0, maps.size()).boxed().toList());
+    int[] fold = ClassifierEvaluation.folds(maps, ClassifierEvaluation.INNER_FOLDS, seed);
+    int epochs = CnnTraining.chooseEpochs(images, labels, all, fold, ClassifierEvaluation.INNER_FOLDS, seed, e -> {});
+    long chosen = System.nanoTime();
+    CnnClassifier c = CnnTraining.train(images, labels, all, epochs, seed,
+        String.format(Locale.ROOT, "%d hand-labelled maps (labels/README.md), %d epochs, seed %d, filters %s",
+            maps.size(), epochs, seed, java.util.Arrays.toString(CnnTraining.FILTERS)));
+    c.write(out);
+    System.out.printf(Locale.ROOT, "wrote %s (%s; %d weights); epochs chosen in %.0f s, final run %.0f s%n", out,
+        c.description(), c.parameterCount(), (chosen - start) / 1e9, (System.nanoTime() - chosen) / 1e9);
+  }
+}
