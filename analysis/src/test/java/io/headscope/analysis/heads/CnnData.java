@@ -24,7 +24,9 @@ final class CnnData {
 
   private CnnData() {}
 
-  static float[][][][] images(BertModel model, List<ClassifierEvaluation.Map1> maps) throws IOException {
+  /** @param model called only when the cache is missing or stale */
+  static float[][][][] images(java.util.function.Supplier<BertModel> model, List<ClassifierEvaluation.Map1> maps)
+      throws IOException {
     String key = key(maps);
     if (Files.exists(CACHE)) {
       try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(CACHE)))) {
@@ -43,7 +45,7 @@ final class CnnData {
         }
       }
     }
-    float[][][][] out = compute(model, maps);
+    float[][][][] out = compute(model.get(), maps);
     Files.createDirectories(CACHE.getParent());
     try (DataOutputStream o = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(CACHE)))) {
       o.writeUTF(key);

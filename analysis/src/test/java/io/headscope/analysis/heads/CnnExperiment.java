@@ -140,9 +140,10 @@ final class CnnExperiment {
     float[][][][] images;
     try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
       maps = ClassifierEvaluation.score(model, LabelledMaps.loadAll());
-      images = CnnData.images(model, maps);
+      images = CnnData.images(() -> model, maps);
     }
     System.out.printf(Locale.ROOT, "%d maps scored and resized in %.0f s%n", maps.size(), (System.nanoTime() - t0) / 1e9);
+    CnnTraining.oneThread();
     long seed = TrainClassifier.SEED;
     Probabilities logistic = logistic(maps, seed);
     // the same held-out predictions as ClassifierExperiment's, which the tables were made with

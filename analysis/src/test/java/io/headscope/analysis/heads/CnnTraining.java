@@ -49,8 +49,25 @@ final class CnnTraining {
   static final float LEARNING_RATE = 2e-3f;
   static final int MAX_EPOCHS = 40;
   static final int EPOCH_STEP = 5;
+  /**
+   * How many of the inner folds are held out in turn when choosing the epochs: one (train on three
+   * quarters of the training inputs, validate on the last quarter), for time: on the shared 2-core
+   * machine the full 8 x 4 inner runs would have taken over an hour.
+   */
+  static final int INNER_RUNS = 1;
 
   private CnnTraining() {}
+
+  /**
+   * One torch thread for training: with two or more on a shared machine the tiny convolutions spent
+   * most of their time waiting for each other (10 to 24 s an epoch against 1.3 s measured on one
+   * thread), and one thread makes the float sums' order, hence the trained bits, fixed. Called by the
+   * mains after BERT's forward passes, which keep the engine's default.
+   */
+  static void oneThread() {
+    ai.djl.pytorch.jni.JniUtils.setNumThreads(1);
+    ai.djl.pytorch.jni.JniUtils.setNumInteropThreads(1);
+  }
 
   /** The network: DJL blocks mirroring {@link CnnClassifier#logits}. */
   static SequentialBlock network(int[] filters) {
@@ -199,14 +216,14 @@ final class CnnTraining {
 
   /**
    * The number of epochs (a multiple of {@link #EPOCH_STEP} up to {@link #MAX_EPOCHS}) with the most held-out hits summed over an inner
-   * grouped cross-validation of {@code train} (folds by input, {@code innerFold} per training map);
-   * ties go to fewer epochs. Never reads anything outside {@code train}.
+   * grouped cross-validation of {@code train} (folds by input, {@code innerFold} per training map; the
+   * first {@link #INNER_RUNS} folds held out in turn); ties go to fewer epochs. Never reads anything outside {@code train}.
    *
    */
   static int chooseEpochs(float[][][][] images, int[] labels, List<Integer> train, int[] innerFold, int folds,
       long seed, IntConsumer log) {
     int[] hits = new int[MAX_EPOCHS + 1];
-    for (int f = 0; f < folds; f++) {
+    for (int f = 0; f < Math.min(folds, INNER_RUNS); f++) {
       List<Integer> tr = new ArrayList<>();
       List<Integer> va = new ArrayList<>();
       for (int k = 0; k < train.size(); k++) {

@@ -27,12 +27,20 @@ final class TrainCnn {
     Path root = Path.of(args.length > 0 ? args[0] : "resources/src/main/resources");
     Path out = root.resolve(CnnClassifier.RESOURCE.substring(1));
     Files.createDirectories(out.getParent());
-    List<ClassifierEvaluation.Map1> maps;
+    // the CNN reads only the images, the labels and the inputs (for the folds): no feature is scored
+    List<ClassifierEvaluation.Map1> maps = LabelledMaps.loadAll().entries().stream()
+        .map(e -> new ClassifierEvaluation.Map1(e, null, null, 0)).toList();
     float[][][][] images;
-    try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
-      maps = ClassifierEvaluation.score(model, LabelledMaps.loadAll());
-      images = CnnData.images(model, maps);
+    BertModel[] model = new BertModel[1];
+    try {
+      images = CnnData.images(() -> model[0] = BertModel.load(
+          ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE)), maps);
+    } finally {
+      if (model[0] != null) {
+        model[0].close();
+      }
     }
+    CnnTraining.oneThread();
     long seed = TrainClassifier.SEED;
     long start = System.nanoTime();
     int[] labels = maps.stream().mapToInt(m -> m.entry().label().ordinal()).toArray();
