@@ -65,6 +65,7 @@ final class CnnTraining {
    * mains after BERT's forward passes, which keep the engine's default.
    */
   static void oneThread() {
+    Engine.getEngine(ENGINE); // loads the native library, which the thread setters call into
     ai.djl.pytorch.jni.JniUtils.setNumThreads(1);
     ai.djl.pytorch.jni.JniUtils.setNumInteropThreads(1);
   }
