@@ -47,7 +47,8 @@ final class CnnTraining {
   static final int[] FILTERS = {8, 16, 16};
   static final int BATCH = 32;
   static final float LEARNING_RATE = 2e-3f;
-  static final int MAX_EPOCHS = 40;
+  /** The most epochs the inner validation tries; {@code -Dheadscope.cnn.maxEpochs} for the variant runs of docs/CNN.md. */
+  static final int MAX_EPOCHS = Integer.getInteger("headscope.cnn.maxEpochs", 40);
   static final int EPOCH_STEP = 5;
   /**
    * How many of the inner folds are held out in turn when choosing the epochs: one (train on three
