@@ -81,8 +81,7 @@ final class CnnExperiment {
       long innerSeed = seed + 1000L * (f + 1);
       List<ClassifierEvaluation.Map1> sub = train.stream().map(maps::get).toList();
       int[] inner = ClassifierEvaluation.folds(sub, ClassifierEvaluation.INNER_FOLDS, innerSeed);
-      int epochs = CnnTraining.chooseEpochs(images, labels, train, inner, ClassifierEvaluation.INNER_FOLDS, innerSeed,
-          e -> {});
+      int epochs = CnnTraining.chooseEpochs(images, labels, train, inner, ClassifierEvaluation.INNER_FOLDS, innerSeed);
       double[][] djl;
       CnnClassifier c;
       try (CnnTraining.Run r = new CnnTraining.Run(seed, CnnTraining.FILTERS)) {

@@ -29,7 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.function.IntConsumer;
 
 /**
  * Trains the CNN of {@link CnnClassifier} with DJL's training API on the PyTorch engine (issue 32):
@@ -217,13 +216,13 @@ final class CnnTraining {
   }
 
   /**
-   * The number of epochs (a multiple of {@link #EPOCH_STEP} up to {@link #MAX_EPOCHS}) with the most held-out hits summed over an inner
-   * grouped cross-validation of {@code train} (folds by input, {@code innerFold} per training map; the
-   * first {@link #INNER_RUNS} folds held out in turn); ties go to fewer epochs. Never reads anything outside {@code train}.
-   *
+   * The number of epochs (a multiple of {@link #EPOCH_STEP} up to {@link #MAX_EPOCHS}) with the most
+   * held-out hits summed over an inner grouped cross-validation of {@code train} (folds by input,
+   * {@code innerFold} per training map; the first {@link #INNER_RUNS} folds held out in turn); ties go to
+   * fewer epochs. Never reads anything outside {@code train}.
    */
   static int chooseEpochs(float[][][][] images, int[] labels, List<Integer> train, int[] innerFold, int folds,
-      long seed, IntConsumer log) {
+      long seed) {
     int[] hits = new int[MAX_EPOCHS + 1];
     for (int f = 0; f < Math.min(folds, INNER_RUNS); f++) {
       List<Integer> tr = new ArrayList<>();
@@ -235,6 +234,9 @@ final class CnnTraining {
         Random shuffle = new Random(seed);
         for (int e = 1; e <= MAX_EPOCHS; e++) {
           r.epoch(images, labels, tr, shuffle);
+          if (e % EPOCH_STEP != 0) {
+            continue; // only multiples of EPOCH_STEP are candidates; evaluating is read-only either way
+          }
           double[][] p = r.probabilities(images, va);
           for (int k = 0; k < va.size(); k++) {
             if (argmax(p[k]) == labels[va.get(k)]) {
@@ -251,7 +253,6 @@ final class CnnTraining {
         best = e;
       }
     }
-    log.accept(best);
     return best;
   }
 

@@ -46,7 +46,7 @@ final class TrainCnn {
     int[] labels = maps.stream().mapToInt(m -> m.entry().label().ordinal()).toArray();
     List<Integer> all = new ArrayList<>(IntStream.range(0, maps.size()).boxed().toList());
     int[] fold = ClassifierEvaluation.folds(maps, ClassifierEvaluation.INNER_FOLDS, seed);
-    int epochs = CnnTraining.chooseEpochs(images, labels, all, fold, ClassifierEvaluation.INNER_FOLDS, seed, e -> {});
+    int epochs = CnnTraining.chooseEpochs(images, labels, all, fold, ClassifierEvaluation.INNER_FOLDS, seed);
     long chosen = System.nanoTime();
     CnnClassifier c = CnnTraining.train(images, labels, all, epochs, seed,
         String.format(Locale.ROOT, "%d hand-labelled maps (labels/README.md), %d epochs, seed %d, filters %s",
