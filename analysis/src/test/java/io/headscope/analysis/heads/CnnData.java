@@ -21,6 +21,8 @@ import java.util.List;
  */
 final class CnnData {
   static final Path CACHE = Path.of("target", "cnn-images-" + MapImage.SIZE + ".bin");
+  /** The four-channel images ({@link MapImage#of(float[][], long[], boolean[])}) of the variant run. */
+  static final boolean MARKED = Boolean.getBoolean("headscope.cnn.marked");
 
   private CnnData() {}
 
@@ -28,10 +30,12 @@ final class CnnData {
   static float[][][][] images(java.util.function.Supplier<BertModel> model, List<ClassifierEvaluation.Map1> maps)
       throws IOException {
     String key = key(maps);
-    if (Files.exists(CACHE)) {
-      try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(CACHE)))) {
+    Path cache = MARKED ? Path.of("target", "cnn-images-" + MapImage.SIZE + "-marked.bin") : CACHE;
+    int channels = MapImage.CHANNELS + (MARKED ? 1 : 0);
+    if (Files.exists(cache)) {
+      try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(cache)))) {
         if (in.readUTF().equals(key)) {
-          float[][][][] out = new float[maps.size()][MapImage.CHANNELS][MapImage.SIZE][MapImage.SIZE];
+          float[][][][] out = new float[maps.size()][channels][MapImage.SIZE][MapImage.SIZE];
           for (float[][][] im : out) {
             for (float[][] ch : im) {
               for (float[] row : ch) {
@@ -46,8 +50,8 @@ final class CnnData {
       }
     }
     float[][][][] out = compute(model.get(), maps);
-    Files.createDirectories(CACHE.getParent());
-    try (DataOutputStream o = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(CACHE)))) {
+    Files.createDirectories(cache.getParent());
+    try (DataOutputStream o = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(cache)))) {
       o.writeUTF(key);
       for (float[][][] im : out) {
         for (float[][] ch : im) {
@@ -75,14 +79,25 @@ final class CnnData {
       long[] segments = t.encoding().segments();
       for (int i : idx) {
         LabelledMaps.Entry e = maps.get(i).entry();
-        out[i] = MapImage.of(t.map(new Head(e.layer(), e.head())), segments);
+        float[][] map = t.map(new Head(e.layer(), e.head()));
+        out[i] = MARKED ? MapImage.of(map, segments, marked(t.tokens())) : MapImage.of(map, segments);
       }
     }
     return out;
   }
 
+  /** [CLS], [SEP] and tokens of punctuation only: the columns vertical heads stand on. */
+  static boolean[] marked(List<String> tokens) {
+    boolean[] m = new boolean[tokens.size()];
+    for (int i = 0; i < m.length; i++) {
+      String t = tokens.get(i);
+      m[i] = t.equals("[CLS]") || t.equals("[SEP]") || t.chars().allMatch(ch -> !Character.isLetterOrDigit(ch));
+    }
+    return m;
+  }
+
   private static String key(List<ClassifierEvaluation.Map1> maps) {
-    StringBuilder b = new StringBuilder("MapImage v1 size " + MapImage.SIZE + " channels " + MapImage.CHANNELS + ";");
+    StringBuilder b = new StringBuilder("MapImage v1 size " + MapImage.SIZE + " channels " + (MapImage.CHANNELS + (MARKED ? 1 : 0)) + ";");
     for (ClassifierEvaluation.Map1 m : maps) {
       b.append(m.entry().id()).append(',');
     }

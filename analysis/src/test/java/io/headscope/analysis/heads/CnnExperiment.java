@@ -84,7 +84,7 @@ final class CnnExperiment {
       int epochs = CnnTraining.chooseEpochs(images, labels, train, inner, ClassifierEvaluation.INNER_FOLDS, innerSeed);
       double[][] djl;
       CnnClassifier c;
-      try (CnnTraining.Run r = new CnnTraining.Run(seed, CnnTraining.FILTERS)) {
+      try (CnnTraining.Run r = new CnnTraining.Run(seed, CnnTraining.FILTERS, images[0].length)) {
         java.util.Random shuffle = new java.util.Random(seed);
         for (int e = 1; e <= epochs; e++) {
           r.epoch(images, labels, train, shuffle);

@@ -116,6 +116,10 @@ final class CnnTraining {
     final SequentialBlock block;
 
     Run(long seed, int[] filters) {
+      this(seed, filters, MapImage.CHANNELS);
+    }
+
+    Run(long seed, int[] filters, int channels) {
       // torch's generator draws the initial weights
       Engine.getEngine(ENGINE).setRandomSeed((int) seed);
       block = network(filters);
@@ -125,7 +129,7 @@ final class CnnTraining {
           .optOptimizer(Optimizer.adam().optLearningRateTracker(Tracker.fixed(LEARNING_RATE)).build())
           .optDevices(new Device[] {Device.cpu()});
       trainer = model.newTrainer(config);
-      trainer.initialize(new Shape(1, MapImage.CHANNELS, MapImage.SIZE, MapImage.SIZE));
+      trainer.initialize(new Shape(1, channels, MapImage.SIZE, MapImage.SIZE));
     }
 
     /** One epoch over {@code train} (indices into the data) in the order {@code shuffle} draws. */
@@ -189,7 +193,8 @@ final class CnnTraining {
   }
 
   static NDArray stack(NDManager m, float[][][][] images, List<Integer> which) {
-    int per = MapImage.CHANNELS * MapImage.SIZE * MapImage.SIZE;
+    int channels = images[which.get(0)].length;
+    int per = channels * MapImage.SIZE * MapImage.SIZE;
     float[] flat = new float[which.size() * per];
     int o = 0;
     for (int i : which) {
@@ -200,13 +205,13 @@ final class CnnTraining {
         }
       }
     }
-    return m.create(flat, new Shape(which.size(), MapImage.CHANNELS, MapImage.SIZE, MapImage.SIZE));
+    return m.create(flat, new Shape(which.size(), channels, MapImage.SIZE, MapImage.SIZE));
   }
 
   /** Trains {@code epochs} epochs on the maps {@code train} and exports the weights. */
   static CnnClassifier train(float[][][][] images, int[] labels, List<Integer> train, int epochs, long seed,
       String description) {
-    try (Run r = new Run(seed, FILTERS)) {
+    try (Run r = new Run(seed, FILTERS, images[0].length)) {
       Random shuffle = new Random(seed);
       for (int e = 1; e <= epochs; e++) {
         r.epoch(images, labels, train, shuffle);
@@ -230,7 +235,7 @@ final class CnnTraining {
       for (int k = 0; k < train.size(); k++) {
         (innerFold[k] == f ? va : tr).add(train.get(k));
       }
-      try (Run r = new Run(seed, FILTERS)) {
+      try (Run r = new Run(seed, FILTERS, images[0].length)) {
         Random shuffle = new Random(seed);
         for (int e = 1; e <= MAX_EPOCHS; e++) {
           r.epoch(images, labels, tr, shuffle);

@@ -82,6 +82,35 @@ public final class MapImage {
     return out;
   }
 
+  /**
+   * The three channels of {@link #of(float[][], long[])} and a fourth: the share of the cell's keys that
+   * are marked (e.g. [CLS], [SEP] and punctuation), the same down every column. A vertical head's column
+   * is on such a token; the weights alone do not say which token a column is.
+   *
+   * @param marked per position, whether it is a marked token
+   */
+  public static float[][][] of(float[][] map, long[] segments, boolean[] marked) {
+    int n = map.length;
+    if (marked.length != n) {
+      throw new HeadScopeException("The map has " + n + " tokens but " + marked.length + " marks.");
+    }
+    float[][][] three = of(map, segments);
+    float[][][] out = new float[CHANNELS + 1][][];
+    System.arraycopy(three, 0, out, 0, CHANNELS);
+    out[CHANNELS] = new float[SIZE][SIZE];
+    for (int c = 0; c < SIZE; c++) {
+      int hits = 0;
+      for (int j = lo(c, n); j < hi(c, n); j++) {
+        hits += marked[j] ? 1 : 0;
+      }
+      float share = hits / (float) (hi(c, n) - lo(c, n));
+      for (int r = 0; r < SIZE; r++) {
+        out[CHANNELS][r][c] = share;
+      }
+    }
+    return out;
+  }
+
   /** First position of cell {@code k}'s block. */
   static int lo(int k, int n) {
     return k * n / SIZE;
