@@ -126,4 +126,20 @@ class MapImageTest {
       assertThat(covered).as("%d tokens", n).containsOnly(1);
     }
   }
+
+  @Test
+  void theMarkedChannelIsTheShareOfMarkedKeysDownEachColumn() {
+    boolean[] marked = new boolean[N];
+    marked[0] = true; // [CLS]
+    marked[N - 1] = true; // [SEP]
+    marked[N - 2] = true; // a full stop
+    float[][][] im = MapImage.of(diagonal(N, 0.9f), null, marked);
+    assertThat(im.length).isEqualTo(MapImage.CHANNELS + 1);
+    assertThat(im[MapImage.MAX]).isDeepEqualTo(MapImage.of(diagonal(N, 0.9f), null)[MapImage.MAX]);
+    for (int r = 0; r < MapImage.SIZE; r++) {
+      assertThat(im[MapImage.CHANNELS][r][0]).isEqualTo(1 / 16f);
+      assertThat(im[MapImage.CHANNELS][r][MapImage.SIZE - 1]).isEqualTo(2 / 16f);
+      assertThat(im[MapImage.CHANNELS][r][5]).isZero();
+    }
+  }
 }
