@@ -80,20 +80,10 @@ final class CnnData {
       for (int i : idx) {
         LabelledMaps.Entry e = maps.get(i).entry();
         float[][] map = t.map(new Head(e.layer(), e.head()));
-        out[i] = MARKED ? MapImage.of(map, segments, marked(t.tokens())) : MapImage.of(map, segments);
+        out[i] = MARKED ? MapImage.of(map, segments, MapImage.marked(t.tokens())) : MapImage.of(map, segments);
       }
     }
     return out;
-  }
-
-  /** [CLS], [SEP] and tokens of punctuation only: the columns vertical heads stand on. */
-  static boolean[] marked(List<String> tokens) {
-    boolean[] m = new boolean[tokens.size()];
-    for (int i = 0; i < m.length; i++) {
-      String t = tokens.get(i);
-      m[i] = t.equals("[CLS]") || t.equals("[SEP]") || t.chars().allMatch(ch -> !Character.isLetterOrDigit(ch));
-    }
-    return m;
   }
 
   private static String key(List<ClassifierEvaluation.Map1> maps) {

@@ -18,7 +18,8 @@ import java.util.stream.IntStream;
  * then one run on all the maps with that many epochs, written to the resources module in
  * {@link CnnClassifier}'s format.
  *
- * <p>Usage (test class path): {@code java io.headscope.analysis.heads.TrainCnn [RESOURCES_DIR]}.
+ * <p>Usage (test class path): {@code java -Dheadscope.cnn.marked=true io.headscope.analysis.heads.TrainCnn
+ * [RESOURCES_DIR]} (the shipped network reads the marked-columns channel, docs/CNN.md).
  */
 final class TrainCnn {
   private TrainCnn() {}
@@ -49,8 +50,8 @@ final class TrainCnn {
     int epochs = CnnTraining.chooseEpochs(images, labels, all, fold, ClassifierEvaluation.INNER_FOLDS, seed);
     long chosen = System.nanoTime();
     CnnClassifier c = CnnTraining.train(images, labels, all, epochs, seed,
-        String.format(Locale.ROOT, "%d hand-labelled maps (labels/README.md), %d epochs, seed %d, filters %s",
-            maps.size(), epochs, seed, java.util.Arrays.toString(CnnTraining.FILTERS)));
+        String.format(Locale.ROOT, "%d hand-labelled maps (labels/README.md), %d epochs, seed %d, filters %s, %d channels",
+            maps.size(), epochs, seed, java.util.Arrays.toString(CnnTraining.FILTERS), images[0].length));
     c.write(out);
     System.out.printf(Locale.ROOT, "wrote %s (%s; %d weights); epochs chosen in %.0f s, final run %.0f s%n", out,
         c.description(), c.parameterCount(), (chosen - start) / 1e9, (System.nanoTime() - chosen) / 1e9);

@@ -101,9 +101,20 @@ public final class CnnClassifier {
     return tensors.values().stream().mapToInt(t -> t.values().length).sum();
   }
 
-  /** Classifies one head's map. */
-  public Prediction classify(float[][] map, long[] segments) {
-    return predict(MapImage.of(map, segments));
+  /** How many channels the network reads: {@link MapImage#CHANNELS}, or one more for the marked columns. */
+  public int channels() {
+    return tensors.get("conv0.weight").shape()[1];
+  }
+
+  /**
+   * Classifies one head's map.
+   *
+   * @param segments token type per position, or null for a single sentence
+   * @param tokens the input's tokens (for the marked-columns channel, when the network reads it)
+   */
+  public Prediction classify(float[][] map, long[] segments, java.util.List<String> tokens) {
+    return predict(channels() == MapImage.CHANNELS ? MapImage.of(map, segments)
+        : MapImage.of(map, segments, MapImage.marked(tokens)));
   }
 
   public Prediction predict(float[][][] image) {

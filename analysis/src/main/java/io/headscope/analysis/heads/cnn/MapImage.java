@@ -111,6 +111,16 @@ public final class MapImage {
     return out;
   }
 
+  /** The marks of {@link #of(float[][], long[], boolean[])}: [CLS], [SEP] and tokens of punctuation only. */
+  public static boolean[] marked(java.util.List<String> tokens) {
+    boolean[] m = new boolean[tokens.size()];
+    for (int i = 0; i < m.length; i++) {
+      String t = tokens.get(i);
+      m[i] = t.equals("[CLS]") || t.equals("[SEP]") || t.chars().allMatch(ch -> !Character.isLetterOrDigit(ch));
+    }
+    return m;
+  }
+
   /** First position of cell {@code k}'s block. */
   static int lo(int k, int n) {
     return k * n / SIZE;

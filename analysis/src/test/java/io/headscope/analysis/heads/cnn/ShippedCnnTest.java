@@ -31,13 +31,25 @@ class ShippedCnnTest {
     return m;
   }
 
+  /** [CLS], words, [SEP]: the marks the network's fourth channel reads. */
+  private static java.util.List<String> tokens(int n) {
+    java.util.List<String> t = new java.util.ArrayList<>();
+    t.add("[CLS]");
+    for (int i = 1; i < n - 1; i++) {
+      t.add("word");
+    }
+    t.add("[SEP]");
+    return t;
+  }
+
   @Test
   void theShippedNetworkReadsAndSaysDiagonalAndVerticalAtEveryLength() {
     CnnClassifier c = CnnClassifier.shipped();
     assertThat(c.description()).contains("hand-labelled maps");
+    assertThat(c.channels()).isEqualTo(MapImage.CHANNELS + 1);
     for (int n : new int[] {12, 40, 200, 512}) {
-      assertThat(c.classify(diagonal(n), null).category()).as("diagonal, %d tokens", n).isEqualTo(HeadPattern.DIAGONAL);
-      assertThat(c.classify(cls(n), null).category()).as("[CLS] column, %d tokens", n).isEqualTo(HeadPattern.VERTICAL);
+      assertThat(c.classify(diagonal(n), null, tokens(n)).category()).as("diagonal, %d tokens", n).isEqualTo(HeadPattern.DIAGONAL);
+      assertThat(c.classify(cls(n), null, tokens(n)).category()).as("[CLS] column, %d tokens", n).isEqualTo(HeadPattern.VERTICAL);
     }
   }
 }
