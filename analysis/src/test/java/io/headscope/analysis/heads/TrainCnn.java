@@ -25,7 +25,7 @@ final class TrainCnn {
   private TrainCnn() {}
 
   public static void main(String[] args) throws Exception {
-    Path root = Path.of(args.length > 0 ? args[0] : "resources/src/main/resources");
+    Path root = Path.of(args.length > 0 ? args[0] : "analysis/src/test/resources");
     Path out = root.resolve(CnnClassifier.RESOURCE.substring(1));
     Files.createDirectories(out.getParent());
     // the CNN reads only the images, the labels and the inputs (for the folds): no feature is scored
