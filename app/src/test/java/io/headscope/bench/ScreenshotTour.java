@@ -89,6 +89,20 @@ public final class ScreenshotTour {
       }
       idle();
       shot(out, "16b-patching-resid", w, h);
+      // the whole distribution's KL instead of the followed word, per head
+      fx(() -> {
+        patch.viewModel().siteProperty().set(io.headscope.analysis.causal.PatchSite.HEAD);
+        patch.viewModel().klProperty().set(true);
+        patch.viewModel().run();
+        return null;
+      });
+      Thread.sleep(500);
+      end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> patch.viewModel().runningProperty().get())) {
+        Thread.sleep(200);
+      }
+      idle();
+      shot(out, "16c-patching-kl", w, h);
       Platform.exit();
       System.exit(0);
     }
