@@ -13,7 +13,9 @@ import java.util.List;
  * seed {@link #SEED}), written to the resources module. {@code ShippedClassifierTest} checks that the
  * shipped file is what this produces.
  *
- * <p>Usage (test class path): {@code java io.headscope.analysis.heads.TrainClassifier [RESOURCES_DIR]}.
+ * <p>Usage (test class path): {@code MKL_CBWR=AUTO,STRICT java io.headscope.analysis.heads.TrainClassifier
+ * [RESOURCES_DIR]}: MKL in the strict mode the tests and {@code ./headscope} run in, so the labelled maps' features
+ * are the tests' to the bit and {@code ShippedClassifierTest}'s check is exact (1e-9).
  */
 final class TrainClassifier {
   static final long SEED = 20261123L;
