@@ -26,7 +26,9 @@ import javax.imageio.ImageIO;
  * under {@code GUIDELINES-3.md}. Writes page-NNN.png and manifest.tsv (r-id, set, original id, layer, head,
  * tokens, page; no labels).
  *
- * <p>Usage: {@code java -Djava.awt.headless=true -cp <test classpath> io.headscope.labels.RenderRelabelSample OUT_DIR}.
+ * <p>Usage: {@code java -Djava.awt.headless=true -cp <test classpath> io.headscope.labels.RenderRelabelSample OUT_DIR
+ * [rest]}; with {@code rest}, the other maps of sets 1 and 2 (the same shuffle past the sample, ids from
+ * {@code r201}), for relabelling them all.
  */
 public final class RenderRelabelSample {
   static final long SEED = 20261127L;
@@ -43,7 +45,9 @@ public final class RenderRelabelSample {
     all.addAll(read("1", "/headscope/labels/kovaleva-labels.tsv"));
     all.addAll(read("2", "/headscope/labels/kovaleva-labels-2.tsv"));
     Collections.shuffle(all, new Random(SEED));
-    List<Source> sample = new ArrayList<>(all.subList(0, SIZE));
+    boolean rest = args.length > 1 && args[1].equals("rest");
+    List<Source> sample = new ArrayList<>(rest ? all.subList(SIZE, all.size()) : all.subList(0, SIZE));
+    int firstNumber = rest ? SIZE + 1 : 1;
     // drawn input by input (one forward pass each), in the sample's order of first appearance
     Map<String, Integer> first = new HashMap<>();
     for (int i = 0; i < sample.size(); i++) {
@@ -58,7 +62,7 @@ public final class RenderRelabelSample {
       for (int i = 0; i < sample.size(); i++) {
         Source s = sample.get(i);
         AttentionTrace t = model.trace(model.encode(s.a(), s.b()));
-        String id = String.format("r%03d", i + 1);
+        String id = String.format("r%03d", firstNumber + i);
         String pageFile = String.format("page-%03d.png", pageNo);
         page.add(new RenderLongMaps.Map3(id, 0, t.tokens(), t.encoding().secondStart(), t.map(new Head(s.layer(), s.head())),
             null));
@@ -71,7 +75,7 @@ public final class RenderRelabelSample {
         }
       }
       Files.write(out.resolve("manifest.tsv"), manifest, StandardCharsets.UTF_8);
-      System.out.println(SIZE + " maps on " + (pageNo - 1) + " pages in " + out);
+      System.out.println(sample.size() + " maps on " + (pageNo - 1) + " pages in " + out);
     }
   }
 
