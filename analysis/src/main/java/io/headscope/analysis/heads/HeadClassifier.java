@@ -223,7 +223,7 @@ public final class HeadClassifier {
         weight[0], weight[1], weight[2], weight[3], meanNorm,
         normShare[0], normShare[1], normShare[2], normShare[3]);
     MapFeatures features = MapFeatures.of(vertical, focus, diagonal, block, stats, rowArgmax, top, in.pair,
-        colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special(), in.segments);
+        colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special, in.segments);
     Thresholds.Decision d = decide(vertical, focus, diagonal, block, features);
     return new Analysed(new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block,
         heterogeneous, topColumns, dominant, stats, features, d.runnerUp(), d.runnerUpConfidence(), d.uncertain()),
@@ -356,15 +356,8 @@ public final class HeadClassifier {
   }
 
   /** What every head of one input shares: its tokens, their types and segments. */
-  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair) {
-    /** Whether each token is [CLS] or [SEP] (or the family's equivalents). */
-    boolean[] special() {
-      boolean[] s = new boolean[types.length];
-      for (int j = 0; j < s.length; j++) {
-        s[j] = types[j] == TokenType.CLS.ordinal() || types[j] == TokenType.SEP.ordinal();
-      }
-      return s;
-    }
+  /** @param special whether each token is [CLS] or [SEP] (or the family's equivalents) */
+  record MapInput(List<String> tokens, int[] types, long[] segments, boolean pair, boolean[] special) {
 
     static MapInput of(AttentionTrace t) {
       return of(t.tokens(), t.encoding().segments());
@@ -373,12 +366,14 @@ public final class HeadClassifier {
     static MapInput of(List<String> tokens, long[] segments) {
       int n = tokens.size();
       int[] types = new int[n];
+      boolean[] special = new boolean[n];
       boolean pair = false;
       for (int j = 0; j < n; j++) {
         types[j] = TokenType.of(tokens.get(j)).ordinal();
         pair |= segments[j] != segments[0];
+        special[j] = types[j] == TokenType.CLS.ordinal() || types[j] == TokenType.SEP.ordinal();
       }
-      return new MapInput(tokens, types, segments, pair);
+      return new MapInput(tokens, types, segments, pair, special);
     }
   }
 }

@@ -24,6 +24,11 @@ public enum HeadPattern {
 
   private final String label;
 
+  /** What a head is shown as: its category's label, or {@link #UNCERTAIN_LABEL}. */
+  public static String shownLabel(HeadPattern category, boolean uncertain) {
+    return uncertain ? UNCERTAIN_LABEL : category.label();
+  }
+
   HeadPattern(String label) {
     this.label = label;
   }

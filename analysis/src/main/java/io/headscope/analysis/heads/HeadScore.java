@@ -49,6 +49,6 @@ public record HeadScore(
 
   /** What the head is shown as: its category, or {@code uncertain}. */
   public String shownLabel() {
-    return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
+    return HeadPattern.shownLabel(category, uncertain);
   }
 }

@@ -50,7 +50,7 @@ public record HeadSummary(
 
   /** What the head is shown as: its category, or {@code uncertain}. */
   public String shownLabel() {
-    return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
+    return HeadPattern.shownLabel(category, uncertain);
   }
 
   public double share(HeadPattern p) {

@@ -17,9 +17,10 @@ public final class LearnedRule {
 
   /**
    * Below this top probability a head is "uncertain": chosen on held-out predictions (grouped
-   * cross-validation over the three label sets) as the lowest threshold under which the held-out
-   * agreement with the consensus is below one half in every length bucket, i.e. where a colour would
-   * be wrong more often than right ({@code ClassifierEvaluationTest} re-derives it; METHODS.md).
+   * cross-validation over the three label sets) as the largest value on a grid of 0.05 under which the
+   * held-out agreement with the consensus, over the maps two labellers saw, is below one half, i.e. where
+   * a colour would be wrong more often than right ({@code UncertainThreshold}; {@code
+   * ClassifierEvaluationTest} re-derives it; METHODS.md).
    */
   public static final double UNCERTAIN_BELOW = 0.55;
 

@@ -75,7 +75,7 @@ public record MapFeatures(double[] values) {
       }
     }
     double logN = Math.log(n);
-    Rows r = rows(map, top, special, segments);
+    Rows r = rows(map, top, special, segments, pair);
     return new MapFeatures(new double[] {
         vertical, focus, diagonal, block,
         n > 1 ? stats.entropy() / logN : 0, // entropy over its maximum, so lengths compare
@@ -95,12 +95,8 @@ public record MapFeatures(double[] values) {
    * (a broad local smear, which the guidelines call heterogeneous, not diagonal), and, for a pair, in its
    * own segment off the stripes and the band (a block row keeps about two thirds there).
    */
-  private static Rows rows(float[][] map, boolean[] top, boolean[] special, long[] segments) {
+  private static Rows rows(float[][] map, boolean[] top, boolean[] special, long[] segments, boolean pair) {
     int n = map.length;
-    boolean pair = false;
-    for (long s : segments) {
-      pair |= s != segments[0];
-    }
     int onBand = 0;
     int onStripes = 0;
     int onSpecials = 0;

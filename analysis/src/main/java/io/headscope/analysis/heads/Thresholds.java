@@ -130,11 +130,6 @@ public record Thresholds(
     public Decision(HeadPattern category, double confidence) {
       this(category, confidence, null, 0, false);
     }
-
-    /** What a head is shown as: its category, or {@code uncertain}. */
-    public String shownLabel() {
-      return uncertain ? HeadPattern.UNCERTAIN_LABEL : category.label();
-    }
   }
 
   static double margin(double s, double t) {
