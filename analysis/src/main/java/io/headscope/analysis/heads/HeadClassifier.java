@@ -223,7 +223,7 @@ public final class HeadClassifier {
         weight[0], weight[1], weight[2], weight[3], meanNorm,
         normShare[0], normShare[1], normShare[2], normShare[3]);
     MapFeatures features = MapFeatures.of(vertical, focus, diagonal, block, stats, rowArgmax, top, in.pair,
-        colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special, in.segments);
+        colMean[top1], top2 >= 0 ? colMean[top2] : 0, map, in.special, in.segments, colMean);
     Thresholds.Decision d = decide(vertical, focus, diagonal, block, features);
     return new Analysed(new HeadScore(head, d.category(), d.confidence(), vertical, focus, diagonal, block,
         heterogeneous, topColumns, dominant, stats, features, d.runnerUp(), d.runnerUpConfidence(), d.uncertain()),

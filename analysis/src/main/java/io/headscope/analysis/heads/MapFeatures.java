@@ -24,7 +24,11 @@ public record MapFeatures(double[] values) {
       "entropy_ratio", "previous", "next", "self", "cls", "sep", "punct",
       "argmax_in_top_columns", "argmax_in_band", "top_column_mean", "second_column_mean",
       "pair", "rows_on_band", "rows_on_stripes", "band_weight", "stripe_weight", "rows_on_specials",
-      "rows_in_own_segment", "near_weight");
+      "rows_in_own_segment", "near_weight", "rows_on_stripe_set", "stripe_set_size");
+
+  /** The stripe set holds at most this many columns, each with at least {@link #STRIPE_SET_SHARE} of the top one's weight. */
+  static final int STRIPE_SET_MAX = 4;
+  static final double STRIPE_SET_SHARE = 0.5;
 
   /** A row is "on" the band or the stripes with at least this share of its weight (GUIDELINES-3.md). */
   static final double ROW_ON = 0.5;
@@ -59,10 +63,11 @@ public record MapFeatures(double[] values) {
    * @param map {@code [query][key]}, rows summing to 1
    * @param special whether each key is [CLS] or [SEP] (or the family's equivalents)
    * @param segments each token's segment
+   * @param colMean each key's mean weight over the rows
    */
   static MapFeatures of(double vertical, double focus, double diagonal, double block, HeadStats stats,
       int[] rowArgmax, boolean[] top, boolean pair, double topMean, double secondMean, float[][] map,
-      boolean[] special, long[] segments) {
+      boolean[] special, long[] segments, double[] colMean) {
     int n = rowArgmax.length;
     int inTop = 0;
     int inBand = 0;
@@ -75,28 +80,54 @@ public record MapFeatures(double[] values) {
       }
     }
     double logN = Math.log(n);
-    Rows r = rows(map, top, special, segments, pair);
+    boolean[] stripeSet = stripeSet(colMean);
+    Rows r = rows(map, top, stripeSet, special, segments, pair);
     return new MapFeatures(new double[] {
         vertical, focus, diagonal, block,
         n > 1 ? stats.entropy() / logN : 0, // entropy over its maximum, so lengths compare
         stats.previous(), stats.next(), stats.self(), stats.cls(), stats.sep(), stats.punct(),
         inTop / (double) n, inBand / (double) n, topMean, secondMean,
         pair ? 1 : 0, r.onBand, r.onStripes, r.bandWeight, r.stripeWeight, r.onSpecials, r.inOwnSegment,
-        r.nearWeight});
+        r.nearWeight, r.onStripeSet, r.stripeSetSize});
+  }
+
+  /**
+   * The columns a labeller reads as "the stripes" when more than two are dark: the most attended column
+   * and each next one, in order of mean weight, holding at least half the top column's, up to
+   * {@link #STRIPE_SET_MAX} (a pair's [CLS] and two [SEP]s with a final "."; the guidelines let them count
+   * together). Twenty-five faint "." columns of a long text are not a stripe set: the top four hold only
+   * part of each row.
+   */
+  static boolean[] stripeSet(double[] colMean) {
+    int n = colMean.length;
+    Integer[] order = new Integer[n];
+    for (int j = 0; j < n; j++) {
+      order[j] = j;
+    }
+    java.util.Arrays.sort(order, (x, y) -> Double.compare(colMean[y], colMean[x])); // stable: ties keep the first key
+    boolean[] set = new boolean[n];
+    set[order[0]] = true;
+    for (int k = 1; k < Math.min(STRIPE_SET_MAX, n) && colMean[order[k]] >= STRIPE_SET_SHARE * colMean[order[0]]; k++) {
+      set[order[k]] = true;
+    }
+    return set;
   }
 
   /** The row shares, each over the map's n rows. */
   private record Rows(double onBand, double onStripes, double bandWeight, double stripeWeight, double onSpecials,
-      double inOwnSegment, double nearWeight) {}
+      double inOwnSegment, double nearWeight, double onStripeSet, double stripeSetSize) {}
 
   /**
    * Per row: its weight on the band ({@code |i-j| <= 1}; stripe cells on the band count as band, as the
    * guidelines say), on the stripes (the top columns off the band), on [CLS]/[SEP], within 2-3 positions
    * (a broad local smear, which the guidelines call heterogeneous, not diagonal), and, for a pair, in its
-   * own segment off the stripes and the band (a block row keeps about two thirds there).
+   * own segment off the stripes and the band (a block row keeps about two thirds there), and on the stripe
+   * set off the band.
    */
-  private static Rows rows(float[][] map, boolean[] top, boolean[] special, long[] segments, boolean pair) {
+  private static Rows rows(float[][] map, boolean[] top, boolean[] stripeSet, boolean[] special, long[] segments,
+      boolean pair) {
     int n = map.length;
+    int onSet = 0;
     int onBand = 0;
     int onStripes = 0;
     int onSpecials = 0;
@@ -111,9 +142,13 @@ public record MapFeatures(double[] values) {
       double specials = 0;
       double near = 0;
       double own = 0;
+      double set = 0;
       for (int j = 0; j < n; j++) {
         double a = row[j];
         int d = Math.abs(i - j);
+        if (d > 1 && stripeSet[j]) {
+          set += a;
+        }
         if (d <= 1) {
           band += a;
         } else if (top[j]) {
@@ -134,11 +169,16 @@ public record MapFeatures(double[] values) {
       onStripes += stripes >= ROW_ON ? 1 : 0;
       onSpecials += specials >= ROW_ON ? 1 : 0;
       inOwn += pair && own >= ROW_ON ? 1 : 0;
+      onSet += set >= ROW_ON ? 1 : 0;
       bandSum += band;
       stripeSum += stripes;
       nearSum += near;
     }
+    int setSize = 0;
+    for (boolean b : stripeSet) {
+      setSize += b ? 1 : 0;
+    }
     return new Rows(onBand / (double) n, onStripes / (double) n, bandSum / n, stripeSum / n, onSpecials / (double) n,
-        inOwn / (double) n, nearSum / n);
+        inOwn / (double) n, nearSum / n, onSet / (double) n, setSize);
   }
 }

@@ -193,6 +193,12 @@ final class ClassifierEvaluation {
 
   static Calibration calibration(List<Map1> maps, HeadPattern[] said, double[] confidence,
       Predicate<LabelledMaps.Entry> which) {
+    return calibration(maps, said, confidence, which, BIN_EDGES);
+  }
+
+  /** The same with the given inner bin edges. */
+  static Calibration calibration(List<Map1> maps, HeadPattern[] said, double[] confidence,
+      Predicate<LabelledMaps.Entry> which, double[] edges) {
     List<Double> c = new ArrayList<>();
     List<Boolean> ok = new ArrayList<>();
     for (int i = 0; i < maps.size(); i++) {
@@ -205,7 +211,7 @@ final class ClassifierEvaluation {
     for (int i = 0; i < right.length; i++) {
       right[i] = ok.get(i);
     }
-    return Calibration.of(c.stream().mapToDouble(Double::doubleValue).toArray(), right, BIN_EDGES);
+    return Calibration.of(c.stream().mapToDouble(Double::doubleValue).toArray(), right, edges);
   }
 
   /** Per category: count, precision, recall (held-out against the consensus). */

@@ -54,7 +54,8 @@ final class ClassifierExperiment {
           train.add(i);
         }
       }
-      double l2 = choosePenalty(maps, names, train, seed + 1000L * (f + 1));
+      double l2 = System.getProperty("l2") != null ? Double.parseDouble(System.getProperty("l2"))
+          : choosePenalty(maps, names, train, seed + 1000L * (f + 1));
       LogisticModel m = fit(maps, names, train, l2);
       for (int i = 0; i < n; i++) {
         if (fold[i] == f) {
@@ -115,7 +116,7 @@ final class ClassifierExperiment {
     try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
       maps = ClassifierEvaluation.score(model, LabelledMaps.loadAll());
     }
-    long seed = TrainClassifier.SEED;
+    long seed = Long.getLong("seed", TrainClassifier.SEED);
     IntPredicate all = i -> true;
     IntPredicate short12 = i -> maps.get(i).entry().set() < 3;
     String which = args.length > 0 ? args[0] : "all";
@@ -127,6 +128,35 @@ final class ClassifierExperiment {
       report("new features (MapFeatures.NAMES), sets 1-2", maps, crossValidate(maps, MapFeatures.NAMES, short12, seed));
     }
     report("new features (MapFeatures.NAMES), sets 1-3", maps, crossValidate(maps, MapFeatures.NAMES, all, seed));
+    if (which.equals("first-labels")) {
+      // trained on the labels sets 1 and 2 had before they were labelled again, scored against the new ones
+      List<ClassifierEvaluation.Map1> before;
+      try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
+        before = ClassifierEvaluation.score(model, LabelledMaps.loadAllFirstLabels());
+      }
+      report("trained on the first labels, scored against the first labels", before, crossValidate(before, MapFeatures.NAMES, all, seed));
+      report("trained on the first labels, scored against the labels given again", maps,
+          crossValidate(before, MapFeatures.NAMES, all, seed));
+    }
+    if (which.equals("pooled")) {
+      // the fold assignments of ClassifierReport.SEEDS, each map held out once per assignment, pooled
+      List<ClassifierEvaluation.Map1> pooled = new ArrayList<>();
+      List<HeadPattern> said = new ArrayList<>();
+      List<Double> conf = new ArrayList<>();
+      for (long s : ClassifierReport.SEEDS) {
+        ClassifierEvaluation.HeldOut h = ClassifierEvaluation.crossValidate(maps, s);
+        pooled.addAll(maps);
+        said.addAll(java.util.Arrays.asList(h.learned()));
+        for (double c : h.learnedConfidence()) {
+          conf.add(c);
+        }
+        System.out.println("\n## seed " + s);
+        System.out.print(LengthBuckets.calibration(maps, h.learned(), h.learnedConfidence()));
+      }
+      System.out.println("\n## pooled over " + ClassifierReport.SEEDS.length + " fold assignments");
+      System.out.print(LengthBuckets.calibration(pooled, said.toArray(HeadPattern[]::new),
+          conf.stream().mapToDouble(Double::doubleValue).toArray()));
+    }
     for (int k = 1; k < args.length; k++) {
       List<String> names = new ArrayList<>(MapFeatures.NAMES);
       names.addAll(List.of(args[k].split(";")));

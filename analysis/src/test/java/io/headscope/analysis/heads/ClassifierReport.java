@@ -75,7 +75,7 @@ final class ClassifierReport {
     return ClassifierEvaluation.calibration(maps, first().rule(), first().ruleConfidence(), SECOND);
   }
 
-  /** Mean and spread of each repetition's agreement on the two-labeller maps (sets 2 and 3). */
+  /** Mean and spread of each repetition's agreement on the two-labeller maps. */
   double[] repetitions(boolean learnedModel) {
     return runs.stream().mapToDouble(r -> ClassifierEvaluation.confusion(maps, learnedModel ? r.learned() : r.rule(),
         SECOND).agreement()).toArray();
@@ -87,9 +87,9 @@ final class ClassifierReport {
     long sure = maps.stream().filter(m -> SECOND_SURE.test(m.entry())).count();
     long disputed = maps.stream().filter(m -> m.entry().disputed()).count();
     Confusion lab = labellers();
-    b.append(String.format(Locale.ROOT, "Sets 2 and 3: %d maps from %d inputs, two labellers; %d disputed, %d sure "
-        + "(both labellers sure and agreeing).%nFirst set: %d maps from %d inputs, one labeller (training and a "
-        + "second check only).%n%n", two, inputs(SECOND), disputed, sure, maps.size() - two, inputs(FIRST)));
+    b.append(String.format(Locale.ROOT, "Two labellers (sets 1 and 2 labelled again, set 3): %d maps from %d inputs; "
+        + "%d disputed, %d sure (both labellers sure and agreeing).%nOne labeller: %d maps from %d inputs (training and "
+        + "a second check only).%n%n", two, inputs(SECOND), disputed, sure, maps.size() - two, inputs(FIRST)));
     b.append(String.format(Locale.ROOT, "LABELLERS (the ceiling): raw agreement %.3f, Cohen's kappa %.3f%n",
         lab.agreement(), lab.kappa()));
     b.append(String.format(Locale.ROOT, "%-18s %6s %6s %9s %9s%n", "category", "first", "second", "agreement", "kappa_1vR"));
@@ -98,8 +98,8 @@ final class ClassifierReport {
           lab.saidCount(k), lab.positiveAgreement(k), lab.kappa(k)));
     }
     b.append(lab.table("first", "second"));
-    b.append(String.format(Locale.ROOT, "%nHELD OUT (grouped %d-fold cross-validation by input, fold seed %d), sets 2 and 3 "
-        + "against the consensus:%n", ClassifierEvaluation.FOLDS, SEEDS[0]));
+    b.append(String.format(Locale.ROOT, "%nHELD OUT (grouped %d-fold cross-validation by input, fold seed %d), two-labeller "
+        + "maps against the consensus:%n", ClassifierEvaluation.FOLDS, SEEDS[0]));
     b.append(String.format(Locale.ROOT, "%-34s %9s %7s %9s %9s%n", "", "agreement", "kappa", "sure maps", "1st set"));
     row(b, "learned (logistic, default)", learned(SECOND), learned(SECOND_SURE), learned(FIRST));
     row(b, "rule (thresholds tuned per fold)", rule(SECOND), rule(SECOND_SURE), rule(FIRST));
@@ -108,7 +108,7 @@ final class ClassifierReport {
     b.append(String.format(Locale.ROOT, "%-34s %9.3f %7.3f%n", "labellers' own agreement", lab.agreement(), lab.kappa()));
     double[] lf = first().learnedFoldAgreement();
     double[] rf = first().ruleFoldAgreement();
-    b.append(String.format(Locale.ROOT, "per fold (second-set maps): learned mean %.3f sd %.3f min %.3f max %.3f; "
+    b.append(String.format(Locale.ROOT, "per fold (two-labeller maps): learned mean %.3f sd %.3f min %.3f max %.3f; "
         + "rule mean %.3f sd %.3f%n", ClassifierEvaluation.mean(lf), ClassifierEvaluation.sd(lf),
         Arrays.stream(lf).min().orElse(0), Arrays.stream(lf).max().orElse(0), ClassifierEvaluation.mean(rf),
         ClassifierEvaluation.sd(rf)));
@@ -116,12 +116,12 @@ final class ClassifierReport {
         Arrays.toString(Arrays.copyOf(SEEDS, runs.size())), format(repetitions(true)), format(repetitions(false))));
     b.append("penalties chosen by the inner cross-validation per fold: ")
         .append(Arrays.toString(first().penalties())).append('\n');
-    b.append("\nlearned, per category (sets 2 and 3, held out):\n").append(ClassifierEvaluation.perCategory(learned(SECOND)));
+    b.append("\nlearned, per category (two-labeller maps, held out):\n").append(ClassifierEvaluation.perCategory(learned(SECOND)));
     b.append(learned(SECOND).table("consensus", "learned"));
     b.append("learned, sure maps only:\n").append(ClassifierEvaluation.perCategory(learned(SECOND_SURE)));
     b.append("\nrule (thresholds tuned per fold), per category:\n").append(ClassifierEvaluation.perCategory(rule(SECOND)));
     b.append(rule(SECOND).table("consensus", "rule"));
-    b.append("\ncalibration (sets 2 and 3, held out): confidence bin, maps, agreement, mean confidence\n");
+    b.append("\ncalibration (two-labeller maps, held out): confidence bin, maps, agreement, mean confidence\n");
     calibration(b, "learned", learnedCalibration());
     calibration(b, "rule", ruleCalibration());
     return b.toString();

@@ -29,7 +29,7 @@ final class DumpRows {
         PrintWriter maps = new PrintWriter(Files.newBufferedWriter(dir.resolve("maps.tsv")));
         PrintWriter rows = new PrintWriter(Files.newBufferedWriter(dir.resolve("rows.tsv")))) {
       maps.println("k\tid\tset\tinput\ttokens\tlabel\tfirst\tsecond\tborderline\t" + String.join("\t", MapFeatures.NAMES));
-      rows.println("k\trow\tband\tc1\tc2\tc3\tspecials\town\tnear\targmax_off");
+      rows.println("k\trow\tband\tc1\tc2\tc3\tspecials\town\tnear\targmax_off\tband_max\tstripe_max\tother_max\tmap_max\tc4\tadaptive\tadaptive_k\tpunct");
       Map<String, AttentionTrace> traces = new HashMap<>();
       int k = 0;
       for (LabelledMaps.Entry e : entries) {
@@ -61,6 +61,16 @@ final class DumpRows {
           order[j] = j;
         }
         java.util.Arrays.sort(order, (x, y) -> Double.compare(col[y], col[x]));
+        double mapMax = 0;
+        for (float[] r : map) {
+          for (float v : r) {
+            mapMax = Math.max(mapMax, v);
+          }
+        }
+        int adaptiveK = 1;
+        while (adaptiveK < 4 && adaptiveK < n && col[order[adaptiveK]] >= 0.5 * col[order[0]]) {
+          adaptiveK++;
+        }
         long[] seg = t.encoding().segments();
         List<String> tok = t.tokens();
         for (int i = 0; i < n; i++) {
@@ -70,6 +80,12 @@ final class DumpRows {
           double own = 0;
           double near = 0;
           int argmax = 0;
+          double bandMax = 0;
+          double stripeMax = 0;
+          double otherMax = 0;
+          double c4 = 0;
+          double adaptive = 0;
+          double punct = 0;
           for (int j = 0; j < n; j++) {
             double w = map[i][j];
             int d = Math.abs(i - j);
@@ -78,7 +94,19 @@ final class DumpRows {
             }
             if (d <= 1) {
               band += w;
+              bandMax = Math.max(bandMax, w);
               continue;
+            }
+            for (int r = 0; r < 4 && r < n; r++) {
+              if (order[r] == j) {
+                c4 += w;
+                adaptive += r < adaptiveK ? w : 0;
+              }
+            }
+            if (order[0] == j || (n > 1 && order[1] == j)) {
+              stripeMax = Math.max(stripeMax, w);
+            } else {
+              otherMax = Math.max(otherMax, w);
             }
             for (int r = 0; r < 3 && r < n; r++) {
               if (order[r] == j) {
@@ -96,10 +124,12 @@ final class DumpRows {
             TokenType ty = TokenType.of(tok.get(j));
             if (ty == TokenType.CLS || ty == TokenType.SEP) {
               specials += w;
+            } else if (ty == TokenType.PUNCT) {
+              punct += w;
             }
           }
-          rows.printf(Locale.ROOT, "%d\t%d\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%d%n", k, i, band, c[0], c[1], c[2],
-              specials, own, near, argmax - i);
+          rows.printf(Locale.ROOT, "%d\t%d\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%d\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%d\t%.5f%n", k, i, band,
+              c[0], c[1], c[2], specials, own, near, argmax - i, bandMax, stripeMax, otherMax, mapMax, c4, adaptive, adaptiveK, punct);
         }
         k++;
       }
