@@ -67,6 +67,48 @@ class HeadFactsViewModelTest {
     assertThat(vm.layersProperty()).isEmpty();
   }
 
+  /**
+   * Under the learned model the panel's bars are its probabilities, whose largest is the grid's category and
+   * confidence; under the rule there are none. The band share B is counted here from the map itself.
+   */
+  @Test
+  void theBarsAreTheProbabilitiesBehindTheColourAndBIsCountedFromTheMap() {
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    HeadFactsViewModel vm = new HeadFactsViewModel(main);
+    assertThat(vm.probabilities()).isEmpty();
+    assertThat(vm.shares()).isNull();
+    main.textAProperty().set("the cat sat on the mat .");
+    main.loadModel(tiny.toString());
+    for (int layer = 0; layer < 2; layer++) {
+      for (int head = 0; head < 3; head++) {
+        Head h = new Head(layer, head);
+        main.select(h);
+        HeadScore shown = vm.scoreProperty().get();
+        double[] p = vm.probabilities().orElseThrow();
+        assertThat(java.util.Arrays.stream(p).sum()).isCloseTo(1, org.assertj.core.data.Offset.offset(1e-12));
+        int best = 0;
+        for (int c = 1; c < p.length; c++) {
+          best = p[c] > p[best] ? c : best;
+        }
+        assertThat(best).isEqualTo(shown.category().ordinal());
+        assertThat(p[best]).isCloseTo(shown.confidence(), org.assertj.core.data.Offset.offset(1e-12));
+
+        float[][] map = main.traceProperty().get().map(h);
+        int onBand = 0;
+        for (int i = 0; i < map.length; i++) {
+          double band = 0;
+          for (int j = Math.max(0, i - 1); j <= Math.min(map.length - 1, i + 1); j++) {
+            band += map[i][j];
+          }
+          onBand += band >= 0.5 ? 1 : 0;
+        }
+        assertThat(vm.shares().band()).isCloseTo(onBand / (double) map.length, org.assertj.core.data.Offset.offset(1e-12));
+      }
+    }
+    main.methodProperty().set(HeadClassifier.Method.RULE);
+    assertThat(vm.probabilities()).isEmpty();
+  }
+
   @Test
   void offsetsAreNamedForPeople() {
     assertThat(HeadFactsViewModel.offsetName(-1)).isEqualTo("previous token");

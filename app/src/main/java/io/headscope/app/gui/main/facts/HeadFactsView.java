@@ -23,7 +23,8 @@ import javafx.scene.paint.Color;
 import javafx.scene.shape.Rectangle;
 
 /**
- * The selected head's panels: category and pattern scores, entropy and offset attention, the token
+ * The selected head's panels: category and the learned model's probabilities (the rule's pattern scores
+ * under the rule), the written definition's row shares, entropy and offset attention, the token
  * types it attends to (weights beside norm-weighted); and, placed by the panel, the input's token types
  * per layer.
  */
@@ -80,14 +81,31 @@ public final class HeadFactsView extends VBox {
     Tooltip.install(category, new Tooltip(CategoryLegend.describe(s.category())));
     HeadStats st = s.stats();
     // in a pair the two most-attended columns are often both [SEP]: name the token once
+    HeadFactsViewModel.Shares shares = vm.shares();
     looks.setText("Looks most at " + String.join(", ", s.topColumns().stream().distinct().toList()) + "  ·  strongest offset: "
-        + HeadFactsViewModel.offsetName(s.dominantOffset()));
+        + HeadFactsViewModel.offsetName(s.dominantOffset()) + String.format(Locale.ROOT,
+        "\nRows with half their weight on the band: %.0f%%, on the stripes: %.0f%% (B and S of the written definition)",
+        100 * shares.band(), 100 * shares.stripes()));
 
-    numbers.add(Bars.heading("Pattern scores"), 0, 0, 2, 1);
-    row(numbers, 0, 1, "vertical", s.vertical(), FxColors.category(HeadPattern.VERTICAL));
-    row(numbers, 0, 2, "diagonal", s.diagonal(), FxColors.category(HeadPattern.DIAGONAL));
-    row(numbers, 0, 3, "block", s.block(), FxColors.category(HeadPattern.BLOCK));
-    row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), FxColors.category(HeadPattern.HETEROGENEOUS));
+    java.util.Optional<double[]> p = vm.probabilities();
+    if (p.isPresent()) {
+      // the learned model decides: show what it said, so the bars and the grid's colour cannot disagree
+      Label heading = Bars.heading("Probability (learned model)");
+      heading.setId("facts-probability-heading");
+      Tooltip.install(heading, new Tooltip("The learned model's probability of each category. The grid's colour is the "
+          + "largest, or a grey dashed frame (uncertain) when the largest is under "
+          + io.headscope.analysis.heads.LearnedRule.UNCERTAIN_BELOW + "."));
+      numbers.add(heading, 0, 0, 2, 1);
+      for (HeadPattern c : HeadPattern.values()) {
+        row(numbers, 0, c.ordinal() + 1, c.label(), p.get()[c.ordinal()], FxColors.category(c));
+      }
+    } else {
+      numbers.add(Bars.heading("Pattern scores (rule)"), 0, 0, 2, 1);
+      row(numbers, 0, 1, "vertical", s.vertical(), FxColors.category(HeadPattern.VERTICAL));
+      row(numbers, 0, 2, "diagonal", s.diagonal(), FxColors.category(HeadPattern.DIAGONAL));
+      row(numbers, 0, 3, "block", s.block(), FxColors.category(HeadPattern.BLOCK));
+      row(numbers, 0, 4, "heterogeneous", s.heterogeneous(), FxColors.category(HeadPattern.HETEROGENEOUS));
+    }
     numbers.add(Bars.heading("Attention to"), 2, 0, 2, 1);
     Color grey = FxColors.of(UiColor.NEUTRAL_BAR);
     row(numbers, 2, 1, "previous", st.previous(), grey);

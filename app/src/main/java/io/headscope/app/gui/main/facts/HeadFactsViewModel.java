@@ -68,6 +68,38 @@ public final class HeadFactsViewModel {
         ? "rule" : "learned model";
   }
 
+  /**
+   * The learned model's probability of each category for the selected head, in {@link
+   * io.headscope.analysis.heads.HeadPattern} order; empty under the rule (which has no probabilities) or with no
+   * head. The grid's colour is the largest of them, or uncertain when that is under the threshold, so the
+   * panel's bars and the colour never disagree.
+   */
+  public java.util.Optional<double[]> probabilities() {
+    HeadScore s = score.get();
+    if (s == null || main.methodProperty().get() == io.headscope.analysis.heads.HeadClassifier.Method.RULE) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(io.headscope.analysis.heads.LearnedRule.shipped().probabilities(s.features()));
+  }
+
+  /**
+   * The written definition's row shares for the selected head (METHODS.md): B, the share of rows with at least
+   * half their weight on the band (offsets -1..+1), and S, on the stripes (the stripe set: the top column and
+   * each next one with half its weight, up to four), both off the other.
+   */
+  public record Shares(double band, double stripes) {}
+
+  /** {@link Shares} of the selected head, or null with no head. */
+  public Shares shares() {
+    HeadScore s = score.get();
+    if (s == null) {
+      return null;
+    }
+    double[] f = s.features().values();
+    return new Shares(f[io.headscope.analysis.heads.MapFeatures.NAMES.indexOf("rows_on_band")],
+        f[io.headscope.analysis.heads.MapFeatures.NAMES.indexOf("rows_on_stripe_set")]);
+  }
+
   /** Whether the selected head is switched off (its scores still describe the intact map). */
   public ReadOnlyBooleanProperty selectedOffProperty() {
     return selectedOff.getReadOnlyProperty();
