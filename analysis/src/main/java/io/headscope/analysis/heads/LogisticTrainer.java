@@ -9,6 +9,11 @@ import java.util.List;
  * dozen exact steps reach the minimum where gradient descent needs thousands, and the result is the
  * same on every machine and run, which a shipped model needs. Features are standardised first (mean 0,
  * unit standard deviation on the training data) so one penalty fits all of them.
+ *
+ * <p>Items may carry weights (scaled to mean 1): the loss, its derivatives and the standardisation then
+ * count item {@code i} {@code w_i} times, so an integer weight is the same as repeating the item. {@link
+ * #balanced} gives every class the same total weight, for when each class's recall matters as much as the
+ * overall agreement.
  */
 public final class LogisticTrainer {
   /** Stops when the gradient's largest entry is below this. */
@@ -28,19 +33,40 @@ public final class LogisticTrainer {
    */
   public static LogisticModel fit(List<String> features, List<String> classes, double[][] x, int[] y, double l2,
       String trainedOn) {
+    double[] ones = new double[x.length];
+    java.util.Arrays.fill(ones, 1);
+    return fit(features, classes, x, y, ones, l2, trainedOn);
+  }
+
+  /**
+   * @param weights each item's weight (positive; scaled here to mean 1)
+   */
+  public static LogisticModel fit(List<String> features, List<String> classes, double[][] x, int[] y,
+      double[] weights, double l2, String trainedOn) {
     int n = x.length;
     int f = features.size();
     int k = classes.size();
+    double total = 0;
+    for (double v : weights) {
+      if (!(v > 0)) {
+        throw new IllegalArgumentException("weights must be positive: " + v);
+      }
+      total += v;
+    }
+    double[] w = new double[n];
+    for (int i = 0; i < n; i++) {
+      w[i] = weights[i] * n / total; // 1 exactly when every weight is equal
+    }
     double[] mean = new double[f];
     double[] scale = new double[f];
-    for (double[] row : x) {
+    for (int i = 0; i < n; i++) {
       for (int j = 0; j < f; j++) {
-        mean[j] += row[j] / n;
+        mean[j] += w[i] * x[i][j] / n;
       }
     }
-    for (double[] row : x) {
+    for (int i = 0; i < n; i++) {
       for (int j = 0; j < f; j++) {
-        scale[j] += (row[j] - mean[j]) * (row[j] - mean[j]) / n;
+        scale[j] += w[i] * (x[i][j] - mean[j]) * (x[i][j] - mean[j]) / n;
       }
     }
     for (int j = 0; j < f; j++) {
@@ -56,9 +82,9 @@ public final class LogisticTrainer {
     // parameters as one vector: k rows of f weights, then k biases
     double[] theta = new double[k * f + k];
     double[] grad = new double[theta.length];
-    double loss = lossAndGradient(z, y, k, f, l2, theta, grad);
+    double loss = lossAndGradient(z, y, w, k, f, l2, theta, grad);
     for (int it = 0; it < MAX_STEPS && maxAbs(grad) > TOLERANCE; it++) {
-      double[] direction = solve(hessian(z, k, f, l2, theta), grad);
+      double[] direction = solve(hessian(z, w, k, f, l2, theta), grad);
       if (direction == null || dot(direction, grad) <= 0) {
         direction = grad.clone(); // not a descent direction (numerically): fall back to the gradient
       }
@@ -71,7 +97,7 @@ public final class LogisticTrainer {
         for (int p = 0; p < theta.length; p++) {
           next[p] = theta[p] - step * direction[p];
         }
-        nextLoss = lossAndGradient(z, y, k, f, l2, next, nextGrad);
+        nextLoss = lossAndGradient(z, y, w, k, f, l2, next, nextGrad);
         if (nextLoss <= loss - 1e-4 * step * slope || step < 1e-12) {
           break;
         }
@@ -84,13 +110,13 @@ public final class LogisticTrainer {
       grad = nextGrad;
       loss = nextLoss;
     }
-    double[][] w = new double[k][f];
+    double[][] weightsOut = new double[k][f];
     double[] b = new double[k];
     for (int c = 0; c < k; c++) {
-      System.arraycopy(theta, c * f, w[c], 0, f);
+      System.arraycopy(theta, c * f, weightsOut[c], 0, f);
       b[c] = theta[k * f + c];
     }
-    return new LogisticModel(features, classes, mean, scale, w, b, l2, trainedOn);
+    return new LogisticModel(features, classes, mean, scale, weightsOut, b, l2, trainedOn);
   }
 
   /**
@@ -98,6 +124,14 @@ public final class LogisticTrainer {
    * {@code -log p(y_i | z_i)} plus {@code l2/2} times the squared weights.
    */
   static double lossAndGradient(double[][] z, int[] y, int k, int f, double l2, double[] theta, double[] grad) {
+    double[] ones = new double[z.length];
+    java.util.Arrays.fill(ones, 1);
+    return lossAndGradient(z, y, ones, k, f, l2, theta, grad);
+  }
+
+  /** The same with item weights {@code w} (mean 1): the mean of {@code w_i * -log p(y_i | z_i)}. */
+  static double lossAndGradient(double[][] z, int[] y, double[] w, int k, int f, double l2, double[] theta,
+      double[] grad) {
     int n = z.length;
     java.util.Arrays.fill(grad, 0);
     double loss = 0;
@@ -117,9 +151,9 @@ public final class LogisticTrainer {
         sum += Math.exp(s[c] - max);
       }
       double logSum = max + Math.log(sum);
-      loss += (logSum - s[y[i]]) / n;
+      loss += w[i] * (logSum - s[y[i]]) / n;
       for (int c = 0; c < k; c++) {
-        double r = (Math.exp(s[c] - logSum) - (c == y[i] ? 1 : 0)) / n;
+        double r = w[i] * (Math.exp(s[c] - logSum) - (c == y[i] ? 1 : 0)) / n;
         for (int j = 0; j < f; j++) {
           grad[c * f + j] += r * z[i][j];
         }
@@ -138,13 +172,14 @@ public final class LogisticTrainer {
    * {@code z~ = (z, 1)}, plus {@code l2} on the weights' diagonal; parameters ordered as in
    * {@link #lossAndGradient}.
    */
-  static double[][] hessian(double[][] z, int k, int f, double l2, double[] theta) {
+  static double[][] hessian(double[][] z, double[] weights, int k, int f, double l2, double[] theta) {
     int n = z.length;
     int d = k * f + k;
     double[][] h = new double[d][d];
     double[] p = new double[k];
     double[] zt = new double[f + 1];
-    for (double[] zi : z) {
+    for (int i = 0; i < n; i++) {
+      double[] zi = z[i];
       System.arraycopy(zi, 0, zt, 0, f);
       zt[f] = 1;
       double max = Double.NEGATIVE_INFINITY;
@@ -166,7 +201,7 @@ public final class LogisticTrainer {
       }
       for (int c = 0; c < k; c++) {
         for (int e = 0; e < k; e++) {
-          double w = ((c == e ? p[c] : 0) - p[c] * p[e]) / n;
+          double w = weights[i] * ((c == e ? p[c] : 0) - p[c] * p[e]) / n;
           if (w == 0) {
             continue;
           }
@@ -187,6 +222,26 @@ public final class LogisticTrainer {
       h[q][q] += BIAS_RIDGE;
     }
     return h;
+  }
+
+  /**
+   * Weights that give every class present the same total: {@code n / (classes present * count of y_i's
+   * class)}, so a class of 50 maps counts as much as one of 600.
+   */
+  public static double[] balanced(int[] y, int k) {
+    int[] count = new int[k];
+    for (int c : y) {
+      count[c]++;
+    }
+    int present = 0;
+    for (int c : count) {
+      present += c > 0 ? 1 : 0;
+    }
+    double[] w = new double[y.length];
+    for (int i = 0; i < y.length; i++) {
+      w[i] = y.length / ((double) present * count[y[i]]);
+    }
+    return w;
   }
 
   /** Solves {@code h x = g} by Cholesky; null when {@code h} is not positive definite to rounding. */

@@ -137,8 +137,10 @@ class ClassifierEvaluationTest {
       }
       var split = ClassifierEvaluation.calibration(maps, heldOut.learned(), heldOut.learnedConfidence(), inBucket,
           new double[] {LearnedRule.UNCERTAIN_BELOW});
-      assertThat(split.bins().get(1).agreement()).as("%s tokens: shown above uncertain", b)
-          .isGreaterThan(split.bins().get(0).agreement());
+      if (split.bins().get(0).count() >= 20) { // like the bins above: fewer maps say nothing
+        assertThat(split.bins().get(1).agreement()).as("%s tokens: shown above uncertain", b)
+            .isGreaterThan(split.bins().get(0).agreement());
+      }
     }
   }
 

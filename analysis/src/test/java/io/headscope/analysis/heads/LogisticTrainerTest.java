@@ -50,6 +50,42 @@ class LogisticTrainerTest {
   }
 
   /**
+   * A weight is a repeat count: fitting items with integer weights gives the model fitted on the same items
+   * repeated that many times (standardisation, loss and penalty alike). Balanced weights give each class
+   * the same total: classes of 6, 3 and 1 items get 10/18, 10/9 and 10/3 each.
+   */
+  @Test
+  void integerWeightsAreRepeatsAndBalancedWeightsEqualiseTheClasses() {
+    Random r = new Random(11);
+    int n = 30;
+    double[][] x = new double[n][2];
+    int[] y = new int[n];
+    double[] w = new double[n];
+    List<double[]> xs = new ArrayList<>();
+    List<Integer> ys = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      x[i][0] = r.nextGaussian();
+      x[i][1] = r.nextGaussian() + (i % 3);
+      y[i] = (i % 3 + (r.nextInt(4) == 0 ? 1 : 0)) % 3;
+      w[i] = 1 + r.nextInt(3);
+      for (int t = 0; t < w[i]; t++) {
+        xs.add(x[i]);
+        ys.add(y[i]);
+      }
+    }
+    List<String> features = List.of("u", "v");
+    LogisticModel weighted = LogisticTrainer.fit(features, THREE, x, y, w, 0.05, "weighted");
+    LogisticModel repeated = LogisticTrainer.fit(features, THREE, xs.toArray(double[][]::new),
+        ys.stream().mapToInt(Integer::intValue).toArray(), 0.05, "repeated");
+    for (int i = 0; i < n; i++) {
+      assertThat(weighted.probabilities(x[i])).containsExactly(repeated.probabilities(x[i]), within(1e-8));
+    }
+    assertThat(LogisticTrainer.balanced(new int[] {0, 0, 0, 0, 0, 0, 1, 1, 1, 2}, 3))
+        .containsExactly(new double[] {10 / 18.0, 10 / 18.0, 10 / 18.0, 10 / 18.0, 10 / 18.0, 10 / 18.0, 10 / 9.0,
+            10 / 9.0, 10 / 9.0, 10 / 3.0}, within(1e-15));
+  }
+
+  /**
    * One binary feature and three classes is a saturated model: its maximum-likelihood probabilities are
    * the class frequencies at each feature value, known without any fitting. At x = 0 the classes come
    * 6, 3, 1 times; at x = 1, 1, 2, 7 times.

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
  * "Uncertain" (issue 32): where the learned model's top probability is under {@link
  * LearnedRule#UNCERTAIN_BELOW} the head is shown and written as uncertain, with its likeliest category
  * and the runner-up from the model's own probabilities (ranked here independently), and a clear map is
- * never uncertain. The maps are hand-made blends of a [SEP] stripe and a previous-token line, so somewhere
- * between the two the model must hesitate.
+ * never uncertain. The maps are hand-made blends of a [SEP] stripe, a previous-token line and an even
+ * background, so somewhere between the three the model must hesitate.
  */
 class UncertainCategoryTest {
   static final int N = 24;
@@ -38,30 +38,44 @@ class UncertainCategoryTest {
 
   /** Each row: {@code alpha} on the final [SEP], {@code 1 - alpha} on the previous token (row 0 on itself). */
   static float[][] blend(double alpha) {
+    return blend(alpha, 1 - alpha);
+  }
+
+  /** Each row: {@code alpha} on the final [SEP], {@code beta} on the previous token, the rest spread evenly. */
+  static float[][] blend(double alpha, double beta) {
     float[][] m = new float[N][N];
     for (int i = 0; i < N; i++) {
       m[i][N - 1] += (float) alpha;
-      m[i][Math.max(0, i - 1)] += (float) (1 - alpha);
+      m[i][Math.max(0, i - 1)] += (float) beta;
+      for (int j = 0; j < N; j++) {
+        m[i][j] += (float) ((1 - alpha - beta) / N);
+      }
     }
     return m;
   }
 
   static HeadScore score(double alpha) {
+    return score(blend(alpha));
+  }
+
+  static HeadScore score(float[][] map) {
     float[] norms = new float[N];
     Arrays.fill(norms, 1f);
-    return new HeadClassifier(HeadClassifier.Method.LEARNED).score(new Head(0, 0), blend(alpha), norms, TOKENS, new long[N]);
+    return new HeadClassifier(HeadClassifier.Method.LEARNED).score(new Head(0, 0), map, norms, TOKENS, new long[N]);
   }
 
   @Test
   void aBlendTheModelHesitatesOnIsUncertainWithItsTwoLikeliestCategories() throws Exception {
     HeadScore unsure = null;
-    for (int k = 0; k <= 100 && unsure == null; k++) {
-      HeadScore s = score(k / 100.0);
-      if (s.uncertain()) {
-        unsure = s;
+    for (int a = 0; a <= 50 && unsure == null; a++) {
+      for (int b = 0; a + b <= 50 && unsure == null; b++) {
+        HeadScore s = score(blend(a / 50.0, b / 50.0));
+        if (s.uncertain()) {
+          unsure = s;
+        }
       }
     }
-    assertThat(unsure).as("some blend of a stripe and a line is uncertain").isNotNull();
+    assertThat(unsure).as("some blend of a stripe, a line and an even background is uncertain").isNotNull();
     double[] p = LearnedRule.shipped().probabilities(unsure.features());
     Integer[] order = {0, 1, 2, 3, 4};
     Arrays.sort(order, Comparator.comparingDouble(c -> -p[c]));
