@@ -13,6 +13,8 @@ import java.util.List;
  * 704 maps of up to 120 wordpieces, two independent labellers and a consensus; its disputed maps
  * re-adjudicated under the set-3 guidelines in {@code set2-readjudicated.tsv}) and the third
  * ({@code kovaleva-labels-3.tsv}, 440 maps of 127-492 wordpieces, two blind labellers and an adjudicator).
+ * Sets 1 and 2 were labelled again under the written definition ({@code relabel-12/}: two blind labellers
+ * and an adjudicator); {@link #loadAll} uses those labels, {@link #loadAllFirstLabels} the earlier ones.
  */
 record LabelledMaps(List<Entry> entries) {
   static final String FIRST = "/headscope/labels/kovaleva-labels.tsv";
@@ -26,11 +28,11 @@ record LabelledMaps(List<Entry> entries) {
   /**
    * One labelled map; layer and head 0-based here (1-based in the files).
    *
-   * @param label the consensus (second set) or the only label (first set)
+   * @param label the consensus, or the only label (set 1 with its first labels)
    * @param borderline whether any labeller marked it borderline, or it was disputed
-   * @param first the first labeller's label (second set only, else null)
-   * @param second the second labeller's label (second set only, else null)
-   * @param disputed whether the two labellers disagreed (second set only)
+   * @param first the first labeller's label (null where one labeller worked)
+   * @param second the second labeller's label (null where one labeller worked)
+   * @param disputed whether the two labellers disagreed
    * @param set which set, 1-3
    */
   record Entry(String id, String a, String b, int layer, int head, HeadPattern label, boolean borderline,
@@ -47,18 +49,6 @@ record LabelledMaps(List<Entry> entries) {
     boolean twoLabellers() {
       return first != null;
     }
-  }
-
-  /** The first set only (the thresholds of {@link Thresholds#DEFAULT} were tuned on its even ids). */
-  static LabelledMaps load() throws IOException {
-    return new LabelledMaps(readFirst());
-  }
-
-  /** Sets 1 and 2 (what the classifier before issue 32 was trained on). */
-  static LabelledMaps loadShort() throws IOException {
-    List<Entry> all = new ArrayList<>(readFirst());
-    all.addAll(readSecond());
-    return new LabelledMaps(all);
   }
 
   /**
@@ -125,16 +115,6 @@ record LabelledMaps(List<Entry> entries) {
       out.put(f[0], f);
     }
     return out;
-  }
-
-  /** The third set only. */
-  static LabelledMaps loadThird() throws IOException {
-    return new LabelledMaps(readThird());
-  }
-
-  /** The second set only. */
-  static LabelledMaps loadSecond() throws IOException {
-    return new LabelledMaps(readSecond());
   }
 
   private static List<Entry> readFirst() throws IOException {
