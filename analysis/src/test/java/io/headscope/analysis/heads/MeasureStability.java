@@ -37,6 +37,8 @@ final class MeasureStability {
     int heads = 0;
     int totalKept = 0;
     int totalKeptFlips = 0;
+    int totalKeptSet = 0;
+    int totalKeptSetFlips = 0;
     try (BertModel model = BertModel.load(ModelRepository.standard().resolve("bert-base-uncased", ProgressListener.NONE))) {
       int max = model.config().maxPositionEmbeddings();
       System.out.println("| sentence | tokens alone | tokens repeated | category changed | changed where both certain "
@@ -67,6 +69,11 @@ final class MeasureStability {
           if (!x.uncertain() && !y.uncertain()) {
             sure++;
             sureFlips += x.category() != y.category() ? 1 : 0;
+          }
+          String sx = byDefinition(x.features(), "rows_on_stripe_set");
+          if (sx.equals(byDefinition(y.features(), "rows_on_stripe_set"))) {
+            totalKeptSet++;
+            totalKeptSetFlips += x.category() != y.category() ? 1 : 0;
           }
           String dx = byDefinition(x.features());
           if (dx.equals(byDefinition(y.features()))) {
@@ -105,6 +112,8 @@ final class MeasureStability {
         totalFlips, heads, 100.0 * totalFlips / heads, totalSureFlips, totalSure, 100.0 * totalSureFlips / totalSure);
     System.out.printf(Locale.ROOT, "heads whose pattern is the same by the written definition in both: %d; of them %d change "
         + "category (%.1f%%)%n", totalKept, totalKeptFlips, 100.0 * totalKeptFlips / Math.max(1, totalKept));
+    System.out.printf(Locale.ROOT, "the same with S on the stripe set (as the head panel shows it): %d; of them %d change "
+        + "category (%.1f%%)%n", totalKeptSet, totalKeptSetFlips, 100.0 * totalKeptSetFlips / Math.max(1, totalKeptSet));
     KEPT_FLIPS.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue())
         .forEach(e -> System.out.println("    " + e.getKey() + ": " + e.getValue()));
   }
@@ -114,8 +123,13 @@ final class MeasureStability {
    * of rows with half their weight on the band, S on the stripes; "other" for block and heterogeneous.
    */
   static String byDefinition(MapFeatures f) {
+    return byDefinition(f, "rows_on_stripes");
+  }
+
+  /** The same with S read from the feature {@code stripes} (the top two columns, or the stripe set). */
+  static String byDefinition(MapFeatures f, String stripes) {
     double b = f.values()[MapFeatures.NAMES.indexOf("rows_on_band")];
-    double s = f.values()[MapFeatures.NAMES.indexOf("rows_on_stripes")];
+    double s = f.values()[MapFeatures.NAMES.indexOf(stripes)];
     if (b >= 0.25 && s >= 0.25) {
       return "vertical+diagonal";
     }
