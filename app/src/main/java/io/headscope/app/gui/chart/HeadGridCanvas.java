@@ -4,6 +4,7 @@ import io.headscope.model.core.Head;
 import io.headscope.app.gui.style.FxColors;
 import io.headscope.app.render.UiColor;
 import java.util.function.Consumer;
+import java.util.function.DoubleFunction;
 import javafx.geometry.VPos;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
@@ -83,5 +84,41 @@ public abstract class HeadGridCanvas extends Canvas {
       g.fillText("L" + (l + 1), left / 2, top + (l + 0.5) * cell);
     }
     return g;
+  }
+
+  /**
+   * Fills each head's cell with its value's colour (light grey where the value is NaN: none) and, where a
+   * cell is at least {@code labelFrom} wide, writes the value's label in it, white on dark colours, black on
+   * light; the font is {@code fontShare} of the cell, 10 at most.
+   */
+  protected static void paintCells(GraphicsContext g, double[][] values, double left, double top, double cell,
+      double fontShare, double labelFrom, DoubleFunction<Color> colour, DoubleFunction<String> label) {
+    g.setFont(Font.font(Math.min(10, cell * fontShare)));
+    for (int l = 0; l < values.length; l++) {
+      for (int h = 0; h < values[l].length; h++) {
+        double v = values[l][h];
+        double x = left + h * cell;
+        double y = top + l * cell;
+        Color c = Double.isNaN(v) ? Color.gray(0.9) : colour.apply(v);
+        g.setFill(c);
+        g.fillRect(x, y, cell - 1, cell - 1);
+        if (cell >= labelFrom && !Double.isNaN(v)) {
+          g.setFill(c.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
+          g.fillText(label.apply(v), x + cell / 2, y + cell / 2);
+        }
+      }
+    }
+  }
+
+  /** Outlines the opened head dashed, inside its cell; nothing when no head is open or it is off the grid. */
+  protected static void outlineOpened(GraphicsContext g, Head opened, int layers, int heads, double left, double top,
+      double cell) {
+    if (opened != null && opened.layer() < layers && opened.head() < heads) {
+      g.setLineWidth(2);
+      g.setStroke(FxColors.of(UiColor.SELECTED));
+      g.setLineDashes(3, 2);
+      g.strokeRect(left + opened.head() * cell + 2, top + opened.layer() * cell + 2, cell - 5, cell - 5);
+      g.setLineDashes();
+    }
   }
 }

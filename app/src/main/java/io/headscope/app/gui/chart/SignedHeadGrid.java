@@ -5,7 +5,6 @@ import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
 import java.util.Locale;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 
 /**
@@ -98,27 +97,8 @@ public final class SignedHeadGrid extends HeadGridCanvas {
         }
       }
     }
-    g.setFont(Font.font(Math.min(10, cell * 0.34)));
-    for (int l = 0; l < layers; l++) {
-      for (int h = 0; h < heads; h++) {
-        double v = values[l][h];
-        double x = LEFT + h * cell;
-        double y = top + l * cell;
-        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.diverging(v, max > 0 ? max : 1);
-        g.setFill(c);
-        g.fillRect(x, y, cell - 1, cell - 1);
-        if (cell >= 24 && !Double.isNaN(v)) {
-          g.setFill(c.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
-          g.fillText(label(v), x + cell / 2, y + cell / 2);
-        }
-      }
-    }
-    if (opened != null && opened.layer() < layers && opened.head() < heads) {
-      g.setLineWidth(2);
-      g.setStroke(FxColors.of(UiColor.SELECTED));
-      g.setLineDashes(3, 2);
-      g.strokeRect(LEFT + opened.head() * cell + 2, top + opened.layer() * cell + 2, cell - 5, cell - 5);
-      g.setLineDashes();
-    }
+    double scale = max > 0 ? max : 1;
+    paintCells(g, values, LEFT, top, cell, 0.34, 24, v -> FxColors.diverging(v, scale), SignedHeadGrid::label);
+    outlineOpened(g, opened, layers, heads, LEFT, top, cell);
   }
 }

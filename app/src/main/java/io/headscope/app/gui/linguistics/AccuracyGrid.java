@@ -6,8 +6,6 @@ import io.headscope.app.render.UiColor;
 import io.headscope.model.core.Head;
 import java.util.Locale;
 import javafx.scene.canvas.GraphicsContext;
-import javafx.scene.paint.Color;
-import javafx.scene.text.Font;
 
 /**
  * Layers x heads, each cell coloured by the head's accuracy (white 0 to navy at the grid's best), the
@@ -53,29 +51,12 @@ public final class AccuracyGrid extends HeadGridCanvas {
         }
       }
     }
-    g.setFont(Font.font(Math.min(10, cell * 0.36)));
-    for (int l = 0; l < layers; l++) {
-      for (int h = 0; h < heads; h++) {
-        double v = values[l][h];
-        double x = LEFT + h * cell;
-        double y = TOP + l * cell;
-        Color c = Double.isNaN(v) ? Color.gray(0.9) : FxColors.scale(v, max > 0 ? max : 1);
-        g.setFill(c);
-        g.fillRect(x, y, cell - 1, cell - 1);
-        if (cell >= 22 && !Double.isNaN(v)) {
-          g.setFill(c.getBrightness() < 0.6 ? Color.WHITE : Color.BLACK);
-          g.fillText(String.format(Locale.ROOT, "%.0f", 100 * v), x + cell / 2, y + cell / 2);
-        }
-      }
-    }
+    double scale = max > 0 ? max : 1;
+    paintCells(g, values, LEFT, TOP, cell, 0.36, 22, v -> FxColors.scale(v, scale),
+        v -> String.format(Locale.ROOT, "%.0f", 100 * v));
     g.setLineWidth(2);
     g.setStroke(FxColors.of(UiColor.PICKED));
     g.strokeRect(LEFT + bh * cell, TOP + bl * cell, cell - 1, cell - 1);
-    if (opened != null && opened.layer() < layers && opened.head() < heads) {
-      g.setStroke(FxColors.of(UiColor.SELECTED));
-      g.setLineDashes(3, 2);
-      g.strokeRect(LEFT + opened.head() * cell + 2, TOP + opened.layer() * cell + 2, cell - 5, cell - 5);
-      g.setLineDashes();
-    }
+    outlineOpened(g, opened, layers, heads, LEFT, TOP, cell);
   }
 }
