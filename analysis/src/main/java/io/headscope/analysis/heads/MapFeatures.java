@@ -100,18 +100,25 @@ public record MapFeatures(double[] values) {
    */
   static boolean[] stripeSet(double[] colMean) {
     int n = colMean.length;
-    Integer[] order = new Integer[n];
-    for (int j = 0; j < n; j++) {
-      order[j] = j;
-    }
-    java.util.Arrays.sort(order, (x, y) -> Double.compare(colMean[y], colMean[x])); // stable: ties keep the first key
     boolean[] set = new boolean[n];
-    set[order[0]] = true;
-    for (int k = 1; k < Math.min(STRIPE_SET_MAX, n) && colMean[order[k]] >= STRIPE_SET_SHARE * colMean[order[0]]; k++) {
-      set[order[k]] = true;
+    double top = 0;
+    for (int k = 0; k < Math.min(STRIPE_SET_MAX, n); k++) {
+      int next = -1; // the heaviest column not yet taken, the first key on a tie
+      for (int j = 0; j < n; j++) {
+        if (!set[j] && (next < 0 || colMean[j] > colMean[next])) {
+          next = j;
+        }
+      }
+      if (k == 0) {
+        top = colMean[next];
+      } else if (!(colMean[next] >= STRIPE_SET_SHARE * top)) {
+        break;
+      }
+      set[next] = true;
     }
     return set;
   }
+
 
   /** The row shares, each over the map's n rows. */
   private record Rows(double onBand, double onStripes, double bandWeight, double stripeWeight, double onSpecials,

@@ -72,9 +72,10 @@ final class ClassifierExperiment {
   static LogisticModel fit(List<ClassifierEvaluation.Map1> maps, List<String> names, List<Integer> train, double l2) {
     double[][] x = train.stream().map(i -> x(maps.get(i), names)).toArray(double[][]::new);
     int[] y = train.stream().mapToInt(i -> maps.get(i).entry().label().ordinal()).toArray();
-    double[] w = Boolean.getBoolean("balanced") ? LogisticTrainer.balanced(y, ClassifierEvaluation.CLASSES.size())
-        : LogisticTrainer.balanced(new int[y.length], 1);
-    return LogisticTrainer.fit(names, ClassifierEvaluation.CLASSES, x, y, w, l2, "experiment");
+    return Boolean.getBoolean("balanced")
+        ? LogisticTrainer.fit(names, ClassifierEvaluation.CLASSES, x, y,
+            LogisticTrainer.balanced(y, ClassifierEvaluation.CLASSES.size()), l2, "experiment")
+        : LogisticTrainer.fit(names, ClassifierEvaluation.CLASSES, x, y, l2, "experiment");
   }
 
   static double choosePenalty(List<ClassifierEvaluation.Map1> maps, List<String> names, List<Integer> train, long seed) {

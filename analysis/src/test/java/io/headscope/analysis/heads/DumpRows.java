@@ -67,9 +67,10 @@ final class DumpRows {
             mapMax = Math.max(mapMax, v);
           }
         }
-        int adaptiveK = 1;
-        while (adaptiveK < 4 && adaptiveK < n && col[order[adaptiveK]] >= 0.5 * col[order[0]]) {
-          adaptiveK++;
+        boolean[] stripeSet = MapFeatures.stripeSet(col);
+        int adaptiveK = 0;
+        for (boolean b : stripeSet) {
+          adaptiveK += b ? 1 : 0;
         }
         long[] seg = t.encoding().segments();
         List<String> tok = t.tokens();
@@ -98,11 +99,9 @@ final class DumpRows {
               continue;
             }
             for (int r = 0; r < 4 && r < n; r++) {
-              if (order[r] == j) {
-                c4 += w;
-                adaptive += r < adaptiveK ? w : 0;
-              }
+              c4 += order[r] == j ? w : 0;
             }
+            adaptive += stripeSet[j] ? w : 0;
             if (order[0] == j || (n > 1 && order[1] == j)) {
               stripeMax = Math.max(stripeMax, w);
             } else {

@@ -57,8 +57,9 @@ record LabelledMaps(List<Entry> entries) {
    * classifier is trained and measured on.
    */
   static LabelledMaps loadAll() throws IOException {
-    List<Entry> all = new ArrayList<>(relabelled(readFirst()));
-    all.addAll(relabelled(readSecond()));
+    List<Entry> earlier = new ArrayList<>(readFirst());
+    earlier.addAll(readSecond());
+    List<Entry> all = relabelled(earlier);
     all.addAll(readThird());
     return new LabelledMaps(all);
   }
