@@ -9,7 +9,9 @@ import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
+import io.headscope.model.testing.Float32Bounds;
 import io.headscope.model.testing.TinyBert;
+import io.headscope.model.testing.families.ReferenceBertSteps;
 import io.headscope.model.testing.families.FamilyModelFolders;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
@@ -38,22 +40,87 @@ class TokenSaliencyTest {
     }
   }
 
+  /**
+   * Gradient x input along token q is {@code d/de f(x with row q scaled by 1 + e)} at 0. The derivative is
+   * taken in float64 on {@link ReferenceBertSteps} from the engine's own embedding output: Richardson's
+   * central difference at h = 1e-3 has a truncation of O(h^4) and a rounding of ~1e-16 |f| / h, both far
+   * below the bound. (The float32 difference this test used to take divides the forward pass's rounding,
+   * ~gamma_N |f| ~ 1e-5 here, by its step: 3 eps / h ~ 4e-5 at h = 0.02, larger than the bound, and it was
+   * that noise, not the gradient, that differed between CPUs.) The bound is then the engine's float32
+   * backward pass alone: {@link Float32Bounds#gradient} (gamma of twice the forward chain, ~5e-5 relative)
+   * of the terms' scale, sum over the row of |d f / d x_j x_j| taken from the same float64 reference.
+   */
   @Test
   void gradientTimesInputIsTheDirectionalDerivativeAlongEachTokensEmbedding() {
-    try (BertModel model = BertModel.load(TinyBert.create(2, 2, 9).writeTo(dir.resolve("bert")))) {
+    TinyBert tiny = TinyBert.create(2, 2, 9);
+    io.headscope.model.store.ModelFiles folder = tiny.writeTo(dir.resolve("bert"));
+    try (BertModel model = BertModel.load(folder)) {
       Encoding in = model.encode("the cat sat on the [MASK] .", null);
       long target = model.tokenizer().singleTokenId("cat");
       long contrast = model.tokenizer().singleTokenId("sat");
       TokenSaliency s = new TokenSaliency(model);
       Activation x = s.embeddings(in);
+      ReferenceBertSteps reference = new ReferenceBertSteps(folder.config().getParent());
+      int d = x.dim(2);
+      double[][] x64 = new double[in.length()][d];
+      for (int t = 0; t < in.length(); t++) {
+        for (int j = 0; j < d; j++) {
+          x64[t][j] = x.data()[t * d + j];
+        }
+      }
+      int pos = readPosition(model, in);
+      double bound = Float32Bounds.gradient(model.config(), in.length());
       for (long c : new long[] {-1, contrast}) {
         SaliencyResult gx = s.gradientTimesInput(in, SaliencyMetric.of(target, c), Baseline.ZERO);
         for (int q = 0; q < in.length(); q++) {
-          double fd = centralDifference(model, in, x, q, target, c, 0.02);
-          assertThat(gx.scores()[q]).as("token " + q).isCloseTo(fd, within(1e-3 * Math.max(Math.abs(fd), 1e-2)));
+          int row = q;
+          double fd = richardson(h -> reference64(reference, along64(x64, row, -1, h), pos, target, c), 1e-3);
+          double scale = 0;
+          for (int j = 0; j < d; j++) {
+            int col = j;
+            scale += Math.abs(richardson(h -> reference64(reference, along64(x64, row, col, h), pos, target, c),
+                1e-3));
+          }
+          assertThat(gx.scores()[q]).as("token " + q).isCloseTo(fd, within(bound * Math.max(scale, 1e-3)));
         }
       }
     }
+  }
+
+  /** {@code (4 D(h/2) - D(h)) / 3} of the central differences {@code D}: the derivative at 0 up to O(h^4). */
+  private static double richardson(java.util.function.DoubleUnaryOperator f, double h) {
+    double d1 = (f.applyAsDouble(h) - f.applyAsDouble(-h)) / (2 * h);
+    double d2 = (f.applyAsDouble(h / 2) - f.applyAsDouble(-h / 2)) / h;
+    return (4 * d2 - d1) / 3;
+  }
+
+  /** {@code x} with row q (or only its column {@code col}, when not -1) scaled by {@code 1 + e}. */
+  private static double[][] along64(double[][] x, int q, int col, double e) {
+    double[][] v = new double[x.length][];
+    for (int t = 0; t < x.length; t++) {
+      v[t] = x[t].clone();
+    }
+    for (int j = 0; j < v[q].length; j++) {
+      if (col < 0 || j == col) {
+        v[q][j] = x[q][j] * (1 + e);
+      }
+    }
+    return v;
+  }
+
+  private static double reference64(ReferenceBertSteps r, double[][] x, int pos, long target, long contrast) {
+    double[] lp = ReferenceBertSteps.logSoftmax(r.logits(x, null)[pos]);
+    return lp[(int) target] - (contrast < 0 ? 0 : lp[(int) contrast]);
+  }
+
+  private static int readPosition(BertModel model, Encoding in) {
+    int pos = -1;
+    for (int i = 0; i < in.length(); i++) {
+      if (in.ids()[i] == model.tokenizer().maskId()) {
+        pos = i;
+      }
+    }
+    return pos;
   }
 
   @Test

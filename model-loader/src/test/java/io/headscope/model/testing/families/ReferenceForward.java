@@ -267,7 +267,7 @@ public final class ReferenceForward {
   }
 
   /** BertEmbeddings (shared by RoBERTa, ELECTRA, ALBERT): word + position + token type 0, then LayerNorm. */
-  private static double[][] embeddings(JsonNode c, ReferenceWeights w, long[] ids, long[] positions, int width,
+  static double[][] embeddings(JsonNode c, ReferenceWeights w, long[] ids, long[] positions, int width,
       double eps) {
     int vocab = c.get("vocab_size").asInt();
     int maxPos = c.get("max_position_embeddings").asInt();
@@ -308,7 +308,7 @@ public final class ReferenceForward {
   }
 
   /** The heads' shared first half: dense (in -> out), activation, LayerNorm (with the given eps). */
-  private static double[][] transform(double[][] x, ReferenceWeights w, String dense, String norm, String act,
+  static double[][] transform(double[][] x, ReferenceWeights w, String dense, String norm, String act,
       double eps, int out, int in) {
     double[][] y = activation(act, linear(x, w.matrix(dense + ".weight", out, in), w.vector(dense + ".bias", out)));
     return layerNorm(y, w.vector(norm + ".weight", out), w.vector(norm + ".bias", out), eps);
@@ -318,7 +318,7 @@ public final class ReferenceForward {
    * The decoder: its own weight if the file has it, else the word embeddings it is tied to; its bias under
    * the decoder's name or the head's {@code bias} parameter (the same Parameter in transformers).
    */
-  private static double[][] decode(ReferenceWeights w, double[][] x, String weight, String decoderBias, String headBias,
+  static double[][] decode(ReferenceWeights w, double[][] x, String weight, String decoderBias, String headBias,
       int vocab, int width) {
     double[][] out = w.hasHead(weight) ? w.matrix(weight, vocab, width)
         : w.baseMatrix("embeddings.word_embeddings.weight", vocab, width);
