@@ -183,7 +183,8 @@ public final class Engine implements AutoCloseable {
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks); // (B, T, d)
         try (NDManager last = scope.newSubManager()) {
           x.tempAttach(last);
-          NDArray out = encoder.layerAtTokens(layers - 1, x, rows.pick(scope), scoreMask, hooks); // (B, M, d)
+          NDArray out = BertEncoder.finite(encoder.layerAtTokens(layers - 1, x, rows.pick(scope), scoreMask, hooks),
+              layers); // (B, M, d)
           out.attach(scope);
           x = out;
         }
