@@ -297,7 +297,7 @@ final class BertEncoder {
     return w.finalLnWeight == null ? x : layerNorm(x, w.finalLnWeight, w.finalLnBias);
   }
 
-  /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
+  /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings unless untied. */
   NDArray mlmLogits(NDArray hidden) {
     if (!w.hasMaskedLmHead()) {
       // a bare BertModel or a classifier: say so instead of failing inside a product with null weights
@@ -306,11 +306,11 @@ final class BertEncoder {
     }
     if (w.gptLmHead) {
       // GPT-2: the (tied) word embeddings on the normalised state (finalNorm); no transform, no bias
-      return finite(Linear.linear(hidden, w.wordEmbeddings, null).singletonOrThrow(), HEAD); // (M, V)
+      return finite(Linear.linear(hidden, w.decoder, null).singletonOrThrow(), HEAD); // (M, V)
     }
     NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias), headGelu); // (M, e)
     t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias, c.embeddingSize());
-    return finite(dense(t, w.wordEmbeddings, w.mlmBias), HEAD); // (M, V)
+    return finite(dense(t, w.decoder, w.mlmBias), HEAD); // (M, V)
   }
 
   /** The masked-LM head's activation alone (direct logit attribution freezes it as {@code act(z) / z}). */
