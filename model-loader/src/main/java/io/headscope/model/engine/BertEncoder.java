@@ -346,22 +346,24 @@ final class BertEncoder {
    * pass first went non-finite. Weights that are finite but huge (they pass the load check) overflow
    * float32 to Inf and then NaN, and a NaN compared with anything is false: ranks, argmaxes and
    * categories made from it would be claims about nothing. Checked after the embeddings and after
-   * every layer, so the first place named is the first layer whose output is not finite. Two full
-   * reductions, no copy: torch's max and min propagate NaN, and an Inf is the max or the min itself
-   * (about 0.1% of a layer's work: docs/PERFORMANCE.md).
+   * every layer, so the first place named is the first layer whose output is not finite. One reduction,
+   * no copy: a sum is finite only if every term is (NaN and Inf propagate), so a finite sum settles it;
+   * only a non-finite sum, which finite values near 3e38 can also give, asks max and min, which torch
+   * computes propagating NaN (an Inf is the max or the min itself). Measured in docs/PERFORMANCE.md.
    *
    * @param layer 0 for the embeddings, 1.. for a layer's output (one-based, as the commands print
    *     layers), {@link #HEAD} for a head's logits
    */
   static NDArray finite(NDArray x, int layer) {
-    float hi;
-    float lo;
-    try (NDArray max = x.max(); NDArray min = x.min()) {
-      hi = max.getFloat();
-      lo = min.getFloat();
+    try (NDArray sum = x.sum()) {
+      if (Float.isFinite(sum.getFloat())) {
+        return x;
+      }
     }
-    if (Float.isFinite(hi) && Float.isFinite(lo)) {
-      return x;
+    try (NDArray max = x.max(); NDArray min = x.min()) {
+      if (Float.isFinite(max.getFloat()) && Float.isFinite(min.getFloat())) {
+        return x; // finite values whose sum overflowed
+      }
     }
     String where = layer == 0 ? "the embeddings" : layer == HEAD ? "the model's head (its logits)" : "layer " + layer;
     throw new HeadScopeException("The forward pass produced NaN/Inf at " + where + ": the model's numbers "

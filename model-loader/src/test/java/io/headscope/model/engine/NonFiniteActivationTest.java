@@ -72,6 +72,25 @@ class NonFiniteActivationTest {
     }
   }
 
+  /**
+   * The check itself: a finite sum settles it; finite values whose sum overflows (3e38 + 3e38) pass on
+   * max and min; NaN, +Inf and -Inf anywhere stop it, whatever else the array holds.
+   */
+  @Test
+  void theCheckTellsOverflowingSumsFromNonFiniteValues() {
+    try (ai.djl.ndarray.NDManager m = ai.djl.ndarray.NDManager.newBaseManager(ai.djl.Device.cpu(), "PyTorch")) {
+      assertThat(BertEncoder.finite(m.create(new float[] {1f, -2f, 3f}), 1).toFloatArray()).containsExactly(1f, -2f, 3f);
+      BertEncoder.finite(m.create(new float[] {3e38f, 3e38f, -1f}), 1); // the sum is +Inf, every value finite
+      BertEncoder.finite(m.create(new float[] {-3e38f, -3e38f}), 1);
+      for (float bad : new float[] {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+        assertThatThrownBy(() -> BertEncoder.finite(m.create(new float[] {1f, bad, -1f}), 4))
+            .isInstanceOf(HeadScopeException.class).hasMessageStartingWith("The forward pass produced NaN/Inf at layer 4:");
+      }
+      assertThatThrownBy(() -> BertEncoder.finite(m.create(new float[] {Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}),
+          BertEncoder.HEAD)).hasMessageStartingWith("The forward pass produced NaN/Inf at the model's head");
+    }
+  }
+
   /** The check passes finite numbers through untouched: the same model without the edit runs. */
   @Test
   void finiteActivationsPass() {
