@@ -189,6 +189,54 @@ class ConfigMeaningTest {
     }
   }
 
+  /**
+   * GPT-2's lm_head.weight, untied: the stored matrix is wte with rows 5 and 6 swapped, so the next-token
+   * log-probabilities of 5 and 6 swap and the others stay (GPT-2's head has no bias; the bound as above).
+   */
+  @Test
+  void untiedGpt2ReadsItsLmHead() throws IOException {
+    Path gpt2 = tmp.resolve("gpt2-untied");
+    FamilyModelFolders.write("gpt2", gpt2, 5);
+    Path w = gpt2.resolve("model.safetensors");
+    List<FloatTensor> tensors = new ArrayList<>();
+    try (Safetensors st = Safetensors.open(w)) {
+      for (String name : st.tensors().keySet()) {
+        tensors.add(st.readFloat(name));
+      }
+    }
+    FloatTensor wte = tensors.stream().filter(t -> t.name().endsWith("wte.weight")).findFirst().orElseThrow();
+    int d = (int) wte.shape()[1];
+    float[] head = wte.data().clone();
+    for (int i = 0; i < d; i++) {
+      float x = head[5 * d + i];
+      head[5 * d + i] = head[6 * d + i];
+      head[6 * d + i] = x;
+    }
+    tensors.removeIf(t -> t.name().equals("lm_head.weight"));
+    tensors.add(new FloatTensor("lm_head.weight", wte.shape(), head));
+    Files.delete(w);
+    Safetensors.write(w, tensors, Map.of("format", "pt"));
+    float[] tied = lastLogProbs(gpt2);
+    editConfig(gpt2, c -> c.put("tie_word_embeddings", false));
+    float[] untied = lastLogProbs(gpt2);
+    assertThat(untied[5]).isCloseTo(tied[6], within(1e-4f));
+    assertThat(untied[6]).isCloseTo(tied[5], within(1e-4f));
+    assertThat(Math.abs(untied[5] - tied[5])).as("the swap shows").isGreaterThan(1e-3f);
+    for (int v = 0; v < tied.length; v++) {
+      if (v != 5 && v != 6) {
+        assertThat(untied[v]).as("token " + v).isCloseTo(tied[v], within(1e-4f));
+      }
+    }
+  }
+
+  private float[] lastLogProbs(Path folder) {
+    try (BertModel m = BertModel.load(repo.folder(folder))) {
+      Encoding in = m.encode("the cat sat", null);
+      int last = in.ids().length - 1;
+      return m.run(RunRequest.of(in).read(Readouts.none().withLogProbs(new int[] {last}))).logProbs()[0][0];
+    }
+  }
+
   @Test
   void untiedOutputEmbeddingsThatWereNotSavedAreRefused() throws IOException {
     editConfig(dir, c -> c.put("tie_word_embeddings", false));
