@@ -100,6 +100,18 @@ class MeaningChecksTest extends OnTinyModel {
     }
   }
 
+  /** Python's json writes NaN: the command names the field it stands in (it was "not a JSON object"). */
+  @Test
+  void aNanInConfigJsonIsNamedAtItsField() throws Exception {
+    Path nan = dir.resolve("nan");
+    TinyBert.create(2, 2, 3).writeTo(nan);
+    Path config = nan.resolve("config.json");
+    Files.writeString(config, Files.readString(config).replaceFirst("\"layer_norm_eps\"\\s*:\\s*[^,}\\s]+",
+        "\"layer_norm_eps\": NaN"));
+    refusedInOneLine(new String[] {"attention", "--model", nan.toString(), "--text", "the cat"},
+        "\"layer_norm_eps\" is NaN, not a finite number.");
+  }
+
   private static void refusedInOneLine(String[] args, String expected) throws Exception {
     Path out = dir.resolve("refused-" + args[0] + ".csv");
     Files.deleteIfExists(out);
