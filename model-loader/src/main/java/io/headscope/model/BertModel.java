@@ -87,7 +87,7 @@ public final class BertModel implements AutoCloseable {
     Engine engine = null;
     TextEncoder tokenizer = null;
     try (Safetensors st = Safetensors.open(files.weights())) {
-      engine = Engine.load(config, st);
+      engine = Engine.load(config, st, io.headscope.model.core.ConfigFields.tiedWordEmbeddings(files.config()));
       // the tokenizer's own kind (WordPiece, byte-level BPE, Unigram) and special-token template
       tokenizer = TextEncoders.open(files.tokenizer(), config.maxTokens());
       if (tokenizer.vocabSize() > config.vocabSize()) {

@@ -32,6 +32,10 @@ public record SaliencyMetric(Kind kind, long target, long contrast) {
     if ((kind == Kind.LOGIT_DIFF) != (contrast >= 0)) {
       throw new IllegalArgumentException("a logit difference needs a contrast, a log-probability none");
     }
+    if (contrast == target) {
+      // z_t - z_t is 0 for every input: every saliency would be 0 and completeness 0/0
+      throw new io.headscope.model.core.HeadScopeException("The contrast token is the target itself.");
+    }
   }
 
   public static SaliencyMetric of(long target, long contrast) {

@@ -86,11 +86,11 @@ final class AblateCommand extends ShardableCommand {
     PartialFile.CorpusId id = checkBeforeTheWork(inputs.corpus);
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
+      long[] followed = kind == null ? null : bert.tokenizer().targetAndContrast(target, contrast);
       List<Encoding> encoded = inputs.encode(bert, shard);
       AblationSweep.Options options = new AblationSweep.Options(m, layers, inputs.seed);
       if (kind != null) {
-        options = options.following(new TargetMetric(kind, bert.tokenizer().singleTokenId(target),
-            contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast)));
+        options = options.following(new TargetMetric(kind, followed[0], followed[1]));
       }
       AblationResult r;
       try (ProgressDisplay progress = ProgressDisplay.start("ablate")) {

@@ -56,8 +56,9 @@ final class LensCommand implements Callable<Integer> {
     try (BertModel bert = model.open()) {
       Encoding input = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(input);
-      long t = target == null ? -1 : bert.tokenizer().singleTokenId(target);
-      long c = contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast);
+      long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
+      long t = tc[0];
+      long c = tc[1];
       long started = System.nanoTime();
       DlaResult attribution = dla ? new DirectLogitAttribution(bert).run(input, t, c) : null;
       double seconds = (System.nanoTime() - started) / 1e9;

@@ -100,8 +100,8 @@ final class PatchCommand implements Callable<Integer> {
     }
     try (BertModel bert = model.open();
         Cancellation cancel = Cancellation.onCtrlC()) {
-      TargetMetric followed = target == null ? null : new TargetMetric(kl ? TargetMetric.Kind.LOGPROB : kind,
-          bert.tokenizer().singleTokenId(target), contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast));
+      long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
+      TargetMetric followed = target == null ? null : new TargetMetric(kl ? TargetMetric.Kind.LOGPROB : kind, tc[0], tc[1]);
       PatchMetric m = kl ? PatchMetric.kl(followed) : PatchMetric.of(followed);
       PatchInputs in = PatchInputs.of(bert, clean, corrupted);
       List<PatchResult> results = new ArrayList<>();

@@ -73,8 +73,8 @@ final class SaliencyCommand implements Callable<Integer> {
     try (BertModel bert = model.open()) {
       Encoding input = bert.encode(sentence.text, sentence.pair);
       Warnings.truncation(input);
-      SaliencyMetric metric = SaliencyMetric.of(bert.tokenizer().singleTokenId(target),
-          contrast == null ? -1 : bert.tokenizer().singleTokenId(contrast));
+      long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
+      SaliencyMetric metric = SaliencyMetric.of(tc[0], tc[1]);
       TokenSaliency s = new TokenSaliency(bert);
       long start = System.nanoTime();
       SaliencyResult r;

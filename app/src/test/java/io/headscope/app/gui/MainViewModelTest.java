@@ -54,6 +54,22 @@ class MainViewModelTest {
     assertThat(vm.errorProperty().get()).isNull();
   }
 
+  /**
+   * Finite but huge weights (layer 2's feed-forward sums to +Inf: see NonFiniteActivationTest) are
+   * reported in the window's one-line error, not shown as maps and predictions of NaN (issue 39, G07).
+   */
+  @Test
+  void aForwardPassThatOverflowsIsReportedNotShown() {
+    Path huge = TinyBert.create(2, 2, 5)
+        .edit("encoder.layer.1.intermediate.dense.bias", b -> java.util.Arrays.fill(b, 3e38f))
+        .edit("encoder.layer.1.output.dense.weight", w -> java.util.Arrays.fill(w, 1f))
+        .writeTo(dir.resolve("huge")).config().getParent();
+    MainViewModel vm = loaded(huge);
+    assertThat(vm.errorProperty().get()).startsWith("The forward pass produced NaN/Inf at layer 2").doesNotContain("\n");
+    assertThat(vm.traceProperty().get()).isNull();
+    assertThat(vm.predictionsProperty()).isEmpty();
+  }
+
   /** A long input takes tens of seconds on a busy machine: the status line and the bar follow each step. */
   @Test
   void aRunSaysWhichStepItIsOnWithTheBarRising() {

@@ -87,5 +87,16 @@ class PredictionsViewModelTest {
     vm.follow();
     assertThat(vm.targetProblemProperty().get()).contains("single wordpiece");
     assertThat(main.session().target()).isNull();
+
+    // the shared vocabulary check (issue 39): a word read as [UNK], and a contrast that is the target
+    vm.targetWordProperty().set("猫");
+    vm.follow();
+    assertThat(vm.targetProblemProperty().get()).isEqualTo("'猫' is not in this model's vocabulary: it would be read as [UNK].");
+    assertThat(main.session().target()).isNull();
+    vm.targetWordProperty().set("cat");
+    vm.contrastWordProperty().set("CAT"); // the uncased model's "cat"
+    vm.follow();
+    assertThat(vm.targetProblemProperty().get()).startsWith("The contrast 'CAT' is the target 'cat' itself");
+    assertThat(main.session().target()).isNull();
   }
 }

@@ -130,7 +130,7 @@ public record BertConfig(
   public static BertConfig read(Path configJson) {
     JsonNode root;
     try {
-      root = JSON.readTree(configJson.toFile());
+      root = ConfigFields.JSON.readTree(configJson.toFile()); // NaN read as a number, to be named where it stands
     } catch (IOException e) {
       throw new HeadScopeException(configJson + " is not valid JSON: " + firstLine(e.getMessage()), e);
     }
@@ -202,6 +202,9 @@ public record BertConfig(
 
   /** A whole number that fits an int; 2.5, "12" and 1e12 are refused (12.0 is read as 12). */
   private static int integer(JsonNode v, String key, Path file) {
+    if (v.isNumber() && !Double.isFinite(v.asDouble())) {
+      throw new HeadScopeException(file + ": \"" + key + "\" is " + v.asText() + ", not a finite number.");
+    }
     boolean whole = v.isIntegralNumber() || v.isFloatingPointNumber() && v.asDouble() == Math.rint(v.asDouble());
     if (!whole || !v.canConvertToInt() || v.isFloatingPointNumber() && Math.abs(v.asDouble()) > Integer.MAX_VALUE) {
       throw new HeadScopeException(file + ": \"" + key + "\" must be a whole number, got " + v + ".");

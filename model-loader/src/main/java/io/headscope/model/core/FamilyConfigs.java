@@ -13,6 +13,7 @@ final class FamilyConfigs {
 
   /** BERT, RoBERTa, XLM-R, ELECTRA, ALBERT: BERT's keys, plus the embedding width and position offset. */
   static BertConfig bertLike(Family family, JsonNode root, Path file, List<String> labels) {
+    ConfigFields.refuseUnmodelled(root, family, file);
     int hidden = BertConfig.requiredInt(root, "hidden_size", file);
     // ElectraConfig and AlbertConfig default embedding_size to 128; the others embed at hidden_size
     int embedding = switch (family) {
@@ -32,7 +33,7 @@ final class FamilyConfigs {
     int offset = family == Family.ROBERTA || family == Family.XLM_ROBERTA
         ? BertConfig.optionalInt(root, "pad_token_id", 1, file) + 1
         : 0;
-    String act = root.path("hidden_act").asText(family == Family.ALBERT ? "gelu_new" : "gelu");
+    String act = ConfigFields.activation(root, "hidden_act", family == Family.ALBERT ? "gelu_new" : "gelu", file);
     return new BertConfig(
         BertConfig.requiredInt(root, "vocab_size", file),
         hidden,
@@ -42,12 +43,13 @@ final class FamilyConfigs {
         act,
         BertConfig.optionalInt(root, "max_position_embeddings", 512, file),
         BertConfig.optionalInt(root, "type_vocab_size", 2, file),
-        root.path("layer_norm_eps").asDouble(1e-12),
+        ConfigFields.finiteNumber(root, "layer_norm_eps", 1e-12, file),
         labels, family, embedding, offset);
   }
 
   /** DistilBertConfig: dim, n_layers, n_heads, hidden_dim, activation; no token types; LayerNorm eps 1e-12. */
   static BertConfig distilBert(JsonNode root, Path file, List<String> labels) {
+    ConfigFields.refuseUnmodelled(root, Family.DISTILBERT, file);
     int dim = BertConfig.optionalInt(root, "dim", 768, file);
     return new BertConfig(
         BertConfig.requiredInt(root, "vocab_size", file),
@@ -55,13 +57,14 @@ final class FamilyConfigs {
         BertConfig.optionalInt(root, "n_layers", 6, file),
         BertConfig.optionalInt(root, "n_heads", 12, file),
         BertConfig.optionalInt(root, "hidden_dim", 4 * dim, file),
-        root.path("activation").asText("gelu"),
+        ConfigFields.activation(root, "activation", "gelu", file),
         BertConfig.optionalInt(root, "max_position_embeddings", 512, file),
         0, 1e-12, labels, Family.DISTILBERT, dim, 0);
   }
 
   /** GPT2Config: n_embd, n_layer, n_head, n_inner (null: 4 n_embd), n_positions, layer_norm_epsilon. */
   static BertConfig gpt2(JsonNode root, Path file, List<String> labels) {
+    ConfigFields.refuseUnmodelled(root, Family.GPT2, file);
     if (!root.path("scale_attn_weights").asBoolean(true)
         || root.path("scale_attn_by_inverse_layer_idx").asBoolean(false)) {
       throw new HeadScopeException(file + ": HeadScope reads GPT-2s that scale attention scores by "
@@ -74,8 +77,8 @@ final class FamilyConfigs {
         BertConfig.optionalInt(root, "n_layer", 12, file),
         BertConfig.optionalInt(root, "n_head", 12, file),
         BertConfig.optionalInt(root, "n_inner", 4 * d, file),
-        root.path("activation_function").asText("gelu_new"),
+        ConfigFields.activation(root, "activation_function", "gelu_new", file),
         BertConfig.optionalInt(root, "n_positions", 1024, file),
-        0, root.path("layer_norm_epsilon").asDouble(1e-5), labels, Family.GPT2, d, 0);
+        0, ConfigFields.finiteNumber(root, "layer_norm_epsilon", 1e-5, file), labels, Family.GPT2, d, 0);
   }
 }

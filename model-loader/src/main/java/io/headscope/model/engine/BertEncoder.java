@@ -111,7 +111,7 @@ final class BertEncoder {
     if (w.embProjWeight != null) {
       x = dense(x, w.embProjWeight, w.embProjBias); // (B, T, e) to (B, T, d)
     }
-    return hooks.at(HookPoint.embed(), x);
+    return hooks.at(HookPoint.embed(), finite(x, 0));
   }
 
   /**
@@ -134,7 +134,7 @@ final class BertEncoder {
   /** Runs layers {@code from} (inclusive) to {@code to} (exclusive) on {@code x} (B, T, d), for gradients. */
   NDArray encode(NDArray x, NDArray scoreMask, int from, int to, Hooks hooks) {
     for (int l = from; l < to; l++) {
-      x = layer(l, x, scoreMask, hooks);
+      x = finite(layer(l, x, scoreMask, hooks), l + 1);
     }
     return x;
   }
@@ -151,6 +151,7 @@ final class BertEncoder {
       try (NDManager layerScope = outer.newSubManager()) {
         x.tempAttach(layerScope); // back to outer when the layer's scope closes
         NDArray next = layer(l, x, scoreMask, hooks); // x is every op's first operand: results land on layerScope
+        finite(next, l + 1);
         next.attach(outer);
         x = next;
       }
@@ -225,7 +226,10 @@ final class BertEncoder {
   void attentionMaps(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
     NDArray in = hooks.at(HookPoint.Kind.RESID_PRE, l, x); // as in layer()
-    pattern(l, p, c.family().preLayerNorm() ? layerNorm(in, p.ln1Weight(), p.ln1Bias()) : in, scoreMask, hooks);
+    NDArray[] pv = pattern(l, p, c.family().preLayerNorm() ? layerNorm(in, p.ln1Weight(), p.ln1Bias()) : in, scoreMask, hooks);
+    // what the run keeps of this layer: its maps and values (the layer's output is never computed)
+    finite(pv[0], l + 1);
+    finite(pv[1], l + 1);
   }
 
   /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */
@@ -293,7 +297,7 @@ final class BertEncoder {
     return w.finalLnWeight == null ? x : layerNorm(x, w.finalLnWeight, w.finalLnBias);
   }
 
-  /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings. */
+  /** Masked-LM logits for a set of hidden states, (M, d) to (M, V); the decoder is the word embeddings unless untied. */
   NDArray mlmLogits(NDArray hidden) {
     if (!w.hasMaskedLmHead()) {
       // a bare BertModel or a classifier: say so instead of failing inside a product with null weights
@@ -302,11 +306,11 @@ final class BertEncoder {
     }
     if (w.gptLmHead) {
       // GPT-2: the (tied) word embeddings on the normalised state (finalNorm); no transform, no bias
-      return Linear.linear(hidden, w.wordEmbeddings, null).singletonOrThrow(); // (M, V)
+      return finite(Linear.linear(hidden, w.decoder, null).singletonOrThrow(), HEAD); // (M, V)
     }
     NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias), headGelu); // (M, e)
     t = layerNorm(t, w.mlmLnWeight, w.mlmLnBias, c.embeddingSize());
-    return dense(t, w.wordEmbeddings, w.mlmBias); // (M, V)
+    return finite(dense(t, w.decoder, w.mlmBias), HEAD); // (M, V)
   }
 
   /** The masked-LM head's activation alone (direct logit attribution freezes it as {@code act(z) / z}). */
@@ -320,7 +324,7 @@ final class BertEncoder {
       throw new HeadScopeException("This model has no sequence-classification head, so it gives no class "
           + "probabilities.");
     }
-    return classify(pooled(sequenceOutput));
+    return finite(classify(pooled(sequenceOutput)), HEAD);
   }
 
   /** The pooler, {@code tanh(W_p h_[CLS] + b_p)}: (B, T, d) to (B, d). */
@@ -332,6 +336,38 @@ final class BertEncoder {
   /** The classifier on the pooled state, {@code W_c p + b_c}: (B, d) to (B, labels). */
   NDArray classify(NDArray pooled) {
     return dense(pooled, w.classifierWeight, w.classifierBias);
+  }
+
+  /** {@link #finite}'s place of a model head's logits (masked-LM, next-token or classifier). */
+  static final int HEAD = -1;
+
+  /**
+   * {@code x}, after checking that every value is finite; else the one-line refusal naming where the
+   * pass first went non-finite. Weights that are finite but huge (they pass the load check) overflow
+   * float32 to Inf and then NaN, and a NaN compared with anything is false: ranks, argmaxes and
+   * categories made from it would be claims about nothing. Checked after the embeddings and after
+   * every layer, so the first place named is the first layer whose output is not finite. One reduction,
+   * no copy: a sum is finite only if every term is (NaN and Inf propagate), so a finite sum settles it;
+   * only a non-finite sum, which finite values near 3e38 can also give, asks max and min, which torch
+   * computes propagating NaN (an Inf is the max or the min itself). Measured in docs/PERFORMANCE.md.
+   *
+   * @param layer 0 for the embeddings, 1.. for a layer's output (one-based, as the commands print
+   *     layers), {@link #HEAD} for a head's logits
+   */
+  static NDArray finite(NDArray x, int layer) {
+    try (NDArray sum = x.sum()) {
+      if (Float.isFinite(sum.getFloat())) {
+        return x;
+      }
+    }
+    try (NDArray max = x.max(); NDArray min = x.min()) {
+      if (Float.isFinite(max.getFloat()) && Float.isFinite(min.getFloat())) {
+        return x; // finite values whose sum overflowed
+      }
+    }
+    String where = layer == 0 ? "the embeddings" : layer == HEAD ? "the model's head (its logits)" : "layer " + layer;
+    throw new HeadScopeException("The forward pass produced NaN/Inf at " + where + ": the model's numbers "
+        + "overflow float32 (weights finite but too large?), so no result is given.");
   }
 
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {

@@ -37,6 +37,12 @@ final class BertWeights implements AutoCloseable {
   final NDManager manager;
   final BertConfig config;
   final NDArray wordEmbeddings;
+  /**
+   * The LM head's decoder, (V, e): the word embeddings when tied ({@code tie_word_embeddings}, the
+   * default), else the checkpoint's own {@code cls.predictions.decoder.weight} (GPT-2's {@code
+   * lm_head.weight}), as transformers reads it; null without an LM head.
+   */
+  final NDArray decoder;
   final NDArray positionEmbeddings;
   /** Null for a family without token types (DistilBERT, GPT-2). */
   final NDArray tokenTypeEmbeddings;
@@ -60,7 +66,7 @@ final class BertWeights implements AutoCloseable {
   /** Pooler and sequence-classification head (null when absent). */
   final NDArray poolerWeight, poolerBias, classifierWeight, classifierBias;
 
-  private BertWeights(BertConfig config, NDManager manager, Map<String, NDArray> t) {
+  private BertWeights(BertConfig config, NDManager manager, Map<String, NDArray> t, boolean tied) {
     this.config = config;
     this.manager = manager;
     int d = config.hiddenSize();
@@ -120,9 +126,18 @@ final class BertWeights implements AutoCloseable {
     }
     finalLnWeight = family.preLayerNorm() ? w.req("final.LayerNorm.weight", d) : null;
     finalLnBias = family.preLayerNorm() ? w.req("final.LayerNorm.bias", d) : null;
-    // the decoder is the word embeddings in every family (tied weights; a stored copy is not read)
     boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
     gptLmHead = family == Family.GPT2;
+    if (tied || !(hasMlm || gptLmHead)) {
+      decoder = hasMlm || gptLmHead ? wordEmbeddings : null; // a stored copy of tied weights is not read, as in transformers
+    } else if (!w.has("cls.predictions.decoder.weight")) {
+      List<WeightNames.Source> where = WeightNames.sources(family, "cls.predictions.decoder.weight");
+      throw new HeadScopeException("config.json says tie_word_embeddings false, but the checkpoint has no tensor "
+          + (where.isEmpty() ? "cls.predictions.decoder.weight" : where.get(0).name()) + ": the output embeddings "
+          + "were not saved, so the predictions cannot be made.");
+    } else {
+      decoder = w.req("cls.predictions.decoder.weight", config.vocabSize(), e); // untied: the head's own weights
+    }
     mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", e, d) : null;
     mlmDenseBias = hasMlm ? w.req("cls.predictions.transform.dense.bias", e) : null;
     mlmLnWeight = hasMlm ? w.req("cls.predictions.transform.LayerNorm.weight", e) : null;
@@ -171,7 +186,12 @@ final class BertWeights implements AutoCloseable {
    * last layer the config asks for is looked up before anything is allocated.
    */
   static BertWeights load(BertConfig config, Safetensors file, NDManager parent) {
-    return load(config, file, parent, arrays -> { });
+    return load(config, file, parent, true, arrays -> { });
+  }
+
+  /** {@link #load}, with the output embeddings tied to the word embeddings or read as stored ({@code tied} false). */
+  static BertWeights load(BertConfig config, Safetensors file, NDManager parent, boolean tied) {
+    return load(config, file, parent, tied, arrays -> { });
   }
 
   /**
@@ -180,6 +200,11 @@ final class BertWeights implements AutoCloseable {
    * must be created in the map's manager (that of any array in it).
    */
   static BertWeights load(BertConfig config, Safetensors file, NDManager parent,
+      java.util.function.Consumer<Map<String, NDArray>> amend) {
+    return load(config, file, parent, true, amend);
+  }
+
+  private static BertWeights load(BertConfig config, Safetensors file, NDManager parent, boolean tied,
       java.util.function.Consumer<Map<String, NDArray>> amend) {
     Map<String, Safetensors.TensorInfo> infos = file.tensors();
     for (Safetensors.TensorInfo info : infos.values()) {
@@ -233,7 +258,7 @@ final class BertWeights implements AutoCloseable {
         }
       }
       amend.accept(arrays);
-      BertWeights w = new BertWeights(config, manager, arrays);
+      BertWeights w = new BertWeights(config, manager, arrays, tied);
       java.util.Set<NDArray> kept = w.retained();
       arrays.values().stream().filter(a -> !kept.contains(a)).forEach(NDArray::close);
       return w;
@@ -260,7 +285,7 @@ final class BertWeights implements AutoCloseable {
   /** Every array the model keeps; the rest of what was loaded (e.g. the unfused Q, K, V) is closed. */
   private java.util.Set<NDArray> retained() {
     java.util.Set<NDArray> kept = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    kept.addAll(java.util.Arrays.asList(wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
+    kept.addAll(java.util.Arrays.asList(wordEmbeddings, decoder, positionEmbeddings, tokenTypeEmbeddings,
         embLnWeight, embLnBias, embProjWeight, embProjBias, finalLnWeight, finalLnBias, mlmDenseWeight, mlmDenseBias, mlmLnWeight, mlmLnBias, mlmBias,
         poolerWeight, poolerBias, classifierWeight, classifierBias));
     kept.addAll(java.util.Arrays.asList(outWeightByHead));

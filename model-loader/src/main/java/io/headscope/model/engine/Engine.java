@@ -33,11 +33,22 @@ public final class Engine implements AutoCloseable {
     this.encoder = new BertEncoder(weights);
   }
 
-  /** Loads and checks the weights of a checkpoint into native memory. */
+  /** Loads and checks the weights of a checkpoint into native memory, the output embeddings tied. */
   public static Engine load(BertConfig config, Safetensors file) {
+    return load(config, file, true);
+  }
+
+  /**
+   * Loads and checks the weights of a checkpoint into native memory.
+   *
+   * @param tiedWordEmbeddings whether the LM head's decoder is the word embeddings ({@code
+   *     tie_word_embeddings}, {@link io.headscope.model.core.ConfigFields#tiedWordEmbeddings}) or its
+   *     own stored weights
+   */
+  public static Engine load(BertConfig config, Safetensors file, boolean tiedWordEmbeddings) {
     NDManager manager = NDManager.newBaseManager(Device.cpu(), ENGINE);
     try {
-      return new Engine(manager, BertWeights.load(config, file, manager));
+      return new Engine(manager, BertWeights.load(config, file, manager, tiedWordEmbeddings));
     } catch (RuntimeException e) {
       manager.close();
       throw e;
@@ -89,7 +100,7 @@ public final class Engine implements AutoCloseable {
     }
     float[][] rows = new float[tokens.length][];
     for (int i = 0; i < tokens.length; i++) {
-      try (NDArray row = weights.wordEmbeddings.get(tokens[i])) {
+      try (NDArray row = weights.decoder.get(tokens[i])) {
         rows[i] = row.toFloatArray();
       }
     }
@@ -127,7 +138,7 @@ public final class Engine implements AutoCloseable {
     float[][] rows = new float[tokens.length][];
     float[] bias = new float[tokens.length];
     for (int i = 0; i < tokens.length; i++) {
-      try (NDArray row = weights.wordEmbeddings.get(tokens[i]); NDArray b = weights.mlmBias.get(tokens[i])) {
+      try (NDArray row = weights.decoder.get(tokens[i]); NDArray b = weights.mlmBias.get(tokens[i])) {
         rows[i] = row.toFloatArray();
         bias[i] = b.getFloat();
       }
@@ -183,7 +194,8 @@ public final class Engine implements AutoCloseable {
         x = encoder.encodeLayerByLayer(x, scoreMask, r.from(), layers - 1, hooks); // (B, T, d)
         try (NDManager last = scope.newSubManager()) {
           x.tempAttach(last);
-          NDArray out = encoder.layerAtTokens(layers - 1, x, rows.pick(scope), scoreMask, hooks); // (B, M, d)
+          NDArray out = BertEncoder.finite(encoder.layerAtTokens(layers - 1, x, rows.pick(scope), scoreMask, hooks),
+              layers); // (B, M, d)
           out.attach(scope);
           x = out;
         }

@@ -254,13 +254,16 @@ public final class BertTextEncoder implements TextEncoder {
           return id;
         }
       }
-      throw new io.headscope.model.core.HeadScopeException("\"" + word + "\" is not in this model's vocabulary.");
+      throw TextEncoder.notInVocabulary(word, null);
     }
     Pieces p = wordpieces(word == null ? "" : word);
     if (p.ids.length != 1) {
-      throw new io.headscope.model.core.HeadScopeException("\"" + word + "\" is " + (p.ids.length == 0 ? "no wordpiece"
-          : p.ids.length + " wordpieces (" + String.join(" ", p.tokens) + ")") + " in this model's vocabulary; "
-          + "give a word that is a single wordpiece.");
+      throw TextEncoder.notInVocabulary(word, "it is " + (p.ids.length == 0 ? "no wordpiece"
+          : p.ids.length + " wordpieces (" + String.join(" ", p.tokens) + ")") + "; give a word that is a single wordpiece.");
+    }
+    if (p.ids[0] == unkId && !UNK.equals(word)) {
+      // [UNK] stands for every word the vocabulary lacks: following it follows none of them
+      throw TextEncoder.notInVocabulary(word, "it would be read as " + UNK + ".");
     }
     return p.ids[0];
   }

@@ -190,17 +190,22 @@ public final class HfTextEncoder implements TextEncoder {
   @Override
   public long singleTokenId(String word) {
     String w = word == null ? "" : word;
+    Long asSpelled = facts.tokenToId.get(w);
     Pieces inSentence = pieces(" " + w);
-    if (inSentence.size() == 1) {
+    if (inSentence.size() == 1 && (inSentence.ids[0] != facts.unkId || asSpelled != null)) {
       return inSentence.ids[0];
     }
-    Long asSpelled = facts.tokenToId.get(w);
     if (asSpelled != null) {
       return asSpelled;
     }
-    throw new HeadScopeException("\"" + word + "\" is " + (inSentence.size() == 0 ? "no token"
+    if (inSentence.size() == 1) {
+      // the unknown token stands for every word the vocabulary lacks: following it follows none of them
+      throw TextEncoder.notInVocabulary(word, "it would be read as "
+          + vocabToken(facts.unkId) + ".");
+    }
+    throw TextEncoder.notInVocabulary(word, "it is " + (inSentence.size() == 0 ? "no token"
         : inSentence.size() + " tokens (" + String.join(" ", inSentence.tokens) + ")")
-        + " in this model's vocabulary; give a word that is a single token.");
+        + "; give a word that is a single token.");
   }
 
   @Override

@@ -51,9 +51,52 @@ public interface TextEncoder extends AutoCloseable {
    * {@code Ġher}, {@code ▁her}) is also accepted.
    *
    * @throws io.headscope.model.core.HeadScopeException naming the word and its tokens if it is not one
-   *     token
+   *     token, or "is not in this model's vocabulary" if it would be read as the unknown token ({@code
+   *     [UNK]}, {@code <unk>}): a target that is the unknown token follows every unknown word at once
    */
   long singleTokenId(String word);
+
+  /**
+   * The one vocabulary check of every command and screen that follows a word ({@code --target} and
+   * {@code --contrast} of lens, saliency, patch and ablate, their screens, the Python bridge through
+   * the commands): both ids by {@link #singleTokenId}, and a contrast that is the target's own token
+   * refused, since every difference against itself is 0 and says nothing.
+   *
+   * @param target the followed word, or null for none (then {@code contrast} must be null too)
+   * @param contrast the contrast word, or null for none
+   * @return {@code {target id, contrast id}}, {@link #NO_TOKEN} for a word not given
+   */
+  default long[] targetAndContrast(String target, String contrast) {
+    long t = target == null ? NO_TOKEN : singleTokenId(target);
+    long c = contrast == null ? NO_TOKEN : singleTokenId(contrast);
+    if (c != NO_TOKEN && c == t) {
+      throw new io.headscope.model.core.HeadScopeException("The contrast " + quoted(contrast) + " is the target "
+          + quoted(target) + " itself (the token " + vocabToken(t) + "): a difference with itself is 0 everywhere; "
+          + "give another contrast.");
+    }
+    return new long[] {t, c};
+  }
+
+  /** The refusal of a word the vocabulary does not hold as one token; {@code why} follows a colon. */
+  static io.headscope.model.core.HeadScopeException notInVocabulary(String word, String why) {
+    return new io.headscope.model.core.HeadScopeException(quoted(word) + " is not in this model's vocabulary"
+        + (why == null || why.isEmpty() ? "." : ": " + why));
+  }
+
+  /** A word as messages show it: in single quotes, on one line (control characters escaped as backslash, u and four hex digits). */
+  static String quoted(String word) {
+    StringBuilder b = new StringBuilder("'");
+    String w = word == null ? "" : word;
+    for (int i = 0; i < w.length(); i++) {
+      char ch = w.charAt(i);
+      if (Character.isISOControl(ch) || ch == '\u2028' || ch == '\u2029') {
+        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) ch));
+      } else {
+        b.append(ch);
+      }
+    }
+    return b.append('\'').toString();
+  }
 
   /** The most tokens an encoding may have, special tokens included. */
   int maxLength();

@@ -137,7 +137,7 @@ class ByteLevelBpeEncoderTest {
       assertThat(enc.singleTokenId("Ġd")).isEqualTo(269);
       assertThatThrownBy(() -> enc.singleTokenId("café"))
           .isInstanceOf(HeadScopeException.class)
-          .hasMessage("\"café\" is 2 tokens (Ġ cafÃ©) in this model's vocabulary; give a word that is a single token.");
+          .hasMessage("'café' is not in this model's vocabulary: it is 2 tokens (Ġ cafÃ©); give a word that is a single token.");
     }
   }
 

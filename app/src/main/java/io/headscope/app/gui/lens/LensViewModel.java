@@ -102,8 +102,9 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     }
     boolean ig = integrated.get();
     job.task("Reading " + m.name() + " layer by layer…", p -> {
-          long t = m.tokenizer().singleTokenId(word);
-          long c = other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other);
+          long[] tc = m.tokenizer().targetAndContrast(word, other.isEmpty() ? null : other);
+          long t = tc[0];
+          long c = tc[1];
           LensResult lens = new LogitLens(m).run(input, t, c, 5);
           p.update("Direct logit attribution…", 0.4);
           DlaResult dla = null;

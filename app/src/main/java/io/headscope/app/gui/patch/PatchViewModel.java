@@ -143,9 +143,9 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     // attribution patching estimates per-head sites only (as the CLI's --attribution), and not KL
     boolean withAttribution = attribution.get() && s.perHead() && !byKl;
     job.task("Patching " + m.name() + "…", p -> {
-          TargetMetric metric = word.isEmpty() ? null
-              : new TargetMetric(other.isEmpty() ? TargetMetric.Kind.LOGPROB : TargetMetric.Kind.LOGIT_DIFF,
-                  m.tokenizer().singleTokenId(word), other.isEmpty() ? -1 : m.tokenizer().singleTokenId(other));
+          long[] tc = word.isEmpty() ? null : m.tokenizer().targetAndContrast(word, other.isEmpty() ? null : other);
+          TargetMetric metric = tc == null ? null
+              : new TargetMetric(other.isEmpty() ? TargetMetric.Kind.LOGPROB : TargetMetric.Kind.LOGIT_DIFF, tc[0], tc[1]);
           PatchInputs in = PatchInputs.of(m, cleanText, corruptedText);
           PatchMetric measured = byKl ? PatchMetric.kl(metric) : PatchMetric.of(metric);
           PatchResult r = new ActivationPatching(m).run(in, measured, s, d, p::update, p::isCancelled);

@@ -108,8 +108,9 @@ public final class PredictionsViewModel {
     }
     TargetMetric tm;
     try {
-      long target = m.tokenizer().singleTokenId(t);
-      long contrast = c.isEmpty() ? -1 : m.tokenizer().singleTokenId(c);
+      long[] tc = m.tokenizer().targetAndContrast(t, c.isEmpty() ? null : c);
+      long target = tc[0];
+      long contrast = tc[1];
       TargetMetric.Kind k = metric.get() == TargetMetric.Kind.LOGIT_DIFF && contrast < 0 ? TargetMetric.Kind.LOGPROB : metric.get();
       tm = new TargetMetric(k, target, contrast);
     } catch (HeadScopeException e) {
