@@ -10,6 +10,7 @@ import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ProgressListener;
+import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -33,8 +34,9 @@ import java.util.function.BooleanSupplier;
  * Denoising swaps the inputs. Every head of the layers before the first receiver is a sender; several
  * receivers are patched together in (b).
  *
- * <p>Batched as activation patching: the pair of plain runs is made once; (a) runs the heads of one layer
- * as one batch from that layer's input, the sender's output patched at its {@code attn.hook_result} and every
+ * <p>Batched as activation patching: the pair of plain runs is made once. Into the logits, (a) runs the heads
+ * of one layer as one batch on the read tokens alone (see {@code intoLogits}: with every attention output fixed,
+ * nothing mixes tokens). Into heads, (a) runs them from that layer's input, the sender's output patched at its {@code attn.hook_result} and every
  * later layer's attention output ({@code hook_attn_out}, the sum of its frozen heads and the bias) set to the
  * base run's; (b) runs every sender as one row from the first receiver's layer, with each receiver head's block
  * of {@code attn.hook_q|k|v} replaced by the one (a) computed and the other heads' blocks as (b) computes them
@@ -85,6 +87,14 @@ public final class PathPatching {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("path patching cancelled");
       }
+      if (logits) {
+        RunResult r = model.run(intoLogits(runs, in, compare, l, heads, layers));
+        for (int h = 0; h < heads; h++) {
+          patched[l][h] = PatchRuns.value(metric, r.comparison()[h]);
+        }
+        progress.progress("path patching: senders of layer " + (l + 1) + " of " + first, (l + 1) / (double) (first + 1));
+        continue;
+      }
       HookPoint result = HookPoint.of(HookPoint.Kind.ATTN_RESULT, l);
       // row h: the base layer's head outputs with head h's from the source
       Activation senders = ActivationPatching.variants(PatchSite.HEAD, runs.baseValue(result), runs.sourceValue(result),
@@ -96,12 +106,7 @@ public final class PathPatching {
         HookPoint out = HookPoint.of(HookPoint.Kind.ATTN_OUT, k);
         a = a.intervene(new Intervention.Patch(out, runs.baseValue(out).repeatRows(heads))); // every head frozen
       }
-      if (logits) {
-        RunResult r = model.run(a.read(compare));
-        for (int h = 0; h < heads; h++) {
-          patched[l][h] = PatchRuns.value(metric, r.comparison()[h]);
-        }
-      } else {
+      {
         Set<Integer> at = new LinkedHashSet<>();
         receivers.forEach(x -> at.add(x.layer()));
         Capture keep = new Capture(kinds(receivers), Set.of(), at, Capture.Stage.AFTER_INTERVENTIONS);
@@ -121,6 +126,69 @@ public final class PathPatching {
     }
     progress.progress("path patching", 1.0);
     return new PathPatchResult(d, metric.column(), runs.cleanMetric(), runs.corruptedMetric(), receivers, patched);
+  }
+
+  /**
+   * Step (a) into the logits for the heads of layer {@code l}, on the read tokens alone. From the sender's layer
+   * up every attention output is fixed (the sender's layer: the base's with the sender's output swapped; above
+   * it: the base's), and what is left of a layer (the residual sums, LayerNorms and feed-forward block) works
+   * on each token alone; so the read tokens' streams depend on nothing but their own rows, and the run is made
+   * on those rows only, as a sequence of M tokens whose attention outputs are all set ({@code hook_attn_out}).
+   * The attention a layer computes among the M rows is replaced, so it does not matter.
+   */
+  private RunRequest intoLogits(PatchRuns runs, PatchInputs in, Readouts compare, int l, int heads, int layers) {
+    int[] read = in.positions();
+    int m = read.length;
+    Activation result = runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
+    Activation source = runs.sourceValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l));
+    Activation out = rows(runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_OUT, l)), read); // (1, M, d)
+    int d = out.shape()[2];
+    float[] swapped = new float[heads * m * d];
+    for (int h = 0; h < heads; h++) {
+      for (int i = 0; i < m; i++) {
+        int at = (read[i] * heads + h) * d; // (T, H, d)
+        for (int e = 0; e < d; e++) {
+          // the layer's sum of heads and bias, with this head's term from the source run
+          swapped[(h * m + i) * d + e] = out.data()[i * d + e] + (source.data()[at + e] - result.data()[at + e]);
+        }
+      }
+    }
+    RunRequest a = RunRequest.of(Collections.nCopies(heads, narrowed(runs.base(), read)))
+        .startingAt(l, rows(runs.baseValue(HookPoint.residPre(l)), read).repeatRows(heads))
+        .intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.ATTN_OUT, l),
+            new Activation(swapped, new int[] {heads, m, d})));
+    for (int k = l + 1; k < layers; k++) {
+      HookPoint p = HookPoint.of(HookPoint.Kind.ATTN_OUT, k);
+      a = a.intervene(new Intervention.Patch(p, rows(runs.baseValue(p), read).repeatRows(heads)));
+    }
+    int[] all = new int[m];
+    Arrays.setAll(all, i -> i);
+    Readouts.Comparison c = compare.comparisons().get(0);
+    return a.read(Readouts.none().withComparison(new Readouts.Comparison(all, c.targets(), c.reference(),
+        c.contrasts())));
+  }
+
+  /** The tokens at {@code read} of an input, as an input of their own (only its length and padding are used). */
+  private static Encoding narrowed(Encoding e, int[] read) {
+    List<String> tokens = new ArrayList<>();
+    long[] ids = new long[read.length];
+    long[] segments = new long[read.length];
+    for (int i = 0; i < read.length; i++) {
+      tokens.add(e.tokens().get(read[i]));
+      ids[i] = e.ids()[read[i]];
+      segments[i] = e.segments()[read[i]];
+    }
+    return new Encoding(tokens, ids, segments, -1, 0);
+  }
+
+  /** The rows {@code read} of a (1, T, d) value: (1, M, d). */
+  private static Activation rows(Activation v, int[] read) {
+    int d = v.shape()[2];
+    float[] out = new float[read.length * d];
+    for (int i = 0; i < read.length; i++) {
+      System.arraycopy(v.data(), read[i] * d, out, i * d, d);
+    }
+    return new Activation(out, new int[] {1, read.length, d});
   }
 
   /** (b): every sender one row, run from the first receiver's layer with the receivers' blocks from (a). */
