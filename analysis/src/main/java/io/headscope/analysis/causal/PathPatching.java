@@ -34,9 +34,9 @@ import java.util.function.BooleanSupplier;
  * Denoising swaps the inputs. Every head of the layers before the first receiver is a sender; several
  * receivers are patched together in (b).
  *
- * <p>Batched as activation patching: the pair of plain runs is made once. Into the logits, (a) runs the heads
- * of one layer as one batch on the read tokens alone (see {@code intoLogits}: with every attention output fixed,
- * nothing mixes tokens). Into heads, (a) runs them from that layer's input, the sender's output patched at its {@code attn.hook_result} and every
+ * <p>Batched as activation patching: the pair of plain runs is made once. Into the logits, (a) runs every
+ * sender as one row of one batch on the read tokens alone (see {@code intoLogits}: with every attention output
+ * fixed, nothing mixes tokens). Into heads, (a) runs them from that layer's input, the sender's output patched at its {@code attn.hook_result} and every
  * later layer's attention output ({@code hook_attn_out}, the sum of its frozen heads and the bias) set to the
  * base run's; (b) runs every sender as one row from the first receiver's layer, with each receiver head's block
  * of {@code attn.hook_q|k|v} replaced by the one (a) computed and the other heads' blocks as (b) computes them
@@ -83,17 +83,17 @@ public final class PathPatching {
     float[][][][] carried = logits ? null : new float[first][heads][receivers.size()][];
     int[] all = new int[heads];
     Arrays.setAll(all, i -> i);
-    for (int l = 0; l < first; l++) {
+    if (logits) {
+      RunResult r = model.run(intoLogits(runs, in, compare, heads, layers));
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          patched[l][h] = PatchRuns.value(metric, r.comparison()[l * heads + h]);
+        }
+      }
+    }
+    for (int l = 0; l < (logits ? 0 : first); l++) {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("path patching cancelled");
-      }
-      if (logits) {
-        RunResult r = model.run(intoLogits(runs, in, compare, l, heads, layers));
-        for (int h = 0; h < heads; h++) {
-          patched[l][h] = PatchRuns.value(metric, r.comparison()[h]);
-        }
-        progress.progress("path patching: senders of layer " + (l + 1) + " of " + first, (l + 1) / (double) (first + 1));
-        continue;
       }
       HookPoint result = HookPoint.of(HookPoint.Kind.ATTN_RESULT, l);
       // row h: the base layer's head outputs with head h's from the source
@@ -129,37 +129,39 @@ public final class PathPatching {
   }
 
   /**
-   * Step (a) into the logits for the heads of layer {@code l}, on the read tokens alone. From the sender's layer
-   * up every attention output is fixed (the sender's layer: the base's with the sender's output swapped; above
-   * it: the base's), and what is left of a layer (the residual sums, LayerNorms and feed-forward block) works
-   * on each token alone; so the read tokens' streams depend on nothing but their own rows, and the run is made
-   * on those rows only, as a sequence of M tokens whose attention outputs are all set ({@code hook_attn_out}).
-   * The attention a layer computes among the M rows is replaced, so it does not matter.
+   * Step (a) into the logits for every sender at once, on the read tokens alone. From the sender's layer up
+   * every attention output is fixed (the sender's layer: the base's with the sender's output swapped; above it:
+   * the base's), and what is left of a layer (the residual sums, LayerNorms and feed-forward block) works on each
+   * token alone; so the read tokens' streams depend on nothing but their own rows. Below the sender's layer a
+   * row is the base run, which the same holds for once its attention outputs are set to the base's. So one run
+   * of L H rows of M tokens from the read tokens' embeddings, each layer's {@code hook_attn_out} set (row
+   * {@code l H + h}: swapped at layer l, the base's elsewhere), gives every sender; the attention a layer computes
+   * among the M rows is replaced, so it does not matter.
    */
-  private RunRequest intoLogits(PatchRuns runs, PatchInputs in, Readouts compare, int l, int heads, int layers) {
+  private RunRequest intoLogits(PatchRuns runs, PatchInputs in, Readouts compare, int heads, int layers) {
     int[] read = in.positions();
     int m = read.length;
-    Activation result = runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
-    Activation source = runs.sourceValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l));
-    Activation out = rows(runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_OUT, l)), read); // (1, M, d)
-    int d = out.shape()[2];
-    float[] swapped = new float[heads * m * d];
-    for (int h = 0; h < heads; h++) {
-      for (int i = 0; i < m; i++) {
-        int at = (read[i] * heads + h) * d; // (T, H, d)
-        for (int e = 0; e < d; e++) {
-          // the layer's sum of heads and bias, with this head's term from the source run
-          swapped[(h * m + i) * d + e] = out.data()[i * d + e] + (source.data()[at + e] - result.data()[at + e]);
+    int n = layers * heads;
+    RunRequest a = RunRequest.of(Collections.nCopies(n, narrowed(runs.base(), read)))
+        .startingAt(0, rows(runs.baseValue(HookPoint.residPre(0)), read).repeatRows(n));
+    for (int l = 0; l < layers; l++) {
+      Activation result = runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
+      Activation source = runs.sourceValue(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l));
+      Activation out = rows(runs.baseValue(HookPoint.of(HookPoint.Kind.ATTN_OUT, l)), read); // (1, M, d)
+      int d = out.shape()[2];
+      float[] values = out.repeatRows(n).data(); // (n, M, d): the base's
+      for (int h = 0; h < heads; h++) {
+        int row = l * heads + h;
+        for (int i = 0; i < m; i++) {
+          int at = (read[i] * heads + h) * d; // (T, H, d)
+          for (int e = 0; e < d; e++) {
+            // the layer's sum of heads and bias, with this head's term from the source run
+            values[(row * m + i) * d + e] += source.data()[at + e] - result.data()[at + e];
+          }
         }
       }
-    }
-    RunRequest a = RunRequest.of(Collections.nCopies(heads, narrowed(runs.base(), read)))
-        .startingAt(l, rows(runs.baseValue(HookPoint.residPre(l)), read).repeatRows(heads))
-        .intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.ATTN_OUT, l),
-            new Activation(swapped, new int[] {heads, m, d})));
-    for (int k = l + 1; k < layers; k++) {
-      HookPoint p = HookPoint.of(HookPoint.Kind.ATTN_OUT, k);
-      a = a.intervene(new Intervention.Patch(p, rows(runs.baseValue(p), read).repeatRows(heads)));
+      a = a.intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.ATTN_OUT, l),
+          new Activation(values, new int[] {n, m, d})));
     }
     int[] all = new int[m];
     Arrays.setAll(all, i -> i);
