@@ -228,6 +228,17 @@ public final class BertModel implements AutoCloseable {
     return engine.postLayerNormWeights(tokens);
   }
 
+  /** Every head's weight matrices: see {@link io.headscope.model.engine.Engine#headWeights}. */
+  public io.headscope.model.engine.HeadWeights headWeights() {
+    return engine.headWeights();
+  }
+
+  /** Composition scores' norms: see {@link io.headscope.model.engine.CompositionNorms}. */
+  public io.headscope.model.engine.CompositionNorms compositionNorms(io.headscope.model.engine.HeadWeights w,
+      java.util.Set<io.headscope.model.engine.CompositionNorms.Mode> modes) {
+    return engine.compositionNorms(w, modes);
+  }
+
   /** The masked-LM head's activation: see {@link io.headscope.model.engine.Engine#headActivation}. */
   public float[] headActivation(float[] z) {
     return engine.headActivation(z);

@@ -31,14 +31,22 @@ record PatchRuns(Encoding base, Encoding source, RunResult pair, float[][] baseL
 
   /** One pair of plain runs for several sites (the residual streams): every site's values kept in both. */
   static PatchRuns of(BertModel model, PatchInputs in, PatchMetric metric, List<PatchSite> sites, PatchDirection d) {
+    Set<HookPoint.Kind> kinds = new LinkedHashSet<>();
+    for (PatchSite site : sites) {
+      kinds.add(site.kind());
+    }
+    return ofPoints(model, in, metric, kinds, d);
+  }
+
+  /** The pair of plain runs keeping these kinds of points (and every layer's input) at every layer. */
+  static PatchRuns ofPoints(BertModel model, PatchInputs in, PatchMetric metric, Set<HookPoint.Kind> points,
+      PatchDirection d) {
     boolean denoise = d == PatchDirection.DENOISE;
     Encoding base = denoise ? in.corrupted() : in.clean();
     Encoding source = denoise ? in.clean() : in.corrupted();
     Readouts read = Readouts.none().withLogProbs(in.positions());
     Set<HookPoint.Kind> kinds = new LinkedHashSet<>(List.of(HookPoint.Kind.RESID_PRE));
-    for (PatchSite site : sites) {
-      kinds.add(site.kind());
-    }
+    kinds.addAll(points);
     // both runs in one batch, row 0 the base and row 1 the source: one pass instead of two (the inputs have
     // the same length, so nothing is padded)
     RunResult r = model.run(RunRequest.of(List.of(base, source)).capture(new Capture(kinds, Set.of(), Set.of(),

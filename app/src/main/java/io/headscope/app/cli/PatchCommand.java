@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "patch", mixinStandardHelpOptions = true,
-    description = {"Activation patching: run the corrupted input with one clean activation put back (--direction "
+    description = {"Activation patching (with --by path: path patching, see --receivers): run the corrupted input with one clean activation put back (--direction "
         + "denoise) or the clean input with one corrupted activation put in (noise), for every head (its output, "
         + "or with --by q|k|v its queries, keys or values) or every layer x token of the residual stream (--by resid: "
         + "resid_pre, resid_mid, resid_post) or MLP output (--by mlp), and measure the target at [MASK] (a causal "
@@ -56,9 +56,15 @@ final class PatchCommand implements Callable<Integer> {
       + "--contrast, else logprob; kl: KL(P_clean || P_run) over the vocabulary, no target needed.")
   String metric;
 
-  @Option(names = "--by", defaultValue = "head", paramLabel = "head|resid|q|k|v|mlp", description = "What is "
-      + "patched (default head: each head's output, attn.hook_result).")
+  @Option(names = "--by", defaultValue = "head", paramLabel = "head|resid|q|k|v|mlp|path", description = "What is "
+      + "patched (default head: each head's output, attn.hook_result); path: path patching from every sender head "
+      + "into --receivers (CSV layer,head,patched,recovered).")
   String by;
+
+  @Option(names = "--receivers", paramLabel = "logits|L-H:q|k|v[,...]", description = "With --by path: where the "
+      + "paths end, the logits or heads' query, key or value inputs (1-based, e.g. 9-6:q,10-7:q); the senders are "
+      + "every head of the layers before the first receiver.")
+  String receivers;
 
   @Option(names = "--direction", defaultValue = "denoise", paramLabel = "denoise|noise",
       description = "denoise (default): corrupted run, clean value; noise: clean run, corrupted value.")
@@ -74,7 +80,15 @@ final class PatchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    List<PatchSite> sites = usage(() -> PatchSite.parse(by));
+    boolean path = by != null && by.trim().equalsIgnoreCase("path");
+    if (path != (receivers != null)) {
+      throw new UsageException(path ? "--by path needs --receivers (logits, or heads' inputs L-H:q|k|v[,...])."
+          : "--receivers goes with --by path.");
+    }
+    if (path && attribution) {
+      throw new UsageException("--attribution goes with --by head, q, k or v, not path.");
+    }
+    List<PatchSite> sites = path ? List.of(PatchSite.HEAD) : usage(() -> PatchSite.parse(by));
     PatchDirection d = usage(() -> PatchDirection.parse(direction));
     boolean kl = metric != null && metric.trim().equalsIgnoreCase("kl");
     TargetMetric.Kind kind = kl ? null : kind();
@@ -103,6 +117,9 @@ final class PatchCommand implements Callable<Integer> {
       long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
       TargetMetric followed = target == null ? null : new TargetMetric(kl ? TargetMetric.Kind.LOGPROB : kind, tc[0], tc[1]);
       PatchMetric m = kl ? PatchMetric.kl(followed) : PatchMetric.of(followed);
+      if (path) {
+        return PathPatchRun.run(this, bert, m, d, cancel);
+      }
       PatchInputs in = PatchInputs.of(bert, clean, corrupted);
       List<PatchResult> results = new ArrayList<>();
       long start = System.nanoTime();

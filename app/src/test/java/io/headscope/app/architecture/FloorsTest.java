@@ -66,7 +66,8 @@ class FloorsTest {
             "io.headscope.analysis.evaluation..",
             "io.headscope.analysis.favor..", "io.headscope.analysis.flow..", "io.headscope.analysis.heads..",
             "io.headscope.analysis.linguistics..", "io.headscope.analysis.predict..",
-            "io.headscope.analysis.lens..", "io.headscope.analysis.saliency..", "io.headscope.analysis.neuron..")
+            "io.headscope.analysis.lens..", "io.headscope.analysis.saliency..", "io.headscope.analysis.neuron..",
+            "io.headscope.analysis.circuits..")
         .layer("Export").definedBy("io.headscope.analysis.export..")
         .layer("Shard").definedBy("io.headscope.analysis.shard..")
         .whereLayer("Numeric").mayNotAccessAnyLayer()

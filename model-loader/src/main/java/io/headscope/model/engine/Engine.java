@@ -147,6 +147,23 @@ public final class Engine implements AutoCloseable {
         weights.mlmLnWeight.toFloatArray(), weights.mlmLnBias.toFloatArray(), rows, bias);
   }
 
+  /** Every head's {@code W_Q, W_K, W_V, W_O} as plain Java, row-vector convention, no biases ({@link HeadWeights}). */
+  public HeadWeights headWeights() {
+    int layers = weights.layers.length;
+    float[][] qkv = new float[layers][];
+    float[][] out = new float[layers][];
+    for (int l = 0; l < layers; l++) {
+      qkv[l] = weights.layers[l].qkvWeight().toFloatArray();
+      out[l] = weights.layers[l].outWeight().toFloatArray();
+    }
+    return HeadWeights.fromLinear(config().numAttentionHeads(), config().hiddenSize(), qkv, out);
+  }
+
+  /** The norms composition scores divide, for any heads' weights (the model's, or random ones of its shapes). */
+  public CompositionNorms compositionNorms(HeadWeights w, java.util.Set<CompositionNorms.Mode> modes) {
+    return CompositionNorms.compute(manager, w, modes);
+  }
+
   /**
    * The masked-LM head's activation (its GELU, erf or tanh as the model's config says) applied to
    * {@code z} by the engine's own kernel, so that a caller freezing it uses the very function the run used.
