@@ -188,6 +188,42 @@ public final class ModelRepository {
     }
   }
 
+  /** The files and folders a run reads for one model ({@link #inputsOf}). */
+  public record Inputs(List<Path> files, Map<Path, String> folders) {}
+
+  /**
+   * What a run that opens the model named {@code spec} reads, known before it opens it, so an output among
+   * them is refused before the work ({@code AtomicOutput.protectInputs}): a model folder whole, a {@code .onnx}
+   * file with the tokenizer and config beside it or in the folder above, and always the cache (embedded and
+   * Hub models live there, and generated tokenizers and conversions of every model).
+   */
+  public Inputs inputsOf(String spec) {
+    Map<Path, String> folders = new java.util.LinkedHashMap<>();
+    List<Path> files = new java.util.ArrayList<>();
+    folders.put(cacheRoot, "HeadScope's model cache");
+    if (spec != null && !spec.isBlank() && !HubModelId.isHubSpec(spec) && Embedded.byName(spec.trim()) == null) {
+      Path p;
+      try {
+        p = Path.of(spec).toAbsolutePath().normalize();
+      } catch (java.nio.file.InvalidPathException e) {
+        return new Inputs(List.copyOf(files), Map.copyOf(folders)); // resolve says what is wrong with it
+      }
+      if (Files.isDirectory(p)) {
+        folders.put(p, "the model folder");
+      } else if (spec.endsWith(".onnx")) {
+        files.add(p);
+        if (p.getParent() != null) {
+          files.add(p.resolveSibling("tokenizer.json"));
+          files.add(p.resolveSibling("config.json"));
+          if (p.getParent().getParent() != null) {
+            files.add(p.getParent().resolveSibling("tokenizer.json"));
+          }
+        }
+      }
+    }
+    return new Inputs(List.copyOf(files), Map.copyOf(folders));
+  }
+
   /**
    * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}), a folder path or a BERT exported to
    * ONNX ({@code .onnx}, with its {@code tokenizer.json}), converting an embedded or ONNX model or downloading a

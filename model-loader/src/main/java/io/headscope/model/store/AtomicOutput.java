@@ -58,6 +58,11 @@ public final class AtomicOutput {
   private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
   /** The files a run reads ({@link #protectInputs}): never replaced by its outputs, --force or not. */
   private static final Set<Path> INPUTS = ConcurrentHashMap.newKeySet();
+  /**
+   * The folders a run reads (its model's folder, the model cache), each with what it is in words: no output
+   * goes inside them, --force or not (the folder's own files are the model's).
+   */
+  private static final java.util.Map<Path, String> INPUT_FOLDERS = new ConcurrentHashMap<>();
   private static volatile boolean shuttingDown;
 
   static {
@@ -101,14 +106,44 @@ public final class AtomicOutput {
    * {@code ablate --corpus c.txt --out c.txt --force} cannot replace its corpus with its CSV.
    */
   public static AutoCloseable protectInputs(java.util.Collection<Path> inputs) {
+    return protectInputs(inputs, java.util.Map.of());
+  }
+
+  /**
+   * Declares the files and folders a run reads, until the returned handle is closed: an output that is one of
+   * the files, or lies anywhere inside one of the folders (a model folder's {@code model.safetensors}, a file
+   * in the model cache), is refused at the early check and again at the write, --force or not. Compared
+   * through links, and also when the output does not exist yet.
+   *
+   * @param folders each folder with what it is, for the message ("the model folder")
+   */
+  public static AutoCloseable protectInputs(java.util.Collection<Path> files, java.util.Map<Path, String> folders) {
     List<Path> added = new java.util.ArrayList<>();
-    for (Path p : inputs) {
+    for (Path p : files) {
       Path abs = p.toAbsolutePath().normalize();
       if (INPUTS.add(abs)) {
         added.add(abs);
       }
     }
-    return () -> INPUTS.removeAll(added);
+    List<Path> addedFolders = new java.util.ArrayList<>();
+    folders.forEach((p, what) -> {
+      Path abs = p.toAbsolutePath().normalize();
+      if (INPUT_FOLDERS.putIfAbsent(abs, what) == null) {
+        addedFolders.add(abs);
+      }
+    });
+    return () -> {
+      INPUTS.removeAll(added);
+      addedFolders.forEach(INPUT_FOLDERS::remove);
+    };
+  }
+
+  /**
+   * Refuses an output (a file, or a folder a command builds, such as finetune's) that is one of the run's
+   * inputs or lies inside a folder it reads ({@link #protectInputs}).
+   */
+  public static void refuseAnInput(Path target) {
+    refuseAnInput(target, absolute(target));
   }
 
   /** {@code .NAME.headscope-MACHINE-PID-N.part}: hidden, beside the target, naming its writer. */
@@ -282,18 +317,62 @@ public final class AtomicOutput {
   }
 
   private static void refuseAnInput(Path target, Path abs) {
-    if (!Files.exists(abs)) {
-      return;
+    if (!GUARDED.get()) {
+      return; // the cache's own bookkeeping (writeOwn), never a user's output
     }
+    Path real = realPath(abs);
     for (Path input : INPUTS) {
+      boolean same = real.equals(realPath(input)); // also an input that does not exist yet (a new head-sets file)
       try {
-        if (Files.exists(input) && Files.isSameFile(input, abs)) {
-          throw new HeadScopeException(target + " is one of this run's inputs (" + input + "); give the output "
-              + "another name (--force never replaces an input).");
-        }
+        same = same || Files.exists(abs) && Files.exists(input) && Files.isSameFile(input, abs); // a hard link
       } catch (IOException e) {
         // an input that cannot be compared is not the output
       }
+      if (same) {
+        throw new HeadScopeException(target + " is one of this run's inputs (" + input + "); give the output "
+            + "another name (--force never replaces an input).");
+      }
+    }
+    for (java.util.Map.Entry<Path, String> folder : INPUT_FOLDERS.entrySet()) {
+      if (real.startsWith(realPath(folder.getKey()))) {
+        throw new HeadScopeException(target + " is inside " + folder.getValue() + " (" + folder.getKey() + "), which "
+            + "this run reads; give the output a place outside it (--force never replaces an input).");
+      }
+    }
+  }
+
+  /** False while the cache writes its own files ({@link #writeOwn}): they are no run's outputs. */
+  private static final ThreadLocal<Boolean> GUARDED = ThreadLocal.withInitial(() -> true);
+
+  /**
+   * Writes a file of the model cache's own (its manifest) atomically, exempt from the protection of a run's
+   * inputs: the cache is an input of every run, and the cache alone writes there.
+   */
+  static void writeOwn(Path target, SafeFiles.Content content) {
+    GUARDED.set(false);
+    try {
+      write(target, true, content);
+    } finally {
+      GUARDED.set(true);
+    }
+  }
+
+  /**
+   * The absolute path with its deepest existing ancestor resolved through links, so an output named through a
+   * link into a protected folder, or not existing yet, is still seen inside it.
+   */
+  private static Path realPath(Path abs) {
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return abs;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
+    } catch (IOException e) {
+      return abs;
     }
   }
 
