@@ -105,6 +105,9 @@ public final class ClassifierFolder {
       AtomicOutput.refuseAnInput(out);
       claim();
       sweepLeftovers(abs);
+      if (abs.getParent() != null) {
+        AtomicOutput.sweepStaleTemporaries(abs.getParent()); // beside the folder too, as every write does
+      }
       Path staging = abs.resolve(AtomicOutput.temporaryName("model"));
       try {
         Files.createDirectory(staging);

@@ -182,15 +182,21 @@ public final class AtomicOutput {
   public record Member(Path target, SafeFiles.Content content) {}
 
   /**
-   * Writes a set of files that belong together (a run's figures) as a set: every target is checked, every
-   * content written to its temporary, every target checked again, and only then are they renamed into
-   * place, one after the other. A problem at any of them (a link or a folder in one's place, a full disk)
-   * leaves none of the set written; without overwrite, a file that appears meanwhile at one target undoes
-   * the ones already published.
+   * Writes a set of files that belong together (a CSV and its {@code .json} sidecar, a run's figures) as a
+   * set: every target is checked, every content written to its temporary, every target checked again, and
+   * only then are they renamed into place, one after the other. A problem at any of them (a link or a folder
+   * in one's place, a full disk) leaves none of the set written; without overwrite, a file that appears
+   * meanwhile at one target undoes the ones already published.
+   *
+   * <p>The first member is the set's key, the file a reader opens first (the CSV): an old key is moved
+   * aside before anything is renamed, and the new key is renamed into place last. So even a SIGKILL between
+   * two renames never leaves a key beside members of another write (or without them): a reader who finds
+   * the key finds its whole set. (The sidecar of a killed write may stand alone, without its CSV.)
    */
   public static void writeSet(List<Member> members, boolean overwrite) {
     List<Path> temps = new java.util.ArrayList<>();
     List<Path> published = new java.util.ArrayList<>();
+    Path keyAside = null;
     Member current = null;
     try {
       for (Member m : members) {
@@ -217,9 +223,22 @@ public final class AtomicOutput {
         current = m;
         refuseWhatCannotBeReplaced(m.target(), absolute(m.target()), overwrite);
       }
-      for (int i = 0; i < members.size(); i++) {
+      // The first member is the set's key (a CSV beside its .json sidecar): a reader opens it first. It goes
+      // out of the way first (an old one moved aside) and comes back last, so whoever finds the key finds the
+      // rest of its set, and a kill between two renames leaves no key beside a sidecar of another write.
+      Path keyAbs = absolute(members.get(0).target());
+      if (members.size() > 1 && overwrite && Files.isRegularFile(keyAbs, LinkOption.NOFOLLOW_LINKS)) {
+        current = members.get(0);
+        keyAside = keyAbs.resolveSibling(temporaryName(keyAbs)); // named by its writer: swept if this one dies
+        LIVE.add(keyAside);
+        beforePublish();
+        Files.move(keyAbs, keyAside, StandardCopyOption.ATOMIC_MOVE);
+      }
+      for (int k = 1; k <= members.size(); k++) {
+        int i = k % members.size(); // 1, 2, ..., then 0: the key last
         current = members.get(i);
         Path abs = absolute(current.target());
+        beforePublish();
         if (overwrite) {
           try {
             Files.move(temps.get(i), abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -231,7 +250,21 @@ public final class AtomicOutput {
           published.add(abs);
         }
       }
+      if (keyAside != null) {
+        Files.deleteIfExists(keyAside); // replaced: the new key is in place
+        LIVE.remove(keyAside);
+        keyAside = null;
+      }
     } catch (IOException | HeadScopeException e) {
+      if (keyAside != null) {
+        try {
+          Files.move(keyAside, absolute(members.get(0).target()), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException ignored) {
+          // it stays aside under its writer's name, swept as a leftover
+        } finally {
+          LIVE.remove(keyAside);
+        }
+      }
       for (Path p : published) {
         try {
           Files.deleteIfExists(p); // new files of this set only: without overwrite nothing was replaced
@@ -255,6 +288,16 @@ public final class AtomicOutput {
           LIVE.remove(t);
         }
       }
+    }
+  }
+
+  /** Called before each rename of a set's publication: lets a test look at the folder between two renames. */
+  static volatile Runnable beforeEachRename;
+
+  private static void beforePublish() {
+    Runnable hook = beforeEachRename;
+    if (hook != null) {
+      hook.run();
     }
   }
 
@@ -401,13 +444,14 @@ public final class AtomicOutput {
   }
 
   /**
-   * Deletes temporaries in {@code dir} whose writer is gone. Those of this machine name their process,
+   * Deletes temporaries in {@code dir} whose writer is gone: files, and folders named by their writer
+   * ({@link #temporaryName}: a model folder's staging). Those of this machine name their process,
    * which must no longer run (or have started after the file was last written, when its PID was reused);
    * those of another machine or PID namespace, and those named by a PID alone, cannot be judged by PID
    * here and must have stood unchanged for {@link #FOREIGN_AGE_MILLIS}; the oldest style must predate
    * this process.
    */
-  static void sweepStaleTemporaries(Path dir) {
+  public static void sweepStaleTemporaries(Path dir) {
     long myStart = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*.part")) {
       for (Path p : files) {
@@ -416,6 +460,8 @@ public final class AtomicOutput {
             : OLD_STYLE.matcher(name).matches() && lastModified(p) < myStart;
         if (stale && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.deleteIfExists(p);
+        } else if (stale && OURS.matcher(name).matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+          SafeFiles.deleteTree(p); // a killed finetune's or conversion's staging folder (tens of MB), named as ours
         }
       }
     } catch (IOException | RuntimeException ignored) {
