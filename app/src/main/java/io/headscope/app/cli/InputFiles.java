@@ -48,6 +48,52 @@ final class InputFiles {
     return files;
   }
 
+  /**
+   * Over {@code headscope serve}, a request's input file must be a regular file: the server's own standard
+   * input ({@code /dev/stdin}) is the protocol stream, whose later requests a corpus read would eat, and a
+   * pipe or a device no request can feed would hold the server's one worker forever. (The command line
+   * reads pipes: {@code --corpus <(...)}.) A path that does not exist is left to the command to name.
+   */
+  private static void requireRegularFileWhenServed(Path p) {
+    if (!java.nio.file.Files.exists(p)) {
+      return;
+    }
+    for (int fd = 0; fd <= 2; fd++) {
+      try {
+        if (java.nio.file.Files.isSameFile(p, Path.of("/proc/self/fd/" + fd))) {
+          throw new io.headscope.model.core.HeadScopeException(p + " is the server's own standard "
+              + (fd == 0 ? "input (the stream its requests come on)" : fd == 1 ? "output (the stream of its answers)"
+              : "error") + "; give a file of the inputs instead.");
+        }
+      } catch (java.io.IOException | UnsupportedOperationException e) {
+        // no /proc here: the regular-file rule below still holds
+      }
+    }
+    if (java.nio.file.Files.isRegularFile(p)) {
+      return;
+    }
+    String what = java.nio.file.Files.isDirectory(p) ? "a folder" : describe(p);
+    throw new io.headscope.model.core.HeadScopeException(p + " is " + what + ", not a regular file; over the "
+        + "protocol inputs are read from regular files only (a request cannot feed a pipe): write the inputs to a "
+        + "file and give its path.");
+  }
+
+  /** What a path that is no regular file is, following links (a FIFO, a device, a socket). */
+  private static String describe(Path p) {
+    try {
+      int type = ((Integer) java.nio.file.Files.getAttribute(p, "unix:mode")) & 0170000;
+      return switch (type) {
+        case 0020000 -> "a character device";
+        case 0060000 -> "a block device";
+        case 0010000 -> "a named pipe (FIFO)";
+        case 0140000 -> "a socket";
+        default -> "a special file";
+      };
+    } catch (java.io.IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return "a special file";
+    }
+  }
+
   /** The models' files and folders the command opens, by its model options (a default counts too). */
   static ModelRepository.Inputs models(ParseResult parsed) {
     List<Path> files = new ArrayList<>();
@@ -70,6 +116,9 @@ final class InputFiles {
 
   /** Runs the parsed command with every file and folder it reads protected from its outputs. */
   static int execute(ParseResult parsed) throws Exception {
+    if (Output.servingRequests()) {
+      of(parsed).forEach(InputFiles::requireRegularFileWhenServed);
+    }
     List<Path> files = new ArrayList<>(of(parsed));
     ModelRepository.Inputs models = models(parsed);
     files.addAll(models.files());
