@@ -246,6 +246,10 @@ public final class ModelRepository {
     if (spec.endsWith(".onnx") && Files.isRegularFile(folder)) {
       return OnnxConversion.cached(folder, cacheRoot.resolve(CACHE_LAYOUT).resolve("onnx"), progress);
     }
+    if (!Files.exists(folder) && Files.isSymbolicLink(folder)) {
+      throw new HeadScopeException(spec + " is " + describeLink(folder, AtomicOutput.whatIsAt(folder))
+          + "; give a model folder or a .onnx file.");
+    }
     if (!Files.exists(folder)) {
       throw new HeadScopeException("No model \"" + spec + "\": it is neither an embedded model ("
           + String.join(", ", List.of(Embedded.values()).stream().map(e -> e.modelName).toList())
@@ -398,6 +402,9 @@ public final class ModelRepository {
     }
     Path config = folder.resolve("config.json");
     Path weights = folder.resolve("model.safetensors");
+    refuseAnythingButAFile(config);
+    refuseAnythingButAFile(weights);
+    refuseAnythingButAFile(folder.resolve("tokenizer.json"));
     if (!Files.isRegularFile(config)) {
       throw new HeadScopeException(folder + " has no config.json.");
     }
@@ -427,6 +434,39 @@ public final class ModelRepository {
     String name = folder.toAbsolutePath().normalize().getFileName() == null
         ? folder.toString() : folder.toAbsolutePath().normalize().getFileName().toString();
     return new ModelFiles(name, config, weights, tokenizer);
+  }
+
+  /**
+   * Refuses a model file that is there but is no regular file (a named pipe, a device, a folder, a symbolic
+   * link in a loop or to nothing), saying what it is: "has no config.json" would send the user looking for a
+   * file that is there. Nothing there at all is left to the caller's own message.
+   */
+  static void refuseAnythingButAFile(Path p) {
+    if (Files.isRegularFile(p)) {
+      return;
+    }
+    String what = AtomicOutput.whatIsAt(p);
+    if (what == null) {
+      return;
+    }
+    if (Files.isSymbolicLink(p)) {
+      what = describeLink(p, what);
+    }
+    throw new HeadScopeException(p + " is " + what + ", not a regular file; a model's " + p.getFileName()
+        + " must be a regular file.");
+  }
+
+  /** A symbolic link described by where it leads: to a file of some kind, in a loop, or to nothing. */
+  private static String describeLink(Path p, String what) {
+    try {
+      String target = AtomicOutput.whatIsAt(p.toRealPath());
+      return what + ", which is " + (target == null ? "missing" : target);
+    } catch (java.nio.file.FileSystemException e) {
+      return what + (String.valueOf(e.getReason()).contains("levels of symbolic links")
+          ? " in a loop (it never reaches a file)" : " to nothing (its target does not exist)");
+    } catch (IOException e) {
+      return what + " that cannot be followed (" + e.getMessage() + ")";
+    }
   }
 
   /** A byte-level BPE {@code tokenizer.json} from GPT-2's or RoBERTa's older file pair, cached by their content. */
