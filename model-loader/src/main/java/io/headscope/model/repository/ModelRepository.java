@@ -479,6 +479,8 @@ public final class ModelRepository {
         Files.createDirectories(out.getParent());
         io.headscope.model.tokenizer.BpeTokenizerJson.write(vocabJson, merges, out);
       }
+      io.headscope.model.core.CacheCopies.note(out, vocabJson + " and " + merges.getFileName()
+          + " (as the tokenizer.json HeadScope built from them)");
       return out;
     } catch (IOException e) {
       throw new HeadScopeException("Cannot build a tokenizer from " + vocabJson + " and " + merges + ": "
@@ -496,6 +498,7 @@ public final class ModelRepository {
         Files.createDirectories(out.getParent());
         TokenizerJsonWriter.write(vocab, lowercase, out);
       }
+      io.headscope.model.core.CacheCopies.note(out, vocab + " (as the tokenizer.json HeadScope built from it)");
       return out;
     } catch (IOException e) {
       throw new HeadScopeException("Cannot build a tokenizer from " + vocab + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.headscope.model.repository;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -54,5 +55,28 @@ class ModelFileKindTest {
     assertThatThrownBy(() -> new ModelRepository(dir.resolve("cache")).resolve(a.toString(), (s, f) -> { }))
         .hasMessageContaining("in a loop")
         .hasMessageNotContaining("No model");
+  }
+
+  /**
+   * A folder with vocab.txt alone gets its tokenizer.json built into the cache; a problem with it (here more
+   * tokens than config.json's vocab_size) names the user's vocab.txt, not the copy in the cache.
+   */
+  @Test
+  void aProblemWithATokenizerBuiltIntoTheCacheNamesTheUsersVocabulary() throws Exception {
+    Path m = tinyWith("vocab-only");
+    Files.delete(m.resolve("tokenizer.json"));
+    java.util.List<String> vocab = new java.util.ArrayList<>(Files.readAllLines(m.resolve("vocab.txt")));
+    for (int i = 0; i < 50; i++) {
+      vocab.add("extra" + i); // more tokens than the model's embedding rows
+    }
+    Files.write(m.resolve("vocab.txt"), vocab);
+    Path cache = dir.resolve("cache-vocab");
+    var files = new ModelRepository(cache).folder(m);
+    assertThat(files.tokenizer()).startsWith(cache);
+    assertThatThrownBy(() -> io.headscope.model.BertModel.load(files, null))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining(m.resolve("vocab.txt").toString())
+        .hasMessageContaining("tokens but the model's vocabulary has only")
+        .hasMessageNotContaining(cache.toString());
   }
 }
