@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -31,9 +32,20 @@ class ServePipesTest {
   @TempDir static Path dir;
   static Path model;
 
+  /** One server for the tests that leave it serving (a JVM start is 5-40 s on a busy machine). */
+  static ServeProcess shared;
+
   @BeforeAll
-  static void writeModel() {
+  static void writeModel() throws Exception {
     model = TinyBert.create(2, 2, 3).writeTo(dir.resolve("tiny")).config().getParent();
+    shared = ServeProcess.start(model);
+    shared.next(); // the greeting
+  }
+
+  @AfterAll
+  static void endTheSharedServer() throws Exception {
+    assertThat(shared.endOfInput()).as("the shared server served to the end").isZero();
+    shared.close();
   }
 
   private static String request(String id, String op, String args) {
@@ -44,74 +56,65 @@ class ServePipesTest {
   void theServersOwnStandardInputIsRefusedAsACorpusAndLaterRequestsAreAnswered() throws Exception {
     Path fifo = dir.resolve("corpus.fifo");
     assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo works here");
-    try (ServeProcess s = ServeProcess.start(model)) {
-      s.next();
-      s.send(request("stdin", "classify", "{\"corpus\":\"/dev/stdin\"}"));
-      s.send(request("fd0", "token-types", "{\"corpus\":\"/proc/self/fd/0\"}"));
-      s.send(request("fifo", "classify", "{\"corpus\":\"" + fifo + "\"}"));
-      s.send(request("after", "attention", "{\"text\":\"the cat sat .\"}"));
-      assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-        JsonNode a = s.next();
-        assertThat(a.get("id").asText()).isEqualTo("stdin");
-        assertThat(a.get("kind").asText()).isEqualTo("input");
-        assertThat(a.get("error").asText()).contains("the server's own standard input");
-        JsonNode b = s.next();
-        assertThat(b.get("id").asText()).isEqualTo("fd0");
-        assertThat(b.get("error").asText()).contains("the server's own standard input");
-        JsonNode c = s.next();
-        assertThat(c.get("id").asText()).isEqualTo("fifo");
-        assertThat(c.get("error").asText()).contains("named pipe (FIFO)", "regular file");
-        JsonNode d = s.next();
-        assertThat(d.get("id").asText()).isEqualTo("after");
-        assertThat(d.get("ok").asBoolean()).as(d.toString()).isTrue();
-      });
-      assertThat(s.endOfInput()).isZero();
-    }
+    ServeProcess s = shared;
+    s.send(request("stdin", "classify", "{\"corpus\":\"/dev/stdin\"}"));
+    s.send(request("fd0", "token-types", "{\"corpus\":\"/proc/self/fd/0\"}"));
+    s.send(request("fifo", "classify", "{\"corpus\":\"" + fifo + "\"}"));
+    s.send(request("after", "attention", "{\"text\":\"the cat sat .\"}"));
+    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+      JsonNode a = s.next();
+      assertThat(a.get("id").asText()).isEqualTo("stdin");
+      assertThat(a.get("kind").asText()).isEqualTo("input");
+      assertThat(a.get("error").asText()).contains("the server's own standard input");
+      JsonNode b = s.next();
+      assertThat(b.get("id").asText()).isEqualTo("fd0");
+      assertThat(b.get("error").asText()).contains("the server's own standard input");
+      JsonNode c = s.next();
+      assertThat(c.get("id").asText()).isEqualTo("fifo");
+      assertThat(c.get("error").asText()).contains("named pipe (FIFO)", "regular file");
+      JsonNode d = s.next();
+      assertThat(d.get("id").asText()).isEqualTo("after");
+      assertThat(d.get("ok").asBoolean()).as(d.toString()).isTrue();
+    });
   }
 
   @Test
   void shardIsRefusedBeforeAnythingRunsAndMergeIsNotOffered() throws Exception {
     Path corpus = Files.write(dir.resolve("shard.txt"), List.of("the cat sat .", "a dog ran .", "the sun rose ."));
-    try (ServeProcess s = ServeProcess.start(model)) {
-      s.next();
-      for (String op : List.of("classify", "ablate", "token-types")) {
-        s.send(request(op, op, "{\"corpus\":\"" + corpus + "\",\"shard\":\"0/2\"}"));
-        JsonNode a = s.next();
-        assertThat(a.get("id").asText()).isEqualTo(op);
-        assertThat(a.get("kind").asText()).as(a.toString()).isEqualTo("usage");
-        assertThat(a.get("error").asText()).contains("\"shard\" is not taken over the protocol");
-      }
-      Path treebank = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "syntax.conllu").toAbsolutePath();
-      s.send(request("syntax", "syntax", "{\"treebank\":\"" + treebank + "\",\"shard\":\"0/2\"}"));
-      assertThat(s.next().get("kind").asText()).isEqualTo("usage");
-      s.send(request("hello", "hello", "{}"));
-      JsonNode hello = s.next();
-      List<String> ops = new ArrayList<>();
-      hello.get("result").get("ops").forEach(o -> ops.add(o.asText()));
-      assertThat(ops).contains("classify", "syntax").doesNotContain("merge");
-      s.send(request("merge", "merge", "{}"));
-      JsonNode m = s.next();
-      assertThat(m.get("kind").asText()).isEqualTo("usage");
-      assertThat(m.get("error").asText()).contains("unknown op");
-      assertThat(s.endOfInput()).isZero();
+    ServeProcess s = shared;
+    for (String op : List.of("classify", "ablate", "token-types")) {
+      s.send(request(op, op, "{\"corpus\":\"" + corpus + "\",\"shard\":\"0/2\"}"));
+      JsonNode a = s.next();
+      assertThat(a.get("id").asText()).isEqualTo(op);
+      assertThat(a.get("kind").asText()).as(a.toString()).isEqualTo("usage");
+      assertThat(a.get("error").asText()).contains("\"shard\" is not taken over the protocol");
     }
+    Path treebank = Path.of("..", "analysis", "src", "test", "resources", "treebanks", "syntax.conllu").toAbsolutePath();
+    s.send(request("syntax", "syntax", "{\"treebank\":\"" + treebank + "\",\"shard\":\"0/2\"}"));
+    assertThat(s.next().get("kind").asText()).isEqualTo("usage");
+    s.send(request("hello", "hello", "{}"));
+    JsonNode hello = s.next();
+    List<String> ops = new ArrayList<>();
+    hello.get("result").get("ops").forEach(o -> ops.add(o.asText()));
+    assertThat(ops).contains("classify", "syntax").doesNotContain("merge");
+    s.send(request("merge", "merge", "{}"));
+    JsonNode m = s.next();
+    assertThat(m.get("kind").asText()).isEqualTo("usage");
+    assertThat(m.get("error").asText()).contains("unknown op");
   }
 
   @Test
   void anIdThatIsNoUnicodeTextComesBackAsItWasSent() throws Exception {
-    try (ServeProcess s = ServeProcess.start(model)) {
-      s.next();
-      s.send("{\"id\":\"\\ud800x\",\"op\":\"hello\"}");
-      assertThat(s.next().get("id").asText()).isEqualTo("\ud800x");
-      s.send("{\"id\":\"a\\udc00\",\"op\":\"predict\",\"args\":{\"text\":\"no mask\"}}");
-      JsonNode error = s.next();
-      assertThat(error.get("id").asText()).isEqualTo("a\udc00");
-      s.send("{\"id\":\"\\udbff\",\"op\":\"attention\",\"args\":{\"text\":\"hi\"}}"); // a streamed JSON answer
-      assertThat(s.next().get("id").asText()).isEqualTo("\udbff");
-      s.send("{\"id\":\"\\ud83d\\ude00 ok\",\"op\":\"hello\"}"); // a real pair stays one character
-      assertThat(s.next().get("id").asText()).isEqualTo("\ud83d\ude00 ok");
-      assertThat(s.endOfInput()).isZero();
-    }
+    ServeProcess s = shared;
+    s.send("{\"id\":\"\\ud800x\",\"op\":\"hello\"}");
+    assertThat(s.next().get("id").asText()).isEqualTo("\ud800x");
+    s.send("{\"id\":\"a\\udc00\",\"op\":\"predict\",\"args\":{\"text\":\"no mask\"}}");
+    JsonNode error = s.next();
+    assertThat(error.get("id").asText()).isEqualTo("a\udc00");
+    s.send("{\"id\":\"\\udbff\",\"op\":\"attention\",\"args\":{\"text\":\"hi\"}}"); // a streamed JSON answer
+    assertThat(s.next().get("id").asText()).isEqualTo("\udbff");
+    s.send("{\"id\":\"\\ud83d\\ude00 ok\",\"op\":\"hello\"}"); // a real pair stays one character
+    assertThat(s.next().get("id").asText()).isEqualTo("\ud83d\ude00 ok");
   }
 
   @Test
