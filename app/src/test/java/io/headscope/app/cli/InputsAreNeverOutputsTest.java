@@ -162,4 +162,29 @@ class InputsAreNeverOutputsTest extends OnTinyModel {
     }
     assertThat(Files.readAllBytes(sets)).isEqualTo(before);
   }
+
+  @Test
+  void noOutputGoesIntoTheModelCache() throws Exception {
+    Path cache = dir.resolve("cache");
+    Path models = Files.createDirectories(cache.resolve("models-v1"));
+    String old = System.getProperty("headscope.cache");
+    System.setProperty("headscope.cache", cache.toString());
+    try {
+      CliHarness.Result r = CliHarness.run("attention", "--model", model.toString(), "--text", "hi", "--out",
+          models.resolve("out.json").toString());
+      assertThat(r.exit()).as(r.err()).isEqualTo(1);
+      assertThat(r.err()).contains("inside HeadScope's model cache");
+      assertThat(models.resolve("out.json")).doesNotExist();
+      // beside the cache's folders is no input of the run
+      CliHarness.Result beside = CliHarness.run("attention", "--model", model.toString(), "--text", "hi", "--out",
+          cache.resolve("beside.json").toString());
+      assertThat(beside.exit()).as(beside.err()).isZero();
+    } finally {
+      if (old == null) {
+        System.clearProperty("headscope.cache");
+      } else {
+        System.setProperty("headscope.cache", old);
+      }
+    }
+  }
 }

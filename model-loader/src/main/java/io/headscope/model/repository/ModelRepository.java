@@ -200,7 +200,11 @@ public final class ModelRepository {
   public Inputs inputsOf(String spec) {
     Map<Path, String> folders = new java.util.LinkedHashMap<>();
     List<Path> files = new java.util.ArrayList<>();
-    folders.put(cacheRoot, "HeadScope's model cache");
+    // the cache's folders of models and tokenizers (not its root: a cache set to a shared folder such as
+    // /tmp must not refuse every output beside it)
+    for (String part : List.of(CACHE_LAYOUT, "tokenizers", "hub")) {
+      folders.put(cacheRoot.resolve(part), "HeadScope's model cache");
+    }
     if (spec != null && !spec.isBlank() && !HubModelId.isHubSpec(spec) && Embedded.byName(spec.trim()) == null) {
       Path p;
       try {
