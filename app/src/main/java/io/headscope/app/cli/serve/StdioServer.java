@@ -96,12 +96,17 @@ public final class StdioServer {
 
   /** Greets, serves until {@code shutdown} or the end of standard input, and returns the exit code (0). */
   public int serve() {
-    out.line(g -> {
-      g.writeStringField("event", "ready");
-      g.writeNumberField("protocol", PROTOCOL);
-      g.writeStringField("version", version);
-      describeModel(g);
-    });
+    try {
+      out.line(g -> {
+        g.writeStringField("event", "ready");
+        g.writeNumberField("protocol", PROTOCOL);
+        g.writeStringField("version", version);
+        describeModel(g);
+      });
+    } catch (UncheckedIOException e) {
+      System.err.println("headscope: " + e.getMessage() + "; stopping.");
+      return 1; // nobody reads: not even the greeting got out
+    }
     Thread worker = new Thread(this::work, "headscope-serve");
     worker.start();
     boolean shutdown = false;
