@@ -471,14 +471,40 @@ def _options(args):
     return out
 
 
+# What a corpus file gives a meaning of its own: a line break ends an input (\n, \r), a tab separates a pair's
+# two sentences, a NUL makes the file no text. Inside an item each would split it or change it, so an item
+# holding one is refused, naming it: one item is one input.
+_SEPARATORS = {"\n": "a line break (\\n)", "\r": "a carriage return (\\r)", "\t": "a tab (\\t)",
+               "\0": "a NUL character"}
+
+
+def _corpus_line(index, item):
+    """One corpus item (a string, or a (text, pair) tuple) as its line, or ValueError saying why it is none."""
+    parts = list(item) if isinstance(item, (tuple, list)) else [item]
+    if len(parts) not in (1, 2):
+        raise ValueError("corpus item %d has %d parts; an item is a string or a (text, pair) tuple"
+                         % (index, len(parts)))
+    texts = []
+    for part in parts:
+        text = str(part)
+        for sep, name in _SEPARATORS.items():
+            if sep in text:
+                raise ValueError("corpus item %d holds %s, which would split it into several inputs (or make a "
+                                 "pair of it); one item is one input: replace it (with a space), or give a pair "
+                                 "as a (text, pair) tuple: %r" % (index, name, item))
+        if not text.strip():
+            raise ValueError("corpus item %d is empty; every item is an input: %r" % (index, item))
+        texts.append(text)
+    return "\t".join(texts)
+
+
 def _write_corpus(lines):
-    """A corpus given as a list (a string a line, or a (text, pair) tuple) as a temporary file."""
+    """A corpus given as a list (a string a line, or a (text, pair) tuple) as a temporary file, one line per
+    item; an item that a line cannot hold whole is refused before anything is written."""
+    text = "".join(_corpus_line(i, item) + "\n" for i, item in enumerate(lines))
     handle, path = tempfile.mkstemp(prefix="headscope-corpus-", suffix=".txt")
     with io.open(handle, "w", encoding="utf-8", newline="\n") as out:
-        for line in lines:
-            if isinstance(line, (tuple, list)):
-                line = "\t".join(str(part) for part in line)
-            out.write(str(line).replace("\n", " ") + "\n")
+        out.write(text)
     return path
 
 

@@ -166,3 +166,29 @@ def test_the_launcher_is_found_in_order(monkeypatch, tmp_path, root):
     monkeypatch.setattr(headscope._home, "recorded_home", lambda: None)
     monkeypatch.setenv("PATH", str(tmp_path))
     assert headscope.find_launcher() == str(fake)
+
+
+# --- issue 39 G05: a corpus given as a list, one item one input ---
+
+def _corpus_lines(items):
+    path = _client._write_corpus(items)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(path)
+    # read as the server reads a corpus file: a line ends at \n, \r or \r\n
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]
+
+
+def test_a_corpus_list_is_one_line_per_item_and_a_pair_one_tab():
+    assert _corpus_lines(["the cat sat .", ("a dog ran .", "it was fast .")]) == [
+        "the cat sat .", "a dog ran .\tit was fast ."]
+
+
+@pytest.mark.parametrize("item", ["a\rb", "a\tb", "a\nb", "a\r\nb", "a\x00b", ("a\tb", "c"), ("a", "b\rc"), "", "  ",
+                                  ("a", "")])
+def test_a_corpus_item_a_line_cannot_hold_whole_is_refused_naming_it(item):
+    with pytest.raises(ValueError) as e:
+        _client._write_corpus(["fine .", item])
+    assert "corpus item 1" in str(e.value)

@@ -54,7 +54,9 @@ final class ServeCommand implements Callable<Integer> {
     if (!stdio) {
       throw new UsageException("serve speaks on standard input and output only: add --stdio (docs/PROTOCOL.md).");
     }
-    PrintStream protocol = System.out;
+    // the protocol goes straight to file descriptor 1: System.out is a PrintStream, which swallows a failed
+    // write (a client that closed its end), so the server would never learn that nobody reads any more
+    java.io.OutputStream protocol = new java.io.FileOutputStream(FileDescriptor.out);
     LineTap tap = new LineTap(System.err);
     PrintStream err = new PrintStream(tap, true, StandardCharsets.UTF_8);
     System.setOut(err); // a stray print of any library lands on standard error, not in the protocol
@@ -77,7 +79,8 @@ final class ServeCommand implements Callable<Integer> {
       ModelOptions.serve(new ModelOptions.Served(model.model, model.gelu, bert));
       for (Map.Entry<String, CommandLine> e : new CommandLine(new HeadScopeCli()).getSubcommands().entrySet()) {
         OptionSpec out = e.getValue().getCommandSpec().findOption("--out");
-        if (!List.of("serve", "help").contains(e.getKey())
+        // merge takes its parts as positional files, which no request can pass (and shard is refused)
+        if (!List.of("serve", "help", "merge").contains(e.getKey())
             && (out == null || !out.required() || FILE_OPS.containsKey(e.getKey()))) {
           ops.put(e.getKey(), e.getValue().getCommandSpec());
         }
@@ -86,7 +89,7 @@ final class ServeCommand implements Callable<Integer> {
           c.numHiddenLayers(), c.numAttentionHeads(), c.maxTokens(), c.family().causal(), model.offline, model.gelu);
       System.err.println("headscope: serving " + bert.name() + " on standard input and output (docs/PROTOCOL.md).");
       return new StdioServer(new FileInputStream(FileDescriptor.in), protocol, served,
-          new Commands(tap), HeadScopeCli.VERSION).serve();
+          new Commands(tap), HeadScopeCli.VERSION, ClientWatch.start()).serve();
     } finally {
       ModelOptions.serve(null);
     }

@@ -62,4 +62,129 @@ class InputsAreNeverOutputsTest extends OnTinyModel {
     assertThat(CliHarness.run("classify", "--model", model.toString(), "--text", "a cat .", "--out",
         part0.toString(), "--force").exit()).isZero();
   }
+
+  // --- issue 39 (G04, G09): the model folder, a second model and the head-sets file are inputs too ---
+
+  /** A copy of the tiny model in a folder of its own, so a test that fails cannot damage the shared one. */
+  private static Path modelCopy(String name) throws Exception {
+    Path copy = Files.createDirectory(dir.resolve(name));
+    try (var files = Files.list(model)) {
+      for (Path f : files.toList()) {
+        if (Files.isRegularFile(f)) {
+          Files.copy(f, copy.resolve(f.getFileName()));
+        }
+      }
+    }
+    return copy;
+  }
+
+  private static java.util.Map<String, byte[]> contents(Path folder) throws Exception {
+    java.util.Map<String, byte[]> m = new java.util.TreeMap<>();
+    try (var files = Files.list(folder)) {
+      for (Path f : files.toList()) {
+        m.put(f.getFileName().toString(), Files.readAllBytes(f));
+      }
+    }
+    return m;
+  }
+
+  @Test
+  void noOutputReplacesTheModelsOwnFilesForceOrNot() throws Exception {
+    Path m = modelCopy("own-files");
+    var before = contents(m);
+    Path corpus = Files.write(dir.resolve("own-files.txt"), List.of("the cat sat on the mat ."));
+    List<List<String>> runs = List.of(
+        List.of("ablate", "--model", m.toString(), "--corpus", corpus.toString(), "--out",
+            m.resolve("model.safetensors").toString(), "--force"),
+        List.of("attention", "--model", m.toString(), "--text", "hi", "--out", m.resolve("config.json").toString(),
+            "--force"),
+        List.of("html", "--model", m.toString(), "--text", "a [MASK] .", "--out",
+            m.resolve("tokenizer.json").toString(), "--force"),
+        // a new file inside the folder is refused too: the folder is the model's
+        List.of("attention", "--model", m.toString(), "--text", "hi", "--out", m.resolve("new.json").toString()),
+        // and through a symbolic link to the folder
+        List.of("attention", "--model", m.toString(), "--text", "hi", "--out",
+            Files.createSymbolicLink(dir.resolve("own-files-link"), m).resolve("config.json").toString(), "--force"));
+    for (List<String> args : runs) {
+      CliHarness.Result r = CliHarness.run(args.toArray(String[]::new));
+      assertThat(r.exit()).as(args + ": " + r.err()).isEqualTo(1);
+      assertThat(r.errLines()).as(args.toString()).singleElement().asString().contains("inside the model folder");
+    }
+    assertThat(contents(m)).as("the model folder, byte for byte").containsExactlyEntriesOf(before);
+  }
+
+  @Test
+  void compareCannotReplaceTheSecondModelsWeights() throws Exception {
+    Path b = modelCopy("second-model");
+    var before = contents(b);
+    CliHarness.Result r = CliHarness.run("compare", "--model", model.toString(), "--with", b.toString(), "--text",
+        "the cat sat .", "--out", b.resolve("model.safetensors").toString(), "--force");
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("inside the model folder");
+    assertThat(contents(b)).containsExactlyEntriesOf(before);
+  }
+
+  @Test
+  void aFineTuningCannotWriteItsClassifierOverTheModelItTrainsFrom() throws Exception {
+    Path m = modelCopy("finetune-source");
+    var before = contents(m);
+    Path train = Files.write(dir.resolve("finetune-train.txt"),
+        List.of("the cat sat .\tcat", "the car ran .\tcar", "a cat sat .\tcat", "a car ran .\tcar"));
+    CliHarness.Result r = CliHarness.run("finetune", "--model", m.toString(), "--train", train.toString(),
+        "--epochs", "1", "--out", m.toString(), "--force");
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("inside the model folder");
+    assertThat(contents(m)).containsExactlyEntriesOf(before);
+  }
+
+  @Test
+  void noOutputReplacesTheHeadSetsFile() throws Exception {
+    Path sets = Files.writeString(dir.resolve("head-sets.txt"), "gender: 1-2\n");
+    byte[] before = Files.readAllBytes(sets);
+    String old = System.getProperty("headscope.headsets");
+    System.setProperty("headscope.headsets", sets.toString());
+    try {
+      for (List<String> args : List.of(
+          List.of("html", "--model", model.toString(), "--text", "a [MASK] .", "--disable", "@gender", "--out",
+              sets.toString(), "--force"),
+          // read or not, the sets are the user's work
+          List.of("attention", "--model", model.toString(), "--text", "hi", "--out", sets.toString(), "--force"))) {
+        CliHarness.Result r = CliHarness.run(args.toArray(String[]::new));
+        assertThat(r.exit()).as(args + ": " + r.err()).isEqualTo(1);
+        assertThat(r.err()).contains("is one of this run's inputs");
+      }
+    } finally {
+      if (old == null) {
+        System.clearProperty("headscope.headsets");
+      } else {
+        System.setProperty("headscope.headsets", old);
+      }
+    }
+    assertThat(Files.readAllBytes(sets)).isEqualTo(before);
+  }
+
+  @Test
+  void noOutputGoesIntoTheModelCache() throws Exception {
+    Path cache = dir.resolve("cache");
+    Path models = Files.createDirectories(cache.resolve("models-v1"));
+    String old = System.getProperty("headscope.cache");
+    System.setProperty("headscope.cache", cache.toString());
+    try {
+      CliHarness.Result r = CliHarness.run("attention", "--model", model.toString(), "--text", "hi", "--out",
+          models.resolve("out.json").toString());
+      assertThat(r.exit()).as(r.err()).isEqualTo(1);
+      assertThat(r.err()).contains("inside HeadScope's model cache");
+      assertThat(models.resolve("out.json")).doesNotExist();
+      // beside the cache's folders is no input of the run
+      CliHarness.Result beside = CliHarness.run("attention", "--model", model.toString(), "--text", "hi", "--out",
+          cache.resolve("beside.json").toString());
+      assertThat(beside.exit()).as(beside.err()).isZero();
+    } finally {
+      if (old == null) {
+        System.clearProperty("headscope.cache");
+      } else {
+        System.setProperty("headscope.cache", old);
+      }
+    }
+  }
 }

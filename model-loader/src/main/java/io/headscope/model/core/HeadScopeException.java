@@ -10,11 +10,12 @@ package io.headscope.model.core;
 public class HeadScopeException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** @param message naming a file HeadScope derived into its cache names the user's file instead ({@link CacheCopies}) */
   public HeadScopeException(String message) {
-    super(message);
+    super(CacheCopies.userFacing(message));
   }
 
   public HeadScopeException(String message, Throwable cause) {
-    super(message, cause);
+    super(CacheCopies.userFacing(message), cause);
   }
 }

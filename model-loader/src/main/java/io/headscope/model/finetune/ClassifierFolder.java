@@ -42,6 +42,7 @@ public final class ClassifierFolder {
    * read-only parent folder.
    */
   public static void check(Path out, boolean force) {
+    AtomicOutput.refuseAnInput(out); // the model folder it trains from, the cache: inputs, never outputs
     Path abs = out.toAbsolutePath().normalize();
     String what = AtomicOutput.whatIsAt(abs);
     if (what != null) {
@@ -101,8 +102,12 @@ public final class ClassifierFolder {
     }
 
     public void write(Trainer trainer, ModelFiles source) {
+      AtomicOutput.refuseAnInput(out);
       claim();
       sweepLeftovers(abs);
+      if (abs.getParent() != null) {
+        AtomicOutput.sweepStaleTemporaries(abs.getParent()); // beside the folder too, as every write does
+      }
       Path staging = abs.resolve(AtomicOutput.temporaryName("model"));
       try {
         Files.createDirectory(staging);

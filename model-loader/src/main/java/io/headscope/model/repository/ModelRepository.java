@@ -188,6 +188,46 @@ public final class ModelRepository {
     }
   }
 
+  /** The files and folders a run reads for one model ({@link #inputsOf}). */
+  public record Inputs(List<Path> files, Map<Path, String> folders) {}
+
+  /**
+   * What a run that opens the model named {@code spec} reads, known before it opens it, so an output among
+   * them is refused before the work ({@code AtomicOutput.protectInputs}): a model folder whole, a {@code .onnx}
+   * file with the tokenizer and config beside it or in the folder above, and always the cache (embedded and
+   * Hub models live there, and generated tokenizers and conversions of every model).
+   */
+  public Inputs inputsOf(String spec) {
+    Map<Path, String> folders = new java.util.LinkedHashMap<>();
+    List<Path> files = new java.util.ArrayList<>();
+    // the cache's folders of models and tokenizers (not its root: a cache set to a shared folder such as
+    // /tmp must not refuse every output beside it)
+    for (String part : List.of(CACHE_LAYOUT, "tokenizers", "hub")) {
+      folders.put(cacheRoot.resolve(part), "HeadScope's model cache");
+    }
+    if (spec != null && !spec.isBlank() && !HubModelId.isHubSpec(spec) && Embedded.byName(spec.trim()) == null) {
+      Path p;
+      try {
+        p = Path.of(spec).toAbsolutePath().normalize();
+      } catch (java.nio.file.InvalidPathException e) {
+        return new Inputs(List.copyOf(files), Map.copyOf(folders)); // resolve says what is wrong with it
+      }
+      if (Files.isDirectory(p)) {
+        folders.put(p, "the model folder");
+      } else if (spec.endsWith(".onnx")) {
+        files.add(p);
+        if (p.getParent() != null) {
+          files.add(p.resolveSibling("tokenizer.json"));
+          files.add(p.resolveSibling("config.json"));
+          if (p.getParent().getParent() != null) {
+            files.add(p.getParent().resolveSibling("tokenizer.json"));
+          }
+        }
+      }
+    }
+    return new Inputs(List.copyOf(files), Map.copyOf(folders));
+  }
+
   /**
    * Resolves a model name, a Hub id ({@code hf:owner/name[@revision]}), a folder path or a BERT exported to
    * ONNX ({@code .onnx}, with its {@code tokenizer.json}), converting an embedded or ONNX model or downloading a
@@ -209,6 +249,10 @@ public final class ModelRepository {
     Path folder = Path.of(spec);
     if (spec.endsWith(".onnx") && Files.isRegularFile(folder)) {
       return OnnxConversion.cached(folder, cacheRoot.resolve(CACHE_LAYOUT).resolve("onnx"), progress);
+    }
+    if (!Files.exists(folder) && Files.isSymbolicLink(folder)) {
+      throw new HeadScopeException(spec + " is " + describeLink(folder, AtomicOutput.whatIsAt(folder))
+          + "; give a model folder or a .onnx file.");
     }
     if (!Files.exists(folder)) {
       throw new HeadScopeException("No model \"" + spec + "\": it is neither an embedded model ("
@@ -362,6 +406,9 @@ public final class ModelRepository {
     }
     Path config = folder.resolve("config.json");
     Path weights = folder.resolve("model.safetensors");
+    refuseAnythingButAFile(config);
+    refuseAnythingButAFile(weights);
+    refuseAnythingButAFile(folder.resolve("tokenizer.json"));
     if (!Files.isRegularFile(config)) {
       throw new HeadScopeException(folder + " has no config.json.");
     }
@@ -393,6 +440,39 @@ public final class ModelRepository {
     return new ModelFiles(name, config, weights, tokenizer);
   }
 
+  /**
+   * Refuses a model file that is there but is no regular file (a named pipe, a device, a folder, a symbolic
+   * link in a loop or to nothing), saying what it is: "has no config.json" would send the user looking for a
+   * file that is there. Nothing there at all is left to the caller's own message.
+   */
+  static void refuseAnythingButAFile(Path p) {
+    if (Files.isRegularFile(p)) {
+      return;
+    }
+    String what = AtomicOutput.whatIsAt(p);
+    if (what == null) {
+      return;
+    }
+    if (Files.isSymbolicLink(p)) {
+      what = describeLink(p, what);
+    }
+    throw new HeadScopeException(p + " is " + what + ", not a regular file; a model's " + p.getFileName()
+        + " must be a regular file.");
+  }
+
+  /** A symbolic link described by where it leads: to a file of some kind, in a loop, or to nothing. */
+  private static String describeLink(Path p, String what) {
+    try {
+      String target = AtomicOutput.whatIsAt(p.toRealPath());
+      return what + ", which is " + (target == null ? "missing" : target);
+    } catch (java.nio.file.FileSystemException e) {
+      return what + (String.valueOf(e.getReason()).contains("levels of symbolic links")
+          ? " in a loop (it never reaches a file)" : " to nothing (its target does not exist)");
+    } catch (IOException e) {
+      return what + " that cannot be followed (" + e.getMessage() + ")";
+    }
+  }
+
   /** A byte-level BPE {@code tokenizer.json} from GPT-2's or RoBERTa's older file pair, cached by their content. */
   private Path generatedBpeTokenizer(Path vocabJson, Path merges) {
     try {
@@ -403,6 +483,8 @@ public final class ModelRepository {
         Files.createDirectories(out.getParent());
         io.headscope.model.tokenizer.BpeTokenizerJson.write(vocabJson, merges, out);
       }
+      io.headscope.model.core.CacheCopies.note(out, vocabJson + " and " + merges.getFileName()
+          + " (as the tokenizer.json HeadScope built from them)");
       return out;
     } catch (IOException e) {
       throw new HeadScopeException("Cannot build a tokenizer from " + vocabJson + " and " + merges + ": "
@@ -420,6 +502,7 @@ public final class ModelRepository {
         Files.createDirectories(out.getParent());
         TokenizerJsonWriter.write(vocab, lowercase, out);
       }
+      io.headscope.model.core.CacheCopies.note(out, vocab + " (as the tokenizer.json HeadScope built from it)");
       return out;
     } catch (IOException e) {
       throw new HeadScopeException("Cannot build a tokenizer from " + vocab + ": " + e.getMessage(), e);

@@ -74,6 +74,10 @@ public final class OnnxConversion {
     Path dir = cacheDir.resolve(key);
     ModelFiles files = new ModelFiles(onnx.getFileName().toString(), dir.resolve("config.json"),
         dir.resolve("model.safetensors"), dir.resolve("tokenizer.json"));
+    // a problem found in the converted folder is one of the user's files: name those
+    io.headscope.model.core.CacheCopies.note(files.tokenizer(), tokenizer + " (as converted into HeadScope's cache)");
+    io.headscope.model.core.CacheCopies.note(files.config(), "the config HeadScope derived from " + onnx);
+    io.headscope.model.core.CacheCopies.note(files.weights(), onnx + " (as converted into HeadScope's cache)");
     try {
       if (Files.exists(dir)) {
         Map<String, String> damage = CacheManifest.exists(dir) ? CacheManifest.check(dir, FILES, List.of())

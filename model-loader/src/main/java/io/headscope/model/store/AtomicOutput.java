@@ -58,6 +58,11 @@ public final class AtomicOutput {
   private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
   /** The files a run reads ({@link #protectInputs}): never replaced by its outputs, --force or not. */
   private static final Set<Path> INPUTS = ConcurrentHashMap.newKeySet();
+  /**
+   * The folders a run reads (its model's folder, the model cache), each with what it is in words: no output
+   * goes inside them, --force or not (the folder's own files are the model's).
+   */
+  private static final java.util.Map<Path, String> INPUT_FOLDERS = new ConcurrentHashMap<>();
   private static volatile boolean shuttingDown;
 
   static {
@@ -101,14 +106,44 @@ public final class AtomicOutput {
    * {@code ablate --corpus c.txt --out c.txt --force} cannot replace its corpus with its CSV.
    */
   public static AutoCloseable protectInputs(java.util.Collection<Path> inputs) {
+    return protectInputs(inputs, java.util.Map.of());
+  }
+
+  /**
+   * Declares the files and folders a run reads, until the returned handle is closed: an output that is one of
+   * the files, or lies anywhere inside one of the folders (a model folder's {@code model.safetensors}, a file
+   * in the model cache), is refused at the early check and again at the write, --force or not. Compared
+   * through links, and also when the output does not exist yet.
+   *
+   * @param folders each folder with what it is, for the message ("the model folder")
+   */
+  public static AutoCloseable protectInputs(java.util.Collection<Path> files, java.util.Map<Path, String> folders) {
     List<Path> added = new java.util.ArrayList<>();
-    for (Path p : inputs) {
+    for (Path p : files) {
       Path abs = p.toAbsolutePath().normalize();
       if (INPUTS.add(abs)) {
         added.add(abs);
       }
     }
-    return () -> INPUTS.removeAll(added);
+    List<Path> addedFolders = new java.util.ArrayList<>();
+    folders.forEach((p, what) -> {
+      Path abs = p.toAbsolutePath().normalize();
+      if (INPUT_FOLDERS.putIfAbsent(abs, what) == null) {
+        addedFolders.add(abs);
+      }
+    });
+    return () -> {
+      INPUTS.removeAll(added);
+      addedFolders.forEach(INPUT_FOLDERS::remove);
+    };
+  }
+
+  /**
+   * Refuses an output (a file, or a folder a command builds, such as finetune's) that is one of the run's
+   * inputs or lies inside a folder it reads ({@link #protectInputs}).
+   */
+  public static void refuseAnInput(Path target) {
+    refuseAnInput(target, absolute(target));
   }
 
   /** {@code .NAME.headscope-MACHINE-PID-N.part}: hidden, beside the target, naming its writer. */
@@ -147,15 +182,21 @@ public final class AtomicOutput {
   public record Member(Path target, SafeFiles.Content content) {}
 
   /**
-   * Writes a set of files that belong together (a run's figures) as a set: every target is checked, every
-   * content written to its temporary, every target checked again, and only then are they renamed into
-   * place, one after the other. A problem at any of them (a link or a folder in one's place, a full disk)
-   * leaves none of the set written; without overwrite, a file that appears meanwhile at one target undoes
-   * the ones already published.
+   * Writes a set of files that belong together (a CSV and its {@code .json} sidecar, a run's figures) as a
+   * set: every target is checked, every content written to its temporary, every target checked again, and
+   * only then are they renamed into place, one after the other. A problem at any of them (a link or a folder
+   * in one's place, a full disk) leaves none of the set written; without overwrite, a file that appears
+   * meanwhile at one target undoes the ones already published.
+   *
+   * <p>The first member is the set's key, the file a reader opens first (the CSV): an old key is moved
+   * aside before anything is renamed, and the new key is renamed into place last. So even a SIGKILL between
+   * two renames never leaves a key beside members of another write (or without them): a reader who finds
+   * the key finds its whole set. (The sidecar of a killed write may stand alone, without its CSV.)
    */
   public static void writeSet(List<Member> members, boolean overwrite) {
     List<Path> temps = new java.util.ArrayList<>();
     List<Path> published = new java.util.ArrayList<>();
+    Path keyAside = null;
     Member current = null;
     try {
       for (Member m : members) {
@@ -182,9 +223,22 @@ public final class AtomicOutput {
         current = m;
         refuseWhatCannotBeReplaced(m.target(), absolute(m.target()), overwrite);
       }
-      for (int i = 0; i < members.size(); i++) {
+      // The first member is the set's key (a CSV beside its .json sidecar): a reader opens it first. It goes
+      // out of the way first (an old one moved aside) and comes back last, so whoever finds the key finds the
+      // rest of its set, and a kill between two renames leaves no key beside a sidecar of another write.
+      Path keyAbs = absolute(members.get(0).target());
+      if (members.size() > 1 && overwrite && Files.isRegularFile(keyAbs, LinkOption.NOFOLLOW_LINKS)) {
+        current = members.get(0);
+        keyAside = keyAbs.resolveSibling(temporaryName(keyAbs)); // named by its writer: swept if this one dies
+        LIVE.add(keyAside);
+        beforePublish();
+        Files.move(keyAbs, keyAside, StandardCopyOption.ATOMIC_MOVE);
+      }
+      for (int k = 1; k <= members.size(); k++) {
+        int i = k % members.size(); // 1, 2, ..., then 0: the key last
         current = members.get(i);
         Path abs = absolute(current.target());
+        beforePublish();
         if (overwrite) {
           try {
             Files.move(temps.get(i), abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -196,7 +250,21 @@ public final class AtomicOutput {
           published.add(abs);
         }
       }
+      if (keyAside != null) {
+        Files.deleteIfExists(keyAside); // replaced: the new key is in place
+        LIVE.remove(keyAside);
+        keyAside = null;
+      }
     } catch (IOException | HeadScopeException e) {
+      if (keyAside != null) {
+        try {
+          Files.move(keyAside, absolute(members.get(0).target()), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException ignored) {
+          // it stays aside under its writer's name, swept as a leftover
+        } finally {
+          LIVE.remove(keyAside);
+        }
+      }
       for (Path p : published) {
         try {
           Files.deleteIfExists(p); // new files of this set only: without overwrite nothing was replaced
@@ -220,6 +288,16 @@ public final class AtomicOutput {
           LIVE.remove(t);
         }
       }
+    }
+  }
+
+  /** Called before each rename of a set's publication: lets a test look at the folder between two renames. */
+  static volatile Runnable beforeEachRename;
+
+  private static void beforePublish() {
+    Runnable hook = beforeEachRename;
+    if (hook != null) {
+      hook.run();
     }
   }
 
@@ -282,18 +360,62 @@ public final class AtomicOutput {
   }
 
   private static void refuseAnInput(Path target, Path abs) {
-    if (!Files.exists(abs)) {
-      return;
+    if (!GUARDED.get()) {
+      return; // the cache's own bookkeeping (writeOwn), never a user's output
     }
+    Path real = realPath(abs);
     for (Path input : INPUTS) {
+      boolean same = real.equals(realPath(input)); // also an input that does not exist yet (a new head-sets file)
       try {
-        if (Files.exists(input) && Files.isSameFile(input, abs)) {
-          throw new HeadScopeException(target + " is one of this run's inputs (" + input + "); give the output "
-              + "another name (--force never replaces an input).");
-        }
+        same = same || Files.exists(abs) && Files.exists(input) && Files.isSameFile(input, abs); // a hard link
       } catch (IOException e) {
         // an input that cannot be compared is not the output
       }
+      if (same) {
+        throw new HeadScopeException(target + " is one of this run's inputs (" + input + "); give the output "
+            + "another name (--force never replaces an input).");
+      }
+    }
+    for (java.util.Map.Entry<Path, String> folder : INPUT_FOLDERS.entrySet()) {
+      if (real.startsWith(realPath(folder.getKey()))) {
+        throw new HeadScopeException(target + " is inside " + folder.getValue() + " (" + folder.getKey() + "), which "
+            + "this run reads; give the output a place outside it (--force never replaces an input).");
+      }
+    }
+  }
+
+  /** False while the cache writes its own files ({@link #writeOwn}): they are no run's outputs. */
+  private static final ThreadLocal<Boolean> GUARDED = ThreadLocal.withInitial(() -> true);
+
+  /**
+   * Writes a file of the model cache's own (its manifest) atomically, exempt from the protection of a run's
+   * inputs: the cache is an input of every run, and the cache alone writes there.
+   */
+  static void writeOwn(Path target, SafeFiles.Content content) {
+    GUARDED.set(false);
+    try {
+      write(target, true, content);
+    } finally {
+      GUARDED.set(true);
+    }
+  }
+
+  /**
+   * The absolute path with its deepest existing ancestor resolved through links, so an output named through a
+   * link into a protected folder, or not existing yet, is still seen inside it.
+   */
+  private static Path realPath(Path abs) {
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return abs;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
+    } catch (IOException e) {
+      return abs;
     }
   }
 
@@ -322,13 +444,14 @@ public final class AtomicOutput {
   }
 
   /**
-   * Deletes temporaries in {@code dir} whose writer is gone. Those of this machine name their process,
+   * Deletes temporaries in {@code dir} whose writer is gone: files, and folders named by their writer
+   * ({@link #temporaryName}: a model folder's staging). Those of this machine name their process,
    * which must no longer run (or have started after the file was last written, when its PID was reused);
    * those of another machine or PID namespace, and those named by a PID alone, cannot be judged by PID
    * here and must have stood unchanged for {@link #FOREIGN_AGE_MILLIS}; the oldest style must predate
    * this process.
    */
-  static void sweepStaleTemporaries(Path dir) {
+  public static void sweepStaleTemporaries(Path dir) {
     long myStart = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*.part")) {
       for (Path p : files) {
@@ -337,6 +460,8 @@ public final class AtomicOutput {
             : OLD_STYLE.matcher(name).matches() && lastModified(p) < myStart;
         if (stale && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.deleteIfExists(p);
+        } else if (stale && OURS.matcher(name).matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+          SafeFiles.deleteTree(p); // a killed finetune's or conversion's staging folder (tens of MB), named as ours
         }
       }
     } catch (IOException | RuntimeException ignored) {

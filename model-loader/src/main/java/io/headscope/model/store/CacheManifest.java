@@ -238,7 +238,8 @@ public final class CacheManifest {
       f.put("sha256", e.sha256());
       f.put("mtime", e.mtime());
     });
-    SafeFiles.writeAtomically(dir.resolve(NAME), true,
+    // the cache's own file: exempt from a run's protection of its inputs, the cache among them
+    AtomicOutput.writeOwn(dir.resolve(NAME),
         out -> out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root)));
   }
 

@@ -128,4 +128,96 @@ class AtomicOutputTest {
         .hasMessageContaining("Cannot write").hasMessageContaining("too long");
     assertThat(dir).isEmptyDirectory();
   }
+
+  // --- issue 39 G08: a CSV and its sidecar, both or neither, even if killed between two renames ---
+
+  /**
+   * Looks at the folder before every rename of a set's publication (where a SIGKILL could land) and after
+   * the last: wherever the CSV stands, its sidecar of the same write stands beside it.
+   */
+  @Test
+  void aReaderThatFindsTheCsvAlwaysFindsItsOwnSidecarBetweenAnyTwoRenames() throws Exception {
+    Path csv = dir.resolve("p.csv");
+    Path json = dir.resolve("p.csv.json");
+    for (boolean overwrite : new boolean[] {false, true}) {
+      for (String run : new String[] {"first", "second"}) {
+        if (!overwrite && run.equals("second")) {
+          continue;
+        }
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        Runnable look = () -> {
+          try {
+            if (Files.exists(csv)) {
+              String c = Files.readString(csv);
+              String j = Files.exists(json) ? Files.readString(json) : "(none)";
+              seen.add(c + " beside " + j);
+            } else {
+              seen.add("no csv");
+            }
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+        AtomicOutput.beforeEachRename = look;
+        try {
+          AtomicOutput.writeSet(java.util.List.of(new AtomicOutput.Member(csv, text("csv " + run)),
+              new AtomicOutput.Member(json, text("json " + run))), overwrite);
+        } finally {
+          AtomicOutput.beforeEachRename = null;
+        }
+        look.run();
+        assertThat(seen).as("overwrite %s, %s write", overwrite, run).allSatisfy(state -> assertThat(state)
+            .matches("no csv|csv (\\w+) beside json \\1"));
+        assertThat(seen.get(seen.size() - 1)).isEqualTo("csv " + run + " beside json " + run);
+      }
+      Files.deleteIfExists(csv);
+      Files.deleteIfExists(json);
+    }
+    try (var left = Files.list(dir)) {
+      assertThat(left.toList()).as("no temporary and no old CSV left aside").isEmpty();
+    }
+  }
+
+  /** A failed publication of the new set (here: the sidecar's place turned into a folder) keeps the old CSV. */
+  @Test
+  void aSetThatFailsAtTheLastStepLeavesTheOldCsvInPlace() throws Exception {
+    Path csv = Files.writeString(dir.resolve("q.csv"), "old csv");
+    Path json = Files.writeString(dir.resolve("q.csv.json"), "old json");
+    AtomicOutput.beforeEachRename = () -> {
+      try {
+        if (Files.isRegularFile(json)) {
+          Files.delete(json);
+          Files.createDirectory(json); // the sidecar's rename fails: a folder is never replaced
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+    try {
+      assertThatThrownBy(() -> AtomicOutput.writeSet(java.util.List.of(new AtomicOutput.Member(csv, text("new csv")),
+          new AtomicOutput.Member(json, text("new json"))), true)).isInstanceOf(HeadScopeException.class);
+    } finally {
+      AtomicOutput.beforeEachRename = null;
+    }
+    assertThat(Files.readString(csv)).isEqualTo("old csv");
+  }
+
+  // --- issue 39 F14: a killed writer's temporary folder is swept like its temporary files ---
+
+  @Test
+  void aDeadWritersTemporaryFolderIsSweptAndALiveOnesKept() throws Exception {
+    String machine = AtomicOutput.MACHINE;
+    Path dead = Files.createDirectory(dir.resolve(".model.headscope-" + machine + "-99999999-3.part"));
+    Files.writeString(dead.resolve("model.safetensors"), "50 MB in the real case");
+    Path beside = Files.createDirectory(dir.resolve(".tuned.headscope-" + machine + "-99999999-4.part"));
+    Files.writeString(beside.resolve("config.json"), "{}");
+    Path live = Files.createDirectory(dir.resolve(".model.headscope-" + machine + "-" + ProcessHandle.current().pid()
+        + "-5.part"));
+    Path notOurs = Files.createDirectory(dir.resolve(".cache.part"));
+    SafeFiles.writeAtomically(dir.resolve("a.json"), false, text("{}"));
+    assertThat(dead).doesNotExist();
+    assertThat(beside).doesNotExist();
+    assertThat(live).isDirectory();
+    assertThat(notOurs).isDirectory();
+  }
 }

@@ -33,7 +33,7 @@ final class ProtocolWriter {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    byte[] bytes = (text + "\n").getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = (escapeLoneSurrogates(text.toString()) + "\n").getBytes(StandardCharsets.UTF_8);
     synchronized (this) {
       try {
         out.write(bytes);
@@ -86,7 +86,7 @@ final class ProtocolWriter {
     byte[] head;
     byte[] tail;
     try {
-      head = ("{\"id\":" + JSON.writeValueAsString(id) + ",\"ok\":true,\"format\":" + JSON.writeValueAsString(answer.format())
+      head = ("{\"id\":" + escapeLoneSurrogates(JSON.writeValueAsString(id)) + ",\"ok\":true,\"format\":" + JSON.writeValueAsString(answer.format())
           + ",\"result\":")
           .getBytes(StandardCharsets.UTF_8);
       tail = ("," + JSON.writeValueAsString(JSON.createObjectNode().set("warnings", JSON.valueToTree(answer.warnings())))
@@ -106,6 +106,35 @@ final class ProtocolWriter {
         throw new UncheckedIOException("the client no longer reads standard output", e);
       }
     }
+  }
+
+  /**
+   * JSON text with each lone surrogate (a request id such as {@code "\ud800x"} that is no Unicode text) written
+   * as its escape {@code \\ud800}: UTF-8 has no bytes for it, and encoding would make it {@code ?}, an id the
+   * client never sent. Jackson writes other characters as they are, so a lone surrogate here can only stand
+   * inside a string, where the escape means the same char to any JSON reader.
+   */
+  static String escapeLoneSurrogates(String json) {
+    StringBuilder b = null;
+    for (int i = 0; i < json.length(); i++) {
+      char c = json.charAt(i);
+      boolean lone = Character.isHighSurrogate(c) ? i + 1 >= json.length() || !Character.isLowSurrogate(json.charAt(i + 1))
+          : Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(json.charAt(i - 1)));
+      if (Character.isHighSurrogate(c) && !lone) {
+        if (b != null) {
+          b.append(c).append(json.charAt(i + 1));
+        }
+        i++;
+        continue;
+      }
+      if (lone && b == null) {
+        b = new StringBuilder(json.length() + 12).append(json, 0, i);
+      }
+      if (b != null) {
+        b.append(lone ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+      }
+    }
+    return b == null ? json : b.toString();
   }
 
   private static void writeWarnings(JsonGenerator g, Answer a) throws IOException {

@@ -48,6 +48,14 @@ final class RequestArgs {
       String name = key.replace('_', '-');
       switch (name) {
         case "out", "force" -> throw new Refused("\"" + key + "\" is not taken over the protocol: the result comes on the pipe.");
+        case "shard" -> {
+          if (!v.isNull() && !(v.isBoolean() && !v.booleanValue())) {
+            // a shard's result is a part file for `headscope merge`, which the protocol does not run
+            throw new Refused("\"shard\" is not taken over the protocol: a shard writes a part file for `headscope "
+                + "merge` on the command line; send the whole corpus in one request instead.");
+          }
+          continue;
+        }
         case "help", "version" -> throw new Refused("\"" + key + "\" is not a request: see docs/PROTOCOL.md and `headscope " + "<command> --help`.");
         case "model" -> {
           if (!v.isNull() && !served.names(v.asText())) {

@@ -59,6 +59,9 @@ public final class StdioServer {
   private final Model model;
   private final Commands commands;
   private final String version;
+  private final java.util.function.BooleanSupplier clientGone;
+  /** How often, after the end of input, the server asks whether its client is still there. */
+  static final long WATCH_MS = 500;
 
   private final Object state = new Object();
   private final ArrayDeque<Job> queued = new ArrayDeque<>();
@@ -66,6 +69,16 @@ public final class StdioServer {
   private boolean closed;
 
   public StdioServer(InputStream in, OutputStream out, Model model, Commands commands, String version) {
+    this(in, out, model, commands, version, () -> false);
+  }
+
+  /**
+   * @param clientGone whether the client is gone (its process ended): asked every {@link #WATCH_MS} once
+   *     standard input has ended, while requests still run; true stops them and the server
+   */
+  public StdioServer(InputStream in, OutputStream out, Model model, Commands commands, String version,
+      java.util.function.BooleanSupplier clientGone) {
+    this.clientGone = clientGone;
     this.in = new java.io.BufferedInputStream(in);
     this.out = new ProtocolWriter(out);
     this.model = model;
@@ -83,12 +96,17 @@ public final class StdioServer {
 
   /** Greets, serves until {@code shutdown} or the end of standard input, and returns the exit code (0). */
   public int serve() {
-    out.line(g -> {
-      g.writeStringField("event", "ready");
-      g.writeNumberField("protocol", PROTOCOL);
-      g.writeStringField("version", version);
-      describeModel(g);
-    });
+    try {
+      out.line(g -> {
+        g.writeStringField("event", "ready");
+        g.writeNumberField("protocol", PROTOCOL);
+        g.writeStringField("version", version);
+        describeModel(g);
+      });
+    } catch (UncheckedIOException e) {
+      System.err.println("headscope: " + e.getMessage() + "; stopping.");
+      return 1; // nobody reads: not even the greeting got out
+    }
     Thread worker = new Thread(this::work, "headscope-serve");
     worker.start();
     boolean shutdown = false;
@@ -130,7 +148,26 @@ public final class StdioServer {
       state.notifyAll();
     }
     try {
-      worker.join(shutdown ? SHUTDOWN_WAIT_MS : 0);
+      if (shutdown) {
+        worker.join(SHUTDOWN_WAIT_MS);
+      } else {
+        // the end of input: the queued requests still run, unless the client that sent them is gone (killed)
+        while (worker.isAlive()) {
+          worker.join(WATCH_MS);
+          if (worker.isAlive() && clientGone.getAsBoolean()) {
+            System.err.println("headscope: the client is gone (its process ended and standard input closed); "
+                + "stopping the requests it sent.");
+            synchronized (state) {
+              queued.clear();
+              if (running != null) {
+                running.cancelled().set(true);
+              }
+            }
+            worker.join(SHUTDOWN_WAIT_MS);
+            return 1;
+          }
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
