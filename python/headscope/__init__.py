@@ -12,6 +12,7 @@ its standard input and output (docs/PROTOCOL.md); the model is loaded once, call
 
 from ._client import (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
                       View, open, read_table)
+from ._bertviz import attention_arrays, head_view, model_view
 from ._home import find_launcher, recorded_home
 
 __version__ = "0.1.0"
@@ -22,4 +23,5 @@ for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarnin
 del _public
 
 __all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
-           "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "__version__"]
+           "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "head_view", "model_view",
+           "attention_arrays", "__version__"]

@@ -152,6 +152,11 @@ class View:
                 % (html.escape(self.html, quote=True), html.escape(size(self.width)),
                    html.escape(size(self.height))))
 
+    @property
+    def data(self):
+        """The page, as ``IPython.display.HTML(...).data`` (what BertViz's ``html_action='return'`` gives)."""
+        return self.html
+
     def save(self, path):
         """Writes the page (UTF-8) to ``path`` and returns the path."""
         path = os.fspath(path)
@@ -431,7 +436,7 @@ def _close_quietly(conn):
 # ---------------------------------------------------------------------------------------------------
 # arguments
 
-_FILE_OPTIONS = {"corpus", "treebank", "probe-train", "train", "dev", "with", "clean-file"}
+_FILE_OPTIONS = {"corpus", "treebank", "probe-train", "train", "dev", "with", "clean-file", "arrays"}
 
 
 def _item(value):
