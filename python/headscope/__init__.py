@@ -11,7 +11,7 @@ its standard input and output (docs/PROTOCOL.md); the model is loaded once, call
 """
 
 from ._client import (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
-                      View, open, read_table)
+                      View, latest_open, open, read_table)
 from ._bertviz import attention_arrays, head_view, model_view
 from ._home import find_launcher, recorded_home
 
@@ -24,4 +24,4 @@ del _public
 
 __all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
            "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "head_view", "model_view",
-           "attention_arrays", "__version__"]
+           "attention_arrays", "latest_open", "__version__"]

@@ -531,6 +531,8 @@ class HeadScope:
                               % (protocol, PROTOCOL, launcher))
         self.info = dict(conn.greeting)
         """The server's greeting: model, family, layers, heads, maxTokens, causal, version."""
+        global _latest
+        _latest = weakref.ref(self)
 
     # -- the process ---------------------------------------------------------------------------
     @property
@@ -768,6 +770,16 @@ class HeadScope:
     def head_distances(self, corpus, **options):
         """How alike every pair of heads attends (Jensen-Shannon), ``./headscope head-distances``."""
         return self._call("head-distances", dict(options, corpus=corpus))
+
+
+_latest = None
+
+
+def latest_open():
+    """The HeadScope opened last in this process if it is still open, else None (``head_view`` renders with it
+    instead of starting a JVM)."""
+    server = _latest() if _latest is not None else None
+    return server if server is not None and not server.closed else None
 
 
 def open(model="bert-base-uncased", home=None, offline=False, timeout=None, echo_stderr=False,
