@@ -19,6 +19,7 @@ from typing import List, Optional
 import numpy as np
 
 from ._home import find_launcher
+from ._run import Run, request_args
 from ._wire import ProtocolError, encode_request, read_message
 
 PROTOCOL = 1
@@ -690,6 +691,27 @@ class HeadScope:
             raise ServerError("the server answered attention with %r, not the .npz asked for"
                               % type(data).__name__)
         return Attention.from_npz(data)
+
+    def run(self, text_or_texts, pair=None, cache=None, interventions=None, hooks=None, logits=True):
+        """One forward pass as TransformerLens's ``run_with_cache`` / ``run_with_hooks``: returns a ``Run``
+        (``log_probs, cache = hs.run(...)`` unpacks it).
+
+        ``text_or_texts``: one input, or a list of them (a text, or a (text, pair) tuple each): one batch,
+        padded to its longest. ``cache``: names as TransformerLens spells them
+        (``blocks.3.attn.hook_pattern``, ``blocks.*.hook_resid_post``; ``*`` matches anything), kept as
+        NumPy arrays in its shapes (``hook_z`` is (batch, pos, head, d_head)). ``interventions``: dicts
+        ``{"hook": name, "op": "zero"|"scale"|"set"|"add"|"mean"|"patch_from", "heads": [...],
+        "positions": [...], "inputs": [...], "value": x, "source": text}`` (0-based; a key left out means
+        all), applied inside the engine in the order given. docs/NOTEBOOK.md.
+        """
+        if hooks:
+            from ._pyhooks import run_with_python_hooks
+            return run_with_python_hooks(self, text_or_texts, pair, cache, interventions, hooks, logits)
+        args = request_args(text_or_texts, pair, cache, interventions, logits)
+        data = self._call("run", args)
+        if not isinstance(data, (bytes, bytearray)):
+            raise ServerError("the server answered run with %r, not the .npz asked for" % type(data).__name__)
+        return Run.from_npz(data)
 
     def predict(self, text, pair=None, disable=None, mode="zero", top=5, **options):
         """The masked-LM predictions at each ``[MASK]`` (a causal model: the next token), as the JSON
