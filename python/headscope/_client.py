@@ -705,8 +705,10 @@ class HeadScope:
         all), applied inside the engine in the order given. docs/NOTEBOOK.md.
         """
         if hooks:
-            from ._pyhooks import run_with_python_hooks
-            return run_with_python_hooks(self, text_or_texts, pair, cache, interventions, hooks, logits)
+            raise NotImplementedError(
+                "Python functions as hooks (TransformerLens's fwd_hooks) are not supported yet: write the edit as "
+                "an intervention ({'hook': name, 'op': 'zero'|'scale'|'set'|'add'|'mean'|'patch_from', ...}), "
+                "docs/NOTEBOOK.md")
         args = request_args(text_or_texts, pair, cache, interventions, logits)
         data = self._call("run", args)
         if not isinstance(data, (bytes, bytearray)):
