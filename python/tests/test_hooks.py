@@ -92,3 +92,41 @@ def test_bad_interventions_are_one_clear_error(hs):
         hs.run(TEXT, interventions=[{"hook": "blocks.0.attn.hook_z", "op": "zero", "head": 3}])
     with pytest.raises(headscope.HeadScopeError, match="same number of tokens"):
         hs.run(TEXT, interventions=[{"hook": "blocks.0.hook_resid_pre", "op": "patch_from", "source": "Hi ."}])
+
+
+def test_python_hook_functions_run_during_the_pass(hs):
+    plain = hs.run(TEXT)
+    # TransformerLens's head_ablation_hook, word for word, on block 11's z: predict --disable 12-4
+    def head_ablation_hook(value, hook):
+        value[:, :, 3, :] = 0.
+    seen = []
+
+    def look(value, hook):
+        seen.append((hook.name, hook.layer(), value.shape, float(np.abs(value[:, :, 3]).max())))
+
+    r = hs.run(TEXT, hooks=[("blocks.11.attn.hook_z", head_ablation_hook), ("blocks.11.attn.hook_z", look)])
+    n = len(r.tokens[0])
+    assert seen == [("blocks.11.attn.hook_z", 11, (1, n, 12, 64), 0.0)]  # the second hook sees the first's edit
+    cli = cli_json("predict", "--text", TEXT, "--disable", "12-4", "--top", "10")
+    for p in cli["predictions"]:
+        for t in p["top"]:
+            assert abs(float(r.probabilities[0, p["position"], t["id"]]) - t["probability"]) <= 1e-5
+    # hooks that return their input change nothing, bit for bit; one per layer
+    same = hs.run(TEXT, hooks=[("blocks.%d.hook_resid_post" % l, lambda v, hook: v) for l in range(12)])
+    assert np.array_equal(same.log_probs, plain.log_probs)
+    # a returned array is what flows on: the hand-edited run is the declarative one
+    def add(value, hook):
+        return value + np.float32(0.5)
+    fn = hs.run(TEXT, hooks=[("blocks.4.hook_resid_mid", add)], cache=["blocks.4.hook_resid_mid"])
+    decl = hs.run(TEXT, interventions=[{"hook": "blocks.4.hook_resid_mid", "op": "add", "value": 0.5}],
+                  cache=["blocks.4.hook_resid_mid"])
+    assert np.array_equal(fn.cache["blocks.4.hook_resid_mid"], decl.cache["blocks.4.hook_resid_mid"])
+    assert np.array_equal(fn.log_probs, decl.log_probs)
+
+
+def test_a_failing_hook_raises_its_own_error_and_the_server_goes_on(hs):
+    with pytest.raises(ZeroDivisionError):
+        hs.run(TEXT, hooks=[("blocks.0.hook_resid_pre", lambda v, hook: 1 / 0)])
+    with pytest.raises(ValueError, match="shape"):
+        hs.run(TEXT, hooks=[("blocks.0.hook_resid_pre", lambda v, hook: v[:, :1])])
+    assert hs.run(TEXT).tokens[0][0] == "[CLS]"

@@ -129,8 +129,26 @@ public final class HookRun {
     return out;
   }
 
+  /**
+   * A function called with the value at every point a pattern names, in TransformerLens's shape, during the pass;
+   * it returns the value that flows on (the same object, or null, for unchanged). What Python's hook functions
+   * become in the server.
+   */
+  public interface Callback {
+    Activation at(Name name, Activation value);
+  }
+
+  /** A callback at the points a name or pattern stands for. */
+  public record Hook(String pattern, Callback fn) {}
+
   /** Runs the batch once with the edits, keeping the named activations and, when asked, every position's log-probabilities. */
   public static Result run(BertModel bert, List<Encoding> inputs, List<String> cache, List<Edit> edits, boolean logits) {
+    return run(bert, inputs, cache, edits, List.of(), logits);
+  }
+
+  /** {@link #run} with callbacks, applied after the declarative edits at each point, in the order given. */
+  public static Result run(BertModel bert, List<Encoding> inputs, List<String> cache, List<Edit> edits,
+      List<Hook> hooks, boolean logits) {
     BertConfig config = bert.config();
     Map<String, Name> wanted = new LinkedHashMap<>();
     for (String c : cache) {
@@ -150,6 +168,22 @@ public final class HookRun {
           source = sourceValue(bert, e, n, sources, edits);
         }
         r = r.intervene(new PointEdit(n.point(), e.op(), e.rows(), e.heads(), e.positions(), e.value(), source));
+      }
+    }
+    for (Hook h : hooks) {
+      for (Name n : resolve(h.pattern(), config)) {
+        r = r.intervene(new io.headscope.model.engine.Intervention.Edit(n.point(), a -> {
+          Activation shown = n.positionsFirst() ? swap12(a) : a;
+          Activation back = h.fn().at(n, shown);
+          if (back == null || back == shown) {
+            return a;
+          }
+          if (!java.util.Arrays.equals(back.shape(), shown.shape())) {
+            throw new HeadScopeException("The hook at " + n.name() + " returned shape "
+                + java.util.Arrays.toString(back.shape()) + " for a value of shape " + java.util.Arrays.toString(shown.shape()) + ".");
+          }
+          return n.positionsFirst() ? swap12(back) : back;
+        }));
       }
     }
     int width = inputs.stream().mapToInt(Encoding::length).max().orElse(0);

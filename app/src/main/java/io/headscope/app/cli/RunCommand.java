@@ -51,6 +51,11 @@ final class RunCommand implements Callable<Integer> {
           + "\"source_pair\": TEXT}; heads, positions and inputs 0-based, each optional (all).")
   String interventions;
 
+  @Option(names = "--python-hooks", split = ",", paramLabel = "NAMES",
+      description = "Served only (Python's hs.run(hooks=...)): at each point these names stand for, the server sends "
+          + "the value to the client and waits for its reply (docs/PROTOCOL.md, \"Hook functions\").")
+  List<String> pythonHooks = new ArrayList<>();
+
   @Option(names = "--no-logits", description = "Leave out log_probs (only the cache).")
   boolean noLogits;
 
@@ -62,6 +67,13 @@ final class RunCommand implements Callable<Integer> {
   @Mixin ModelOptions model;
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The server's channel to the client while serving (Python hook functions), else null. */
+  private static volatile io.headscope.app.cli.serve.Exchange exchange;
+
+  static void exchange(io.headscope.app.cli.serve.Exchange e) {
+    exchange = e;
+  }
   private static final Set<String> EDIT_KEYS = Set.of("hook", "op", "heads", "positions", "inputs", "value", "source",
       "source_pair");
 
@@ -81,6 +93,16 @@ final class RunCommand implements Callable<Integer> {
       ModelOptions.requireText(in[0], "the input");
     }
     List<HookRun.Edit> edits = edits(interventions);
+    io.headscope.app.cli.serve.Exchange channel = exchange;
+    if (!pythonHooks.isEmpty() && (channel == null || !Output.servingRequests())) {
+      throw new UsageException("--python-hooks calls back into the client: it works only through headscope serve "
+          + "(Python's hs.run(hooks=...)).");
+    }
+    List<HookRun.Hook> hooks = new ArrayList<>();
+    for (int i = 0; i < pythonHooks.size(); i++) {
+      int index = i;
+      hooks.add(new HookRun.Hook(pythonHooks.get(i), (name, value) -> ask(channel, index, name, value)));
+    }
     output.check();
     try (BertModel m = model.open()) {
       List<Encoding> encoded = new ArrayList<>();
@@ -89,7 +111,7 @@ final class RunCommand implements Callable<Integer> {
         Warnings.truncation(e);
         encoded.add(e);
       }
-      HookRun.Result r = HookRun.run(m, encoded, cache, edits, !noLogits);
+      HookRun.Result r = HookRun.run(m, encoded, cache, edits, hooks, !noLogits);
       output.write(o -> write(r, o), Output.Format.NPZ);
     }
     return 0;
@@ -123,6 +145,51 @@ final class RunCommand implements Callable<Integer> {
         z.floats(e.getKey(), e.getValue().data(), e.getValue().shape());
       }
     }
+  }
+
+  /**
+   * One Python hook call: the value as little-endian float32 with its shape and name, to the client; its reply is
+   * {@code "unchanged": true}, {@code "data"} (base64 of little-endian float32 of the same shape), or {@code "error"}.
+   */
+  private static Activation ask(io.headscope.app.cli.serve.Exchange channel, int index, HookRun.Name name,
+      Activation value) {
+    float[] v = value.data();
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 * v.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.asFloatBuffer().put(v);
+    com.fasterxml.jackson.databind.node.ObjectNode f = io.headscope.app.cli.serve.Exchange.fields();
+    f.put("hook", index);
+    f.put("name", name.name());
+    f.put("dtype", "<f4");
+    var shape = f.putArray("shape");
+    for (int d : value.shape()) {
+      shape.add(d);
+    }
+    JsonNode reply;
+    try {
+      reply = channel.ask("hook", f, b.array());
+    } catch (io.headscope.app.cli.serve.Exchange.Ended e) {
+      throw new io.headscope.model.core.HeadScopeException(e.getMessage());
+    }
+    if (reply.hasNonNull("error")) {
+      throw new io.headscope.model.core.HeadScopeException("the Python hook at " + name.name() + " raised: "
+          + reply.get("error").asText());
+    }
+    if (reply.path("unchanged").asBoolean(false)) {
+      return value;
+    }
+    byte[] raw;
+    try {
+      raw = java.util.Base64.getDecoder().decode(reply.path("data").asText(""));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("the reply to the hook at " + name.name() + " is not base64.");
+    }
+    if (raw.length != 4 * v.length) {
+      throw new io.headscope.model.core.HeadScopeException("the Python hook at " + name.name() + " returned "
+          + raw.length / 4 + " values for a value of shape " + java.util.Arrays.toString(value.shape()) + ".");
+    }
+    float[] out = new float[v.length];
+    java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out);
+    return new Activation(out, value.shape());
   }
 
   private static List<String[]> batch(String json) {
