@@ -787,7 +787,9 @@ class HeadScope:
         NumPy arrays in its shapes (``hook_z`` is (batch, pos, head, d_head)). ``interventions``: dicts
         ``{"hook": name, "op": "zero"|"scale"|"set"|"add"|"mean"|"patch_from", "heads": [...],
         "positions": [...], "inputs": [...], "value": x, "source": text}`` (0-based; a key left out means
-        all), applied inside the engine in the order given. docs/NOTEBOOK.md.
+        all), applied inside the engine in the order given. ``hooks``: ``[(name, fn)]`` as TransformerLens's
+        ``fwd_hooks``: ``fn(value, hook)`` gets a NumPy copy of the value during the pass and returns the value
+        to flow on (None: the array as it left ``fn``); the server waits for each answer. docs/NOTEBOOK.md.
         """
         args = request_args(text_or_texts, pair, cache, interventions, logits)
         if hooks:
