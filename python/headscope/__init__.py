@@ -11,15 +11,19 @@ its standard input and output (docs/PROTOCOL.md); the model is loaded once, call
 """
 
 from ._client import (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
-                      View, open, read_table)
+                      View, latest_open, open, read_table)
+from ._bertviz import attention_arrays, head_view, model_view
 from ._home import find_launcher, recorded_home
+from ._run import ActivationCache, Run
 
 __version__ = "0.1.0"
 
 # shown as headscope.HeadScopeError (not headscope._client.HeadScopeError) in tracebacks and reprs
-for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View):
+for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View, Run,
+                ActivationCache):
     _public.__module__ = __name__
 del _public
 
 __all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
-           "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "__version__"]
+           "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "head_view", "model_view",
+           "attention_arrays", "latest_open", "Run", "ActivationCache", "__version__"]

@@ -1,11 +1,13 @@
 """The client of ``headscope serve --stdio``: one long-lived server process per HeadScope object."""
 
+import base64
 import collections
 import csv
 import html
 import io
 import itertools
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from typing import List, Optional
 import numpy as np
 
 from ._home import find_launcher
+from ._run import Run, request_args
 from ._wire import ProtocolError, encode_request, read_message
 
 PROTOCOL = 1
@@ -152,6 +155,11 @@ class View:
                 % (html.escape(self.html, quote=True), html.escape(size(self.width)),
                    html.escape(size(self.height))))
 
+    @property
+    def data(self):
+        """The page, as ``IPython.display.HTML(...).data`` (what BertViz's ``html_action='return'`` gives)."""
+        return self.html
+
     def save(self, path):
         """Writes the page (UTF-8) to ``path`` and returns the path."""
         path = os.fspath(path)
@@ -208,13 +216,20 @@ def read_table(text):
 # the process and its pipes
 
 class _Slot:
-    __slots__ = ("op", "event", "message", "payload")
+    __slots__ = ("op", "event", "message", "payload", "asks")
 
-    def __init__(self, op):
+    def __init__(self, op, asks=False):
         self.op = op
         self.event = threading.Event()
         self.message = None
         self.payload = None
+        # the server's questions during this request (hook functions), then None once the answer is in
+        self.asks = queue.Queue() if asks else None
+
+    def done(self):
+        self.event.set()
+        if self.asks is not None:
+            self.asks.put(None)
 
 
 def _describe_exit(code):
@@ -304,6 +319,12 @@ class _Connection:
             self.load_error = str(message.get("error"))
 
     def _on_answer(self, message, payload):
+        if message.get("event") == "hook":  # a question of a running request: it stays pending
+            with self.lock:
+                slot = self.pending.get(message.get("id"))
+            if slot is not None and slot.asks is not None:
+                slot.asks.put((message, payload))
+            return
         with self.lock:
             slot = self.pending.pop(message.get("id"), None)
             if slot is None:
@@ -312,7 +333,7 @@ class _Connection:
                 return
         slot.message = message
         slot.payload = payload
-        slot.event.set()
+        slot.done()
 
     def _on_gone(self, reason):
         try:
@@ -333,7 +354,7 @@ class _Connection:
             self.failure = (message, code)
             slots, self.pending = list(self.pending.values()), {}
         for slot in slots:
-            slot.event.set()
+            slot.done()
         self.gone.set()
         self.ready.set()
 
@@ -350,9 +371,20 @@ class _Connection:
             text += " (its standard error was empty)"
         return ServerError(text, lines, code)
 
-    def submit(self, rid, op, args):
+    def send(self, request):
+        """Sends a line that gets no answer (a reply to the server's question)."""
+        data = encode_request(request)
+        with self.write_lock:
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                self.gone.wait(timeout=15)
+                raise self.error() from None
+
+    def submit(self, rid, op, args, asks=False):
         """Sends one request; returns the slot its answer will arrive in."""
-        slot = _Slot(op)
+        slot = _Slot(op, asks)
         data = encode_request({"id": rid, "op": op, "args": args})
         with self.write_lock:
             with self.lock:
@@ -431,7 +463,7 @@ def _close_quietly(conn):
 # ---------------------------------------------------------------------------------------------------
 # arguments
 
-_FILE_OPTIONS = {"corpus", "treebank", "probe-train", "train", "dev", "with", "clean-file"}
+_FILE_OPTIONS = {"corpus", "treebank", "probe-train", "train", "dev", "with", "clean-file", "arrays"}
 
 
 def _item(value):
@@ -552,6 +584,8 @@ class HeadScope:
                               % (protocol, PROTOCOL, launcher))
         self.info = dict(conn.greeting)
         """The server's greeting: model, family, layers, heads, maxTokens, causal, version."""
+        global _latest
+        _latest = weakref.ref(self)
 
     # -- the process ---------------------------------------------------------------------------
     @property
@@ -634,6 +668,65 @@ class HeadScope:
                 os.unlink(corpus_file)
         return self._answer(*answer)
 
+    def _call_with_hooks(self, op, args, hooks):
+        """A request during which the server calls back: each hook function gets the value at its point (a NumPy
+        array, TransformerLens's shape) and a ``HookPoint``, and returns the value to flow on (or None: the
+        array as it left the function, edited in place or not)."""
+        fns = []
+        for item in hooks:
+            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str) and callable(item[1])):
+                raise TypeError("hooks are (name, fn) pairs, as TransformerLens's fwd_hooks: %r" % (item,))
+            if "," in item[0]:
+                raise ValueError("a hook name has no comma: %r" % item[0])
+            fns.append(item[1])
+        args = dict(args, python_hooks=[name for name, _ in hooks])
+        if self._conn.closing:
+            raise ServerError("this HeadScope is closed")
+        raised = None
+        with self._call_lock:
+            rid = next(self._ids)
+            slot = self._conn.submit(rid, op, _options(args), asks=True)
+            self._current = rid
+            try:
+                while True:
+                    item = slot.asks.get()
+                    if item is None:
+                        break
+                    message, payload = item
+                    reply = {"target": rid, "call": message.get("call")}
+                    try:
+                        shape = tuple(int(d) for d in message.get("shape") or ())
+                        value = np.frombuffer(payload, dtype="<f4").reshape(shape).copy()
+                        before = value.copy()
+                        out = fns[int(message["hook"])](value, HookPoint(str(message.get("name"))))
+                        out = value if out is None else np.asarray(out)
+                        if out.shape != shape:
+                            raise ValueError("the hook at %s returned shape %s for a value of shape %s"
+                                             % (message.get("name"), out.shape, shape))
+                        if out is value and np.array_equal(out, before):
+                            reply["unchanged"] = True
+                        else:
+                            reply["data"] = base64.b64encode(
+                                np.ascontiguousarray(out, dtype="<f4").tobytes()).decode("ascii")
+                    except Exception as e:  # the server fails the request; the function's own error is raised here
+                        raised = raised or e
+                        reply["error"] = "%s: %s" % (type(e).__name__, e)
+                    self._conn.send({"op": "reply", "args": reply})
+                answer = self._conn.wait(slot)
+            except KeyboardInterrupt:
+                try:
+                    self._send_cancel(rid, wait=False)
+                    slot.event.wait(10)
+                except Exception:
+                    pass
+                self._conn.abandon(rid)
+                raise
+            finally:
+                self._current = None
+        if raised is not None:
+            raise raised
+        return self._answer(*answer)
+
     @staticmethod
     def _answer(message, payload):
         for warning in message.get("warnings") or ():
@@ -709,6 +802,29 @@ class HeadScope:
             raise ServerError("the server answered attention with %r, not the .npz asked for"
                               % type(data).__name__)
         return Attention.from_npz(data)
+
+    def run(self, text_or_texts, pair=None, cache=None, interventions=None, hooks=None, logits=True):
+        """One forward pass as TransformerLens's ``run_with_cache`` / ``run_with_hooks``: returns a ``Run``
+        (``log_probs, cache = hs.run(...)`` unpacks it).
+
+        ``text_or_texts``: one input, or a list of them (a text, or a (text, pair) tuple each): one batch,
+        padded to its longest. ``cache``: names as TransformerLens spells them
+        (``blocks.3.attn.hook_pattern``, ``blocks.*.hook_resid_post``; ``*`` matches anything), kept as
+        NumPy arrays in its shapes (``hook_z`` is (batch, pos, head, d_head)). ``interventions``: dicts
+        ``{"hook": name, "op": "zero"|"scale"|"set"|"add"|"mean"|"patch_from", "heads": [...],
+        "positions": [...], "inputs": [...], "value": x, "source": text}`` (0-based; a key left out means
+        all), applied inside the engine in the order given. ``hooks``: ``[(name, fn)]`` as TransformerLens's
+        ``fwd_hooks``: ``fn(value, hook)`` gets a NumPy copy of the value during the pass and returns the value
+        to flow on (None: the array as it left ``fn``); the server waits for each answer. docs/NOTEBOOK.md.
+        """
+        args = request_args(text_or_texts, pair, cache, interventions, logits)
+        if hooks:
+            data = self._call_with_hooks("run", args, list(hooks))
+        else:
+            data = self._call("run", args)
+        if not isinstance(data, (bytes, bytearray)):
+            raise ServerError("the server answered run with %r, not the .npz asked for" % type(data).__name__)
+        return Run.from_npz(data)
 
     def predict(self, text, pair=None, disable=None, mode="zero", top=5, **options):
         """The masked-LM predictions at each ``[MASK]`` (a causal model: the next token), as the JSON
@@ -789,6 +905,30 @@ class HeadScope:
     def head_distances(self, corpus, **options):
         """How alike every pair of heads attends (Jensen-Shannon), ``./headscope head-distances``."""
         return self._call("head-distances", dict(options, corpus=corpus))
+
+
+class HookPoint:
+    """What a hook function gets as its second argument, as TransformerLens's ``hook``: ``name`` and ``layer()``."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def layer(self):
+        parts = self.name.split(".")
+        return int(parts[1]) if len(parts) > 2 and parts[0] == "blocks" else None
+
+    def __repr__(self):
+        return "HookPoint(%r)" % self.name
+
+
+_latest = None
+
+
+def latest_open():
+    """The HeadScope opened last in this process if it is still open, else None (``head_view`` renders with it
+    instead of starting a JVM)."""
+    server = _latest() if _latest is not None else None
+    return server if server is not None and not server.closed else None
 
 
 def open(model="bert-base-uncased", home=None, offline=False, timeout=None, echo_stderr=False,

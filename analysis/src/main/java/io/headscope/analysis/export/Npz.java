@@ -60,6 +60,30 @@ public final class Npz implements AutoCloseable {
     return entry(name, "<f4", shape, data.array());
   }
 
+  /** A float32 array of any shape from its values in C order (the last index fastest). */
+  public Npz floats(String name, float[] values, int[] shape) throws IOException {
+    if (count(shape) != values.length) {
+      throw new IllegalArgumentException(name + ": " + values.length + " values for shape " + java.util.Arrays.toString(shape));
+    }
+    ByteBuffer data = buffer(values.length * 4L);
+    for (float v : values) {
+      data.putFloat(v);
+    }
+    return entry(name, "<f4", shape.clone(), data.array());
+  }
+
+  /** An int32 array of any shape from its values in C order. */
+  public Npz ints(String name, int[] values, int[] shape) throws IOException {
+    if (count(shape) != values.length) {
+      throw new IllegalArgumentException(name + ": " + values.length + " values for shape " + java.util.Arrays.toString(shape));
+    }
+    ByteBuffer data = buffer(values.length * 4L);
+    for (int v : values) {
+      data.putInt(v);
+    }
+    return entry(name, "<i4", shape.clone(), data.array());
+  }
+
   /** An int32 vector. */
   public Npz ints(String name, int[] values) throws IOException {
     ByteBuffer data = buffer(values.length * 4L);
@@ -80,6 +104,14 @@ public final class Npz implements AutoCloseable {
 
   /** A unicode vector {@code <Un}, n the longest item in code points (at least 1, as NumPy's {@code <U1} for ""). */
   public Npz strings(String name, List<String> values) throws IOException {
+    return strings(name, values, new int[] {values.size()});
+  }
+
+  /** A unicode array of any shape from its items in C order. */
+  public Npz strings(String name, List<String> values, int[] shape) throws IOException {
+    if (count(shape) != values.size()) {
+      throw new IllegalArgumentException(name + ": " + values.size() + " items for shape " + java.util.Arrays.toString(shape));
+    }
     int n = 1;
     for (String s : values) {
       n = Math.max(n, s.codePointCount(0, s.length()));
@@ -91,7 +123,7 @@ public final class Npz implements AutoCloseable {
         data.putInt(i < cps.length ? cps[i] : 0);
       }
     }
-    return entry(name, "<U" + n, new int[] {values.size()}, data.array());
+    return entry(name, "<U" + n, shape.clone(), data.array());
   }
 
   @Override

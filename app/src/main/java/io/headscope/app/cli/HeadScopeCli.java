@@ -19,6 +19,7 @@ import picocli.CommandLine;
         SaliencyCommand.class,
         ServeCommand.class,
         HtmlCommand.class,
+        RunCommand.class,
         CommandLine.HelpCommand.class})
 public final class HeadScopeCli {
   /** The release, as --version and the serve protocol's greeting give it. */

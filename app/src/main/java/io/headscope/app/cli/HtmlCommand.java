@@ -6,6 +6,15 @@ import io.headscope.app.render.page.PageData;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadMask;
+import io.headscope.analysis.export.NpzReader;
+import io.headscope.app.render.page.ArrayPage;
+import io.headscope.model.core.HeadScopeException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -15,9 +24,22 @@ import picocli.CommandLine.Option;
 @Command(name = "html", mixinStandardHelpOptions = true,
     description = "One self-contained HTML page for one input that opens offline in any browser: BertViz's head "
         + "view, every head as a thumbnail, the neuron view (q, k, q*k, q.k/sqrt(dh), softmax), each head's "
-        + "category, and with --disable the predictions before -> after and the maps intact / as run / difference.")
+        + "category, and with --disable the predictions before -> after and the maps intact / as run / difference. "
+        + "With --arrays FILE.npz instead of --text: the page for attention of any model, as BertViz's head_view "
+        + "takes it (arrays tokens, attention (layer, head, query, key), or the encoder-decoder ones).")
 final class HtmlCommand implements Callable<Integer> {
-  @Mixin TextOptions sentence;
+  @Option(names = "--text", paramLabel = "TEXT", description = "The sentence (segment a); [MASK] marks words to predict.")
+  String text;
+
+  @Option(names = "--pair", paramLabel = "TEXT", description = "A second sentence (segment b).")
+  String pair;
+
+  @Option(names = "--arrays", paramLabel = "FILE.npz",
+      description = "Draw attention given as arrays instead of running the model (no model is loaded): a .npz with "
+          + "tokens and attention (layer, head, query, key), optionally sentence_b_start, include_layers, include_heads, "
+          + "layer, heads, view; or encoder_attention, decoder_attention, cross_attention with encoder_tokens and "
+          + "decoder_tokens. docs/NOTEBOOK.md.")
+  Path arrays;
 
   @Option(names = "--disable", paramLabel = "HEADS",
       description = "Heads to switch off, 1-based layer-head, comma-separated: 5-4,8-10; 7 or 7-* is all of layer 7; "
@@ -34,15 +56,46 @@ final class HtmlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    sentence.check();
+    if (arrays != null) {
+      return fromArrays();
+    }
+    if (text == null) {
+      throw new UsageException("Give --text (a sentence to run) or --arrays FILE.npz (attention to draw).");
+    }
+    ModelOptions.requireText(text, "--text");
+    if (pair != null) {
+      ModelOptions.requireText(pair, "--pair");
+    }
+    Warnings.lowerCaseMask(text);
+    Warnings.lowerCaseMask(pair);
     output.check();
     HeadMask.Mode m = UsageException.mode(mode);
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
-      PageData d = PageData.build(bert, sentence.text, sentence.pair, HeadMask.of(off, m), new HeadClassifier());
+      PageData d = PageData.build(bert, text, pair, HeadMask.of(off, m), new HeadClassifier());
       Warnings.truncation(d.intact().encoding());
       output.write(InteractivePage.content(d));
     }
+    return 0;
+  }
+
+  private Integer fromArrays() {
+    if (text != null || pair != null || disable != null) {
+      throw new UsageException("--arrays draws the arrays it is given: leave out --text, --pair and --disable.");
+    }
+    output.check();
+    Map<String, NpzReader.Array> read;
+    try (InputStream in = Files.newInputStream(arrays)) {
+      read = NpzReader.read(in);
+    } catch (NoSuchFileException e) {
+      throw new HeadScopeException("The arrays file " + arrays + " does not exist.");
+    } catch (IOException e) {
+      throw new HeadScopeException("Cannot read " + arrays + ": " + e.getMessage());
+    }
+    ArrayPage page = ArrayPage.of(read, new HeadClassifier());
+    String title = arrays.getFileName() == null ? "arrays" : arrays.getFileName().toString();
+    byte[] html = page.html(title);
+    output.write(o -> o.write(html));
     return 0;
   }
 }

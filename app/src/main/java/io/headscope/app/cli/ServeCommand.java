@@ -88,9 +88,12 @@ final class ServeCommand implements Callable<Integer> {
       StdioServer.Model served = new StdioServer.Model(model.model, bert.name(), c.family().modelType,
           c.numHiddenLayers(), c.numAttentionHeads(), c.maxTokens(), c.family().causal(), model.offline, model.gelu);
       System.err.println("headscope: serving " + bert.name() + " on standard input and output (docs/PROTOCOL.md).");
-      return new StdioServer(new FileInputStream(FileDescriptor.in), protocol, served,
-          new Commands(tap), HeadScopeCli.VERSION, ClientWatch.start()).serve();
+      StdioServer server = new StdioServer(new FileInputStream(FileDescriptor.in), protocol, served,
+          new Commands(tap), HeadScopeCli.VERSION, ClientWatch.start());
+      RunCommand.exchange(server.exchange()); // run's Python hook functions ask the client through it
+      return server.serve();
     } finally {
+      RunCommand.exchange(null);
       ModelOptions.serve(null);
     }
   }

@@ -50,4 +50,43 @@ class HtmlCommandTest extends OnTinyModel {
     assertThat(r.exit()).isNotZero();
     assertThat(r.errLines()).hasSize(1);
   }
+
+  @Test
+  void drawsArraysWithoutAModel() throws Exception {
+    Path npz = dir.resolve("arrays.npz");
+    try (var out = Files.newOutputStream(npz); var z = new io.headscope.analysis.export.Npz(out)) {
+      z.strings("tokens", java.util.List.of("[CLS]", "</script><img src=x onerror=alert(1)>", "[SEP]"));
+      z.floats("attention", new float[][][][] {{{{0.5f, 0.25f, 0.25f}, {0.2f, 0.3f, 0.5f}, {1, 0, 0}}}});
+    }
+    Path out = dir.resolve("arrays.html");
+    // no --model: a model would be bert-base, which this test never loads
+    CliHarness.Result r = CliHarness.run("html", "--arrays", npz.toString(), "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String page = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(page).contains("\"source\":\"arrays\"").contains("\\u003c/script\\u003e\\u003cimg")
+        .doesNotContain("<img").doesNotContain("{{");
+  }
+
+  @Test
+  void badArraysAreOneLineAndNoFile() throws Exception {
+    Path npz = dir.resolve("bad.npz");
+    try (var out = Files.newOutputStream(npz); var z = new io.headscope.analysis.export.Npz(out)) {
+      z.strings("tokens", java.util.List.of("a", "b"));
+      z.floats("attention", new float[][][][] {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}});
+    }
+    Path out = dir.resolve("bad.html");
+    CliHarness.Result r = CliHarness.run("html", "--arrays", npz.toString(), "--out", out.toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("2 query tokens");
+    assertThat(out).doesNotExist();
+    CliHarness.Result both = CliHarness.run("html", "--arrays", npz.toString(), "--text", "hi", "--out", out.toString());
+    assertThat(both.exit()).isEqualTo(2);
+    assertThat(both.errLines()).hasSize(1);
+    CliHarness.Result missing = CliHarness.run("html", "--arrays", dir.resolve("none.npz").toString(), "--out",
+        out.toString());
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.err()).contains("does not exist");
+    assertThat(out).doesNotExist();
+  }
 }

@@ -93,6 +93,11 @@ final class ServeProcess implements AutoCloseable {
     return node;
   }
 
+  /** Closes standard input only (the end of input), leaving the answers to be read. */
+  void closeInput() throws IOException {
+    in.close();
+  }
+
   /** Closes standard input and waits for the exit; whatever else standard output holds must be protocol lines. */
   int endOfInput() throws IOException, InterruptedException {
     in.close();

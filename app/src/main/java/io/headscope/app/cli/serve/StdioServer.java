@@ -67,6 +67,7 @@ public final class StdioServer {
   private final ArrayDeque<Job> queued = new ArrayDeque<>();
   private Job running;
   private boolean closed;
+  private final Exchange exchange;
 
   public StdioServer(InputStream in, OutputStream out, Model model, Commands commands, String version) {
     this(in, out, model, commands, version, () -> false);
@@ -84,6 +85,20 @@ public final class StdioServer {
     this.model = model;
     this.commands = commands;
     this.version = version;
+    this.exchange = new Exchange(this.out, () -> {
+      synchronized (state) {
+        return running == null ? null : running.id();
+      }
+    }, () -> {
+      synchronized (state) {
+        return running == null || running.cancelled().get();
+      }
+    });
+  }
+
+  /** Questions from the running request to its client (Python hook functions): see {@link Exchange}. */
+  public Exchange exchange() {
+    return exchange;
   }
 
   /** The line a server that could not load its model writes before it exits 1. */
@@ -134,6 +149,7 @@ public final class StdioServer {
       }
       return 1; // nobody reads the answers any more
     }
+    exchange.close(); // a request waiting for a reply would wait forever
     synchronized (state) {
       if (shutdown) {
         for (Job j : queued) {
@@ -220,6 +236,7 @@ public final class StdioServer {
     switch (op.asText()) {
       case "hello" -> hello(id, args);
       case "cancel" -> cancel(id, args);
+      case "reply" -> exchange.reply(args); // a reply to the running request's question: never answered
       case "shutdown" -> {
         return id;
       }

@@ -99,7 +99,12 @@ public final class InteractivePage {
 
   private static byte[] html(PageData d, Encoding e, Map<String, String> packed) {
     Blobs b = Blobs.of(d, e, packed);
-    String data = escapeForScript(json(d, b));
+    return assemble(json(d, b));
+  }
+
+  /** The page around its data (the JSON of the {@code headscope-data} block): template, style, script, policy. */
+  static byte[] assemble(String json) {
+    String data = escapeForScript(json);
     String script = resource("page.js");
     String style = resource("page.css");
     String body = resource("page.html");
@@ -249,7 +254,7 @@ public final class InteractivePage {
     return bytes.toString(StandardCharsets.UTF_8);
   }
 
-  private static void writePalette(JsonGenerator g, int heads) throws IOException {
+  static void writePalette(JsonGenerator g, int heads) throws IOException {
     g.writeObjectFieldStart("palette");
     g.writeArrayFieldStart("heat");
     for (int i = 0; i <= 4; i++) {
@@ -405,7 +410,7 @@ public final class InteractivePage {
     return new byte[][] {values.toByteArray(), scales.toByteArray()};
   }
 
-  private static String pack(byte[] raw) {
+  static String pack(byte[] raw) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length / 2 + 64);
     try (GZIPOutputStream gz = new GZIPOutputStream(out, 1 << 16) {
       {

@@ -9,12 +9,18 @@
   const api = { data: D, state: S, ready: false, error: null };
   window.headscope = api;
 
-  const L = D.layers, H = D.heads, N = D.tokens.length, DH = D.headSize;
+  const N = D.tokens.length, DH = D.headSize;
   const P = D.palette;
   const off = new Set(D.disabled);
-  const cat = D.categories || null;
   const maskToken = D.tokens.find((t) => t === "[MASK]" || t === "<mask>") || null;
-  const headName = (l, h) => (l + 1) + "-" + (h + 1);
+  // the maps shown: the model's (one part, queries and keys the same tokens), or, for attention given as arrays
+  // (headscope html --arrays, headscope.head_view), one of its parts (attention; encoder, decoder, cross)
+  const PARTS = D.parts || null;
+  let L = D.layers, H = D.heads, NQ = N, NK = N, QT = D.tokens, KT = D.tokens, QSEG = D.segments, KSEG = D.segments;
+  let cat = D.categories || null, LINES = D.lines, withheld = D.categoriesWithheld, LNUM = null, HNUM = null;
+  const layerName = (l) => String(LNUM ? LNUM[l] : l + 1);
+  const headNumber = (h) => (HNUM ? HNUM[h] : h + 1);
+  const headName = (l, h) => layerName(l) + "-" + headNumber(h);
   // digits a map value deserves: six when exact, else as many as the quantisation keeps
   const DIGITS = D.encoding.mapBound > 0 ? Math.max(3, Math.min(6, Math.floor(-Math.log10(2 * D.encoding.mapBound)))) : 6;
 
@@ -86,6 +92,12 @@
     return out;
   }
   async function decode() {
+    if (PARTS) {
+      // attention given as arrays: float32 maps of each part, no q or k (nothing ran here)
+      api.parts = [];
+      for (const p of PARTS) api.parts.push(float32(await gunzip(p.data)));
+      return;
+    }
     const scale = D.encoding.mapScale;
     if (scale === 0) {
       api.intact = float32(await gunzip(D.data.intact));
@@ -112,7 +124,7 @@
     }
   }
   // one map's value: kind intact | asRun | difference; l, h, i (query), j (key) 0-based
-  const at = (l, h, i, j) => ((l * H + h) * N + i) * N + j;
+  const at = (l, h, i, j) => ((l * H + h) * NQ + i) * NK + j;
   api.value = function (kind, l, h, i, j) {
     if (kind === "difference") return api.asRun[at(l, h, i, j)] - api.intact[at(l, h, i, j)];
     return (kind === "asRun" ? api.asRun : api.intact)[at(l, h, i, j)];
@@ -143,13 +155,35 @@
     return { scores: scores, softmax: probs.map((e) => e / sum) };
   };
   const shown = () => (D.disabled.length ? S.maps : "intact");
+  // switch to part p of the arrays: its maps, tokens, layers, heads and categories
+  function usePart(p) {
+    const d = PARTS[p];
+    S.part = p;
+    L = d.layers; H = d.heads; NQ = d.queryTokens.length; NK = d.keyTokens.length;
+    QT = d.queryTokens; KT = d.keyTokens; QSEG = d.querySegments; KSEG = d.keySegments;
+    cat = d.categories || null; withheld = d.categoriesWithheld; LINES = d.lines;
+    LNUM = d.layerNumbers; HNUM = d.headNumbers;
+    api.intact = api.asRun = api.parts[p];
+    maxCache.clear(); lineCache.clear(); headLabels = null;
+    S.layer = Math.min(S.layer, L - 1);
+    if (S.zoom && (S.zoom[0] >= L || S.zoom[1] >= H)) S.zoom = null;
+    for (const h of [...S.heads]) if (h >= H) S.heads.delete(h);
+  }
+  api.usePart = (p) => {
+    const sel = $("part");
+    if (sel) sel.value = String(p);
+    usePart(p);
+    layerOptions();
+    swatches();
+    redraw();
+  };
   // each map's largest |value| and strongest lines, computed once (a 512-token layer is 3 million cells)
   const maxCache = new Map(), lineCache = new Map();
   function mapMax(kind, l, h) {
     const key = kind + "|" + l + "|" + h;
     if (maxCache.has(key)) return maxCache.get(key);
     let m = 0;
-    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) m = Math.max(m, Math.abs(api.value(kind, l, h, i, j)));
+    for (let i = 0; i < NQ; i++) for (let j = 0; j < NK; j++) m = Math.max(m, Math.abs(api.value(kind, l, h, i, j)));
     maxCache.set(key, m);
     return m;
   }
@@ -161,6 +195,13 @@
     $("input-text").title = input;
     document.title = "HeadScope · " + input;
     let facts = D.model + " · " + N + " tokens · " + L + " layers × " + H + " heads";
+    if (PARTS) {
+      const enc = PARTS.find((p) => p.name === "encoder" || p.name === "cross");
+      if (enc) $("input-text").textContent = enc.keyTokens.join(" ");
+      facts = "attention given as arrays (" + D.model + ") · " + PARTS.map((p) => p.name + ": "
+        + (p.name === "cross" ? p.queryTokens.length + " × " + p.keyTokens.length : p.queryTokens.length) + " tokens, "
+        + p.layers + " layers × " + p.heads + " heads").join(" · ");
+    }
     if (D.truncatedWordpieces > 0) facts += " · " + D.truncatedWordpieces + " wordpieces cut to fit";
     $("input-facts").textContent = facts;
     const sel = $("maps-shown");
@@ -178,7 +219,8 @@
     const box = $("predictions");
     const pr = D.predictions;
     if (!pr || ((!pr.predictions || !pr.predictions.length) && !pr.classes)) {
-      box.appendChild(el("div", "muted", pr ? "No [MASK] in the input: nothing to predict." : "This model has no prediction head."));
+      box.appendChild(el("div", "muted", PARTS ? "Attention given as arrays: no model ran here, so nothing is predicted."
+        : pr ? "No [MASK] in the input: nothing to predict." : "This model has no prediction head."));
     } else {
       if (D.disabled.length) box.appendChild(el("div", "muted", "Top five before (intact) → after (heads off):"));
       for (const p of pr.predictions || []) {
@@ -214,7 +256,11 @@
 
     }
     const dis = $("disabled");
-    if (!D.disabled.length) {
+    if (PARTS) { // nothing can be switched off in arrays: no model runs here
+      dis.hidden = true;
+      dis.previousElementSibling.hidden = true;
+      $("maps-label").hidden = true;
+    } else if (!D.disabled.length) {
       dis.appendChild(el("div", "muted", "None: every head is on."));
     } else {
       const list = el("div", "headlist");
@@ -226,12 +272,15 @@
     }
     const about = $("about");
     const enc = D.encoding;
-    about.appendChild(el("p", "", enc.kind === "exact"
+    about.appendChild(el("p", "", PARTS ? "Every number is the float32 of the arrays given (float64 rounded to float32)."
+      : enc.kind === "exact"
       ? "Every number is the model's float32, exactly as `headscope attention` writes it."
       : (enc.mapScale === 0 ? "Maps stored exactly (float32)" : "Maps stored as round(" + enc.mapScale
         + " × a): each value within " + enc.mapBound.toExponential(2) + " of the model's")
         + "; q and k as " + enc.qk + ", so the neuron view's softmax is close to, not equal to, the map."));
-    about.appendChild(el("p", "", cat ? "Categories by HeadScope's " + D.classifier + " classifier on the intact maps."
+    about.appendChild(el("p", "", PARTS ? "Categories where they are defined (one sequence's bidirectional attention "
+      + "probabilities), by HeadScope's " + D.classifier + " classifier on the maps given."
+      : cat ? "Categories by HeadScope's " + D.classifier + " classifier on the intact maps."
       : D.categoriesWithheld));
     about.appendChild(el("p", "muted", "Heads are named layer-head, 1-based. Written by HeadScope; opens offline."));
   }
@@ -241,9 +290,13 @@
   let headGeom = null, headLabels = null;
   function headControls() {
     const sel = $("head-layer");
-    for (let l = 0; l < L; l++) sel.appendChild(el("option", "", "layer " + (l + 1))).value = String(l);
+    if (D.open) {
+      S.layer = Math.min(D.open.layer || 0, L - 1);
+      if (D.open.heads) for (const h of D.open.heads) S.heads.add(h);
+    }
+    layerOptions();
     sel.addEventListener("change", () => { S.layer = +sel.value; swatches(); drawHead(); });
-    for (let h = 0; h < H; h++) S.heads.add(h);
+    if (!D.open || !D.open.heads) for (let h = 0; h < H; h++) S.heads.add(h);
     $("heads-all").addEventListener("click", () => { for (let h = 0; h < H; h++) S.heads.add(h); swatches(); drawHead(); });
     $("heads-none").addEventListener("click", () => { S.heads.clear(); swatches(); drawHead(); });
     swatches();
@@ -253,10 +306,8 @@
       let hover = null;
       if (headGeom && y >= headGeom.top) {
         const i = Math.floor((y - headGeom.top) / ROW);
-        if (i >= 0 && i < N) {
-          if (x < headGeom.leftX + 8) hover = { side: "query", index: i };
-          else if (x > headGeom.rightX - 8) hover = { side: "key", index: i };
-        }
+        if (i >= 0 && x < headGeom.leftX + 8 && i < NQ) hover = { side: "query", index: i };
+        else if (i >= 0 && x > headGeom.rightX - 8 && i < NK) hover = { side: "key", index: i };
       }
       const same = (hover === null && S.hover === null)
         || (hover && S.hover && hover.side === S.hover.side && hover.index === S.hover.index);
@@ -268,6 +319,12 @@
       if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; drawHead(); }); }
     });
   }
+  function layerOptions() {
+    const sel = $("head-layer");
+    sel.replaceChildren();
+    for (let l = 0; l < L; l++) sel.appendChild(el("option", "", "layer " + layerName(l))).value = String(l);
+    sel.value = String(S.layer);
+  }
   function swatches() {
     const box = $("head-swatches");
     box.replaceChildren();
@@ -276,7 +333,7 @@
       b.type = "button";
       b.id = "swatch-" + h;
       b.style.background = P.headColors[h];
-      b.appendChild(el("span", "", h + 1));
+      b.appendChild(el("span", "", headNumber(h)));
       const c = el("span", "cat");
       c.style.background = categoryColor(S.layer, h);
       b.appendChild(c);
@@ -302,12 +359,12 @@
   function strongest(kind, l, h, k, onlyRow) {
     const max = mapMax(kind === "difference" ? "intact" : kind, l, h), out = [];
     if (max <= 0) return out;
-    const rows = onlyRow === undefined ? [...Array(N).keys()] : [onlyRow];
+    const rows = onlyRow === undefined ? [...Array(NQ).keys()] : [onlyRow];
     for (const i of rows) {
       const best = [];
-      for (let j = 0; j < N; j++) {
+      for (let j = 0; j < NK; j++) {
         const v = Math.abs(api.value(kind, l, h, i, j));
-        if (v < D.lines.minShare * max) continue;
+        if (v < LINES.minShare * max) continue;
         best.push([v, j]);
       }
       best.sort((a, b) => b[0] - a[0]);
@@ -320,7 +377,7 @@
   function drawHead() {
     const c = $("head-canvas"), scroll = $("head-scroll");
     const width = Math.max(420, Math.min(scroll.clientWidth - 4, 900));
-    const top = 24, height = top + N * ROW + 8, dpr = window.devicePixelRatio || 1;
+    const top = 24, height = top + Math.max(NQ, NK) * ROW + 8, dpr = window.devicePixelRatio || 1;
     // the canvas is only as tall as the view and stays put (sticky) while a spacer scrolls: a 512-token
     // drawing costs what a 40-token one does
     const shownH = Math.max(100, Math.min(height, scroll.clientHeight));
@@ -338,8 +395,8 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, -y0 * dpr);
     ctx.font = FONT;
     if (!headLabels) {
-      const w = Math.min(170, Math.max(60, ...D.tokens.map((t) => ctx.measureText(t).width + 16)));
-      headLabels = { width: w, text: D.tokens.map((t) => ellipsize(ctx, t, w - 10)) };
+      const w = Math.min(170, Math.max(60, ...QT.concat(KT).map((t) => ctx.measureText(t).width + 16)));
+      headLabels = { width: w, query: QT.map((t) => ellipsize(ctx, t, w - 10)), key: KT.map((t) => ellipsize(ctx, t, w - 10)) };
     }
     const labelW = headLabels.width;
     const leftX = labelW, rightX = width - labelW;
@@ -353,7 +410,7 @@
     ctx.textAlign = "left";
     ctx.fillText("keys", rightX + 6, 10);
     // lines
-    const k = heads.length > 1 ? D.lines.perQueryOverlay : D.lines.perQuery;
+    const k = heads.length > 1 ? LINES.perQueryOverlay : LINES.perQuery;
     let count = 0;
     ctx.lineWidth = 1.6;
     for (const h of heads) {
@@ -389,16 +446,17 @@
     }
     ctx.globalAlpha = 1;
     // tokens (those in view)
-    for (let i = Math.max(0, Math.floor((view0 - top) / ROW) - 1); i < Math.min(N, Math.ceil((view1 - top) / ROW) + 1); i++) {
+    for (let i = Math.max(0, Math.floor((view0 - top) / ROW) - 1); i < Math.min(Math.max(NQ, NK), Math.ceil((view1 - top) / ROW) + 1); i++) {
       const y = top + i * ROW + ROW / 2;
       for (const side of ["query", "key"]) {
+        if (i >= (side === "query" ? NQ : NK)) continue;
         const hot = S.hover && S.hover.side === side && S.hover.index === i;
         const x = side === "query" ? leftX - 6 : rightX + 6;
-        const text = headLabels.text[i];
+        const text = headLabels[side][i], token = (side === "query" ? QT : KT)[i];
         ctx.textAlign = side === "query" ? "right" : "left";
         // the app's token chips: the second sentence and the mask on their colours, the pointed token highlighted
-        const chip = hot ? P.ui.highlight : D.tokens[i] === maskToken ? P.ui["token-mask"]
-          : D.segments[i] === 1 ? P.ui["token-b"] : null;
+        const chip = hot ? P.ui.highlight : token === maskToken ? P.ui["token-mask"]
+          : (side === "query" ? QSEG : KSEG)[i] === 1 ? P.ui["token-b"] : null;
         if (chip) {
           const w = ctx.measureText(text).width + 8;
           ctx.fillStyle = chip;
@@ -417,18 +475,19 @@
       : kind === "asRun" ? "maps as run" : "intact maps";
     $("head-note").textContent = heads.length === 0 ? "No head chosen: click a swatch."
       : count + " lines · " + what + " · the strongest " + k + " per token, at least "
-        + Math.round(D.lines.minShare * 100) + "% of each head's maximum";
+        + Math.round(LINES.minShare * 100) + "% of each head's maximum";
   }
 
   // ---- model view ----
   // each block's largest value (Palette.pooled, as the app's thumbnails): a thin diagonal or column still shows
   function pooledPixels(kind, l, h, px) {
-    const side = Math.max(1, Math.min(N, px)), img = new ImageData(side, side), max = mapMax(kind, l, h);
-    const cell = new Float32Array(side * side);
-    for (let i = 0; i < N; i++) {
-      const r = Math.floor(i * side / N);
-      for (let j = 0; j < N; j++) {
-        const c = Math.floor(j * side / N), v = api.value(kind, l, h, i, j), o = r * side + c;
+    const rowsN = Math.max(1, Math.min(NQ, px)), side = Math.max(1, Math.min(NK, px));
+    const img = new ImageData(side, rowsN), max = mapMax(kind, l, h);
+    const cell = new Float32Array(side * rowsN);
+    for (let i = 0; i < NQ; i++) {
+      const r = Math.floor(i * rowsN / NQ);
+      for (let j = 0; j < NK; j++) {
+        const c = Math.floor(j * side / NK), v = api.value(kind, l, h, i, j), o = r * side + c;
         if (Math.abs(v) > Math.abs(cell[o])) cell[o] = v;
       }
     }
@@ -442,7 +501,7 @@
     const box = $("legend");
     box.replaceChildren();
     if (!cat) {
-      box.appendChild(el("span", "muted", D.categoriesWithheld));
+      box.appendChild(el("span", "muted", withheld));
       return;
     }
     const counts = {};
@@ -472,10 +531,10 @@
     grid.replaceChildren();
     grid.style.gridTemplateColumns = "24px repeat(" + H + ", " + (size + 6) + "px)";
     grid.appendChild(el("div"));
-    for (let h = 0; h < H; h++) grid.appendChild(el("div", "collabel", h + 1));
+    for (let h = 0; h < H; h++) grid.appendChild(el("div", "collabel", headNumber(h)));
     const kind = shown();
     for (let l = 0; l < L; l++) {
-      grid.appendChild(el("div", "rowlabel", "L" + (l + 1)));
+      grid.appendChild(el("div", "rowlabel", "L" + layerName(l)));
       for (let h = 0; h < H; h++) {
         const b = el("button", "thumb" + (S.zoom && S.zoom[0] === l && S.zoom[1] === h ? " chosen" : ""));
         b.type = "button";
@@ -527,14 +586,15 @@
     const c = $("zoom-canvas"), scroll = $("zoom-scroll");
     const ctx0 = c.getContext("2d");
     ctx0.font = "12px system-ui, sans-serif";
-    let label = Math.min(120, Math.max(40, ...D.tokens.map((t) => ctx0.measureText(t).width + 16)));
-    let cell = Math.max(2, Math.min(40, Math.floor(Math.min(scroll.clientWidth - label - 8, scroll.clientHeight - label - 8) / N)));
+    let label = Math.min(120, Math.max(40, ...QT.concat(KT).map((t) => ctx0.measureText(t).width + 16)));
+    const NM = Math.max(NQ, NK);
+    let cell = Math.max(2, Math.min(40, Math.floor(Math.min(scroll.clientWidth - label - 8, scroll.clientHeight - label - 8) / NM)));
     if (cell < 8) {
       // too small for labels: the whole width for the map, the read-out names the tokens
       label = 2;
-      cell = Math.max(2, Math.min(28, Math.floor(Math.min(scroll.clientWidth - 10, scroll.clientHeight - 10) / N)));
+      cell = Math.max(2, Math.min(28, Math.floor(Math.min(scroll.clientWidth - 10, scroll.clientHeight - 10) / NM)));
     }
-    const width = label + N * cell + 2, height = label + N * cell + 2, dpr = window.devicePixelRatio || 1;
+    const width = label + NK * cell + 2, height = label + NQ * cell + 2, dpr = window.devicePixelRatio || 1;
     c.width = Math.round(width * dpr);
     c.height = Math.round(height * dpr);
     c.style.width = width + "px";
@@ -544,34 +604,36 @@
     ctx.clearRect(0, 0, width, height);
     // one pixel per cell, scaled without smoothing (as the app's heatmaps)
     const cells = document.createElement("canvas");
-    cells.width = N;
-    cells.height = N;
-    const img = new ImageData(N, N);
-    for (let i = 0; i < N; i++) {
-      for (let j = 0; j < N; j++) {
-        const v = api.value(kind, l, h, i, j), o = 4 * (i * N + j);
+    cells.width = NK;
+    cells.height = NQ;
+    const img = new ImageData(NK, NQ);
+    for (let i = 0; i < NQ; i++) {
+      for (let j = 0; j < NK; j++) {
+        const v = api.value(kind, l, h, i, j), o = 4 * (i * NK + j);
         const col = kind === "difference" ? diverging(max > 0 ? v / max : 0) : heat(max > 0 ? v / max : 0);
         img.data[o] = col[0]; img.data[o + 1] = col[1]; img.data[o + 2] = col[2]; img.data[o + 3] = 255;
       }
     }
     cells.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(cells, label, label, N * cell, N * cell);
+    ctx.drawImage(cells, label, label, NK * cell, NQ * cell);
     ctx.strokeStyle = P.ui.rule;
-    ctx.strokeRect(label - 0.5, label - 0.5, N * cell + 1, N * cell + 1);
+    ctx.strokeRect(label - 0.5, label - 0.5, NK * cell + 1, NQ * cell + 1);
     zoomGeom = { label: label, cell: cell, l: l, h: h };
     if (cell >= 8) {
       ctx.font = Math.min(12, cell - 1) + "px system-ui, sans-serif";
       ctx.fillStyle = "#222";
       ctx.textBaseline = "middle";
-      for (let i = 0; i < N; i++) {
+      for (let i = 0; i < NQ; i++) {
         ctx.textAlign = "right";
-        ctx.fillText(ellipsize(ctx, D.tokens[i], label - 8), label - 4, label + i * cell + cell / 2);
+        ctx.fillText(ellipsize(ctx, QT[i], label - 8), label - 4, label + i * cell + cell / 2);
+      }
+      for (let j = 0; j < NK; j++) {
         ctx.save();
-        ctx.translate(label + i * cell + cell / 2, label - 4);
+        ctx.translate(label + j * cell + cell / 2, label - 4);
         ctx.rotate(-Math.PI / 2);
         ctx.textAlign = "left";
-        ctx.fillText(ellipsize(ctx, D.tokens[i], label - 12), 0, 0);
+        ctx.fillText(ellipsize(ctx, KT[j], label - 12), 0, 0);
         ctx.restore();
       }
     }
@@ -584,9 +646,9 @@
       if (!zoomGeom) return;
       const r = c.getBoundingClientRect(), g = zoomGeom;
       const j = Math.floor((e.clientX - r.left - g.label) / g.cell), i = Math.floor((e.clientY - r.top - g.label) / g.cell);
-      if (i < 0 || j < 0 || i >= N || j >= N) return;
+      if (i < 0 || j < 0 || i >= NQ || j >= NK) return;
       const kind = shown();
-      $("zoom-readout").textContent = "query " + i + " “" + D.tokens[i] + "” → key " + j + " “" + D.tokens[j] + "”: "
+      $("zoom-readout").textContent = "query " + i + " “" + QT[i] + "” → key " + j + " “" + KT[j] + "”: "
         + fmt(api.value(kind, g.l, g.h, i, j), DIGITS) + (kind === "intact" ? "" : " (intact " + fmt(api.value("intact", g.l, g.h, i, j), DIGITS) + ")");
     });
   }
@@ -691,6 +753,17 @@
   api.showView = showView;
   api.setMaps = (m) => { $("maps-shown").value = m; S.maps = m; redraw(); };
 
+  // the parts of attention given as arrays (encoder, decoder, cross): a chooser beside the tabs
+  function partControls() {
+    if (PARTS.length < 2) return;
+    const label = el("label", "maps-shown", "Attention: ");
+    const sel = el("select");
+    sel.id = "part";
+    PARTS.forEach((p, i) => { sel.appendChild(el("option", "", p.name)).value = String(i); });
+    sel.addEventListener("change", () => api.usePart(+sel.value));
+    label.appendChild(sel);
+    $("maps-label").after(label);
+  }
   async function start() {
     // the stylesheet's colours from the app's palette (UiColor), so the page and the window agree
     const root = document.documentElement.style;
@@ -711,10 +784,19 @@
       $("status").classList.add("error");
       return;
     }
+    if (PARTS) {
+      usePart(0);
+      partControls();
+    }
     headControls();
-    neuronControls();
+    if (PARTS) $("tab-neuron").hidden = true; // no q or k: nothing ran here
+    else neuronControls();
     zoomEvents();
     api.ready = true;
+    if (D.open && D.open.view === "model") {
+      showView("model");
+      return;
+    }
     $("status").textContent = "";
     let resize = null;
     window.addEventListener("resize", () => { clearTimeout(resize); resize = setTimeout(redraw, 100); });
