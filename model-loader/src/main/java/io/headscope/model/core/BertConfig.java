@@ -92,6 +92,7 @@ public record BertConfig(
     if (parts == null) {
       throw new IllegalArgumentException("no parts");
     }
+    inRange("num_key_value_heads", parts.keyValueHeads(), numAttentionHeads);
     if (numAttentionHeads % parts.keyValueHeads() != 0) {
       throw new HeadScopeException("config.json: num_attention_heads " + numAttentionHeads
           + " is not a multiple of num_key_value_heads " + parts.keyValueHeads() + ".");

@@ -44,9 +44,6 @@ public record Parts(
     if ((position == Position.ROTARY) != (rotary != null)) {
       throw new IllegalArgumentException("rotary frequencies go with rotary positions, and only with them");
     }
-    if (keyValueHeads <= 0) {
-      throw new HeadScopeException("config.json: num_key_value_heads must be positive, got " + keyValueHeads + ".");
-    }
     if (window < 0 || window > 0 && mask != Mask.CAUSAL) {
       throw new IllegalArgumentException("a window is a causal mask's");
     }

@@ -184,6 +184,32 @@ class DecoderFamiliesTest {
         .hasMessageContaining("yarn");
   }
 
+  /**
+   * Writes the three tiny checkpoints and their reference maps into {@code -Dheadscope.decoderDump=DIR}
+   * (skipped without it), for checking the reference by hand against transformers (docs/METHODS.md).
+   */
+  @Test
+  void dumpForTransformers() throws Exception {
+    String out = System.getProperty("headscope.decoderDump");
+    org.junit.jupiter.api.Assumptions.assumeTrue(out != null, "set -Dheadscope.decoderDump=DIR to write the dump");
+    Path root = Path.of(out);
+    Object[][] cases = {{"llama", llama(LLAMA3), 41L}, {"qwen2", qwen2(), 42L}, {"mistral", mistral(3), 45L}};
+    for (Object[] c : cases) {
+      TinyDecoder m = new TinyDecoder((TinyDecoder.Spec) c[1], (Long) c[2]);
+      Path folder = m.writeTo(root.resolve((String) c[0]));
+      long[] ids = c[0].equals("qwen2")
+          ? java.util.Arrays.copyOfRange(HandLlamaTokenizer.TEXT_IDS, 1, HandLlamaTokenizer.TEXT_IDS.length)
+          : HandLlamaTokenizer.TEXT_IDS;
+      DecoderReference.Result ref = DecoderReference.run(m, ids);
+      java.util.Map<String, Object> dump = new java.util.LinkedHashMap<>();
+      dump.put("text", HandLlamaTokenizer.TEXT);
+      dump.put("ids", ids);
+      dump.put("attention", ref.attention());
+      dump.put("lastLogits", ref.lastLogits());
+      new com.fasterxml.jackson.databind.ObjectMapper().writeValue(folder.resolve("reference.json").toFile(), dump);
+    }
+  }
+
   private static int argMax(double[] v) {
     int best = 0;
     for (int i = 1; i < v.length; i++) {
