@@ -52,6 +52,11 @@ public final class ShardedCheckpoint {
     }
   }
 
+  /** The shard files the index names, in the order of their first tensor. */
+  public static List<String> shardNames(Path index) {
+    return List.copyOf(read(index).keySet());
+  }
+
   /** The index's shards and the tensors each should hold. */
   static Map<String, Set<String>> read(Path index) {
     JsonNode map;
