@@ -97,7 +97,7 @@ public record BertConfig(
       throw new HeadScopeException("config.json: num_attention_heads " + numAttentionHeads
           + " is not a multiple of num_key_value_heads " + parts.keyValueHeads() + ".");
     }
-    if (parts.mlp() == Parts.Mlp.GELU) {
+    if (parts.mlp() != Parts.Mlp.GATED_SILU) {
       Gelu.of(hiddenAct); // fails on an activation we do not implement
     } else if (!"silu".equals(hiddenAct)) {
       throw new HeadScopeException("config.json: hidden_act \"" + hiddenAct + "\" is not supported in a gated MLP "
@@ -171,7 +171,7 @@ public record BertConfig(
       return switch (family) {
         case DISTILBERT -> FamilyConfigs.distilBert(root, configJson, labels);
         case GPT2 -> FamilyConfigs.gpt2(root, configJson, labels);
-        case LLAMA, QWEN2, MISTRAL -> DecoderConfigs.read(family, root, configJson, labels);
+        case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderConfigs.read(family, root, configJson, labels);
         default -> FamilyConfigs.bertLike(family, root, configJson, labels);
       };
     } catch (HeadScopeException e) {

@@ -25,8 +25,10 @@ final class DecoderConfigs {
             + hidden / heads + "); HeadScope runs " + family.displayName + " models whose heads split the hidden size.");
       }
     }
-    // Qwen2Config defaults tie_word_embeddings to false like LlamaConfig; Qwen2.5's small models set it true
-    boolean tied = root.path("tie_word_embeddings").asBoolean(false);
+    // Qwen2Config defaults tie_word_embeddings to false like LlamaConfig (Qwen2.5's small models set it true);
+    // GemmaConfig defaults it to true
+    boolean gemma = family == Family.GEMMA;
+    boolean tied = root.path("tie_word_embeddings").asBoolean(gemma);
     boolean qkvBias = family == Family.QWEN2 || root.path("attention_bias").asBoolean(false);
     boolean outBias = family != Family.QWEN2 && root.path("attention_bias").asBoolean(false);
     if (root.path("mlp_bias").asBoolean(false)) {
@@ -47,21 +49,26 @@ final class DecoderConfigs {
     if (window < 0) {
       throw new HeadScopeException(file + ": sliding_window must be positive, got " + window + ".");
     }
-    Parts parts = new Parts(Parts.Norm.RMS_NORM, Parts.NormPlace.PRE, Parts.Position.ROTARY, rotary(root, file),
-        kvHeads, qkvBias, outBias, Parts.Mask.CAUSAL, window, Parts.Mlp.GATED_SILU,
-        tied ? Parts.Head.TIED : Parts.Head.UNTIED);
+    // Gemma (GemmaModel): embeddings times sqrt(hidden_size) rounded to the computing dtype (float32 here),
+    // RMSNorm scaled by 1 + w, and GeGLU with hidden_activation (transformers' default: the tanh GELU)
+    Parts parts = new Parts(gemma ? Parts.Norm.RMS_NORM_UNIT_OFFSET : Parts.Norm.RMS_NORM, Parts.NormPlace.PRE,
+        Parts.Position.ROTARY, rotary(root, file), kvHeads, qkvBias, outBias, Parts.Mask.CAUSAL, window,
+        gemma ? Parts.Mlp.GATED_GELU : Parts.Mlp.GATED_SILU, tied ? Parts.Head.TIED : Parts.Head.UNTIED,
+        gemma ? (float) Math.sqrt(hidden) : 1);
     int defaultPositions = switch (family) {
       case QWEN2 -> 32768;
       case MISTRAL -> 4096 * 32;
+      case GEMMA -> 8192;
       default -> 2048;
     };
+    String act = gemma ? (root.hasNonNull("hidden_activation") ? root.get("hidden_activation").asText() : "gelu_pytorch_tanh") : root.path("hidden_act").asText("silu");
     return new BertConfig(
         BertConfig.requiredInt(root, "vocab_size", file),
         hidden,
         BertConfig.requiredInt(root, "num_hidden_layers", file),
         heads,
         BertConfig.requiredInt(root, "intermediate_size", file),
-        root.path("hidden_act").asText("silu"),
+        act,
         BertConfig.optionalInt(root, "max_position_embeddings", defaultPositions, file),
         0, root.path("rms_norm_eps").asDouble(1e-6), labels, family, hidden, 0, parts);
   }

@@ -15,7 +15,9 @@ package io.headscope.model.core;
  *       embeddings (tied {@code lm_head}).</li>
  *   <li>Llama, Qwen2 and Mistral are pre-RMSNorm causal decoders with rotary positions, grouped-query
  *       attention and a SwiGLU MLP; Qwen2 adds biases to the query, key and value projections, Mistral a
- *       sliding window. Their parts come from their configs ({@link Parts}, {@link DecoderConfigs}).</li>
+ *       sliding window; Gemma scales the embeddings by sqrt(hidden), scales its RMSNorms by {@code 1 + w} and
+ *       gates its MLP with the tanh GELU. Their parts come from their configs ({@link Parts},
+ *       {@link DecoderConfigs}).</li>
  * </ul>
  */
 public enum Family {
@@ -28,7 +30,8 @@ public enum Family {
   GPT2("gpt2", "transformer.", "GPT-2"),
   LLAMA("llama", "model.", "Llama"),
   QWEN2("qwen2", "model.", "Qwen2"),
-  MISTRAL("mistral", "model.", "Mistral");
+  MISTRAL("mistral", "model.", "Mistral"),
+  GEMMA("gemma", "model.", "Gemma");
 
   /** {@code model_type} in {@code config.json}. */
   public final String modelType;
@@ -55,7 +58,7 @@ public enum Family {
 
   /** Llama and the families built like it: rotary positions, RMSNorm, SwiGLU, grouped queries. */
   public boolean rotaryDecoder() {
-    return this == LLAMA || this == QWEN2 || this == MISTRAL;
+    return this == LLAMA || this == QWEN2 || this == MISTRAL || this == GEMMA;
   }
 
   /** Whether LayerNorm comes before each sublayer (plus a final one) instead of after it. */

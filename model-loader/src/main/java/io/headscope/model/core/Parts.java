@@ -23,12 +23,15 @@ package io.headscope.model.core;
  *     W_up x)} (SwiGLU) without biases
  * @param head what predicts tokens: BERT's masked-LM transform and tied decoder, the word embeddings
  *     alone (tied), or a separate output matrix ({@code lm_head}, untied)
+ * @param embeddingScale what the word embeddings are multiplied by (Gemma: {@code sqrt(hidden_size)} as a
+ *     float32, as transformers' {@code normalizer}; 1 for the others)
  */
 public record Parts(
     Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
-    boolean outBias, Mask mask, int window, Mlp mlp, Head head) {
+    boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale) {
 
-  public enum Norm { LAYER_NORM, RMS_NORM }
+  /** {@code RMS_NORM_UNIT_OFFSET}: Gemma's RMSNorm, whose stored weight w scales by {@code 1 + w}. */
+  public enum Norm { LAYER_NORM, RMS_NORM, RMS_NORM_UNIT_OFFSET }
 
   public enum NormPlace { POST, PRE }
 
@@ -36,7 +39,8 @@ public record Parts(
 
   public enum Mask { BIDIRECTIONAL, CAUSAL }
 
-  public enum Mlp { GELU, GATED_SILU }
+  /** {@code GATED_GELU}: Gemma's GeGLU, {@code down(gelu(gate x) * up x)} with {@code hidden_activation}'s GELU. */
+  public enum Mlp { GELU, GATED_SILU, GATED_GELU }
 
   public enum Head { MASKED_LM, TIED, UNTIED }
 
@@ -57,7 +61,17 @@ public record Parts(
   public static Parts of(Family f, int heads) {
     boolean gpt = f == Family.GPT2;
     return new Parts(Norm.LAYER_NORM, gpt ? NormPlace.PRE : NormPlace.POST, Position.LEARNED, null, heads, true, true,
-        gpt ? Mask.CAUSAL : Mask.BIDIRECTIONAL, 0, Mlp.GELU, gpt ? Head.TIED : Head.MASKED_LM);
+        gpt ? Mask.CAUSAL : Mask.BIDIRECTIONAL, 0, Mlp.GELU, gpt ? Head.TIED : Head.MASKED_LM, 1);
+  }
+
+  /** Whether the MLP is gated (SwiGLU, GeGLU). */
+  public boolean gated() {
+    return mlp != Mlp.GELU;
+  }
+
+  /** Whether the norm is an RMSNorm (with or without Gemma's unit offset). */
+  public boolean rms() {
+    return norm != Norm.LAYER_NORM;
   }
 
   /** Whether this is a rotary, grouped-query or gated model: the engine's decoder path, not BERT's fused one. */

@@ -47,7 +47,7 @@ final class BertEncoder {
     this.c = weights.config;
     this.parts = c.parts();
     // a gated MLP's activation is SiLU, and its head has no transform
-    this.headGelu = parts.mlp() == Parts.Mlp.GELU ? BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct())) : null;
+    this.headGelu = parts.gated() ? null : BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
     this.rotary = parts.rotaryDecoder() ? new Rotary(parts.rotary(), c.headSize()) : null;
   }
 
@@ -122,6 +122,9 @@ final class BertEncoder {
     NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids)); // (B, T, e)
     if (w.positionEmbeddings != null) { // rotary models add no positions here: they turn q and k
       x = x.add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions)));
+    }
+    if (parts.embeddingScale() != 1) { // Gemma: times sqrt(hidden_size), a float32
+      x = x.mul(Scalars.of(x, (float) parts.embeddingScale()));
     }
     if (w.tokenTypeEmbeddings != null) {
       x = x.add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments)));
@@ -322,14 +325,16 @@ final class BertEncoder {
   }
 
   private NDArray ffn(int l, BertWeights.Layer p, NDArray x, Hooks hooks) {
-    if (parts.mlp() == Parts.Mlp.GATED_SILU) {
+    if (parts.gated()) {
       // SwiGLU (LlamaMLP): down(silu(gate x) * up x); hook_pre carries the gate's input to SiLU, hook_post
       // the product that the down projection reads (TransformerLens's gated MLP)
       int f = c.intermediateSize();
       NDArray gateUp = dense(x, p.ffnInWeight(), null); // (B, T, 2f)
       NDArray gate = hooks.at(HookPoint.Kind.MLP_PRE, l, gateUp.get(new NDIndex("..., 0:" + f))); // (B, T, f)
       NDArray up = gateUp.get(new NDIndex("..., " + f + ":")); // (B, T, f)
-      NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, gate.mul(ai.djl.nn.Activation.sigmoid(gate)).mul(up));
+      NDArray act = parts.mlp() == Parts.Mlp.GATED_SILU ? gate.mul(ai.djl.nn.Activation.sigmoid(gate))
+          : gelu(gate); // Gemma's GeGLU
+      NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, act.mul(up));
       return dense(post, p.ffnOutWeight(), null); // (B, T, d)
     }
     NDArray pre = hooks.at(HookPoint.Kind.MLP_PRE, l, dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, f)
@@ -404,7 +409,7 @@ final class BertEncoder {
 
   /** The family's norm over the hidden width: LayerNorm, or RMSNorm (whose {@code beta} is null). */
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {
-    if (parts.norm() == Parts.Norm.RMS_NORM) {
+    if (parts.rms()) {
       return rmsNorm(x, gamma);
     }
     return layerNorm(x, gamma, beta, c.hiddenSize());

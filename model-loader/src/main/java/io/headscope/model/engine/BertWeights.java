@@ -86,7 +86,7 @@ final class BertWeights implements AutoCloseable {
         layers[l] = decoderLayer(w, config, l);
       }
       outWeightByHead = byHead(layers, config);
-      finalLnWeight = w.req("final.LayerNorm.weight", d);
+      finalLnWeight = gain(w, config, "final.LayerNorm.weight");
       finalLnBias = null;
       gptLmHead = true;
       lmHead = parts.head() == Parts.Head.UNTIED ? w.req("cls.predictions.decoder.weight", config.vocabSize(), d)
@@ -201,11 +201,20 @@ final class BertWeights implements AutoCloseable {
         w.req(p + "intermediate.gate.weight", f, d), w.req(p + "intermediate.dense.weight", f, d)), 0); // (2f, d)
     return new Layer(qkvWeight, qkvBias,
         ow, parts.outBias() ? w.req(p + "attention.output.dense.bias", d) : null,
-        w.req(p + "attention.output.LayerNorm.weight", d), null,
+        gain(w, config, p + "attention.output.LayerNorm.weight"), null,
         gateUp, null,
         w.req(p + "output.dense.weight", d, f), null,
-        w.req(p + "output.LayerNorm.weight", d), null,
+        gain(w, config, p + "output.LayerNorm.weight"), null,
         valueGram(ow, config));
+  }
+
+  /**
+   * An RMSNorm's scale: the stored weight, or for Gemma's norm {@code 1 + w}, added once here in float32
+   * as {@code GemmaRMSNorm} adds it on every call ({@code 1.0 + self.weight.float()}), the same rounding.
+   */
+  private static NDArray gain(Lookup w, BertConfig config, String name) {
+    NDArray g = w.req(name, config.hiddenSize());
+    return config.parts().norm() == Parts.Norm.RMS_NORM_UNIT_OFFSET ? g.add(1f) : g;
   }
 
   /**
@@ -278,8 +287,7 @@ final class BertWeights implements AutoCloseable {
     }
     // the last layer's second norm: its bias, or an RMSNorm's scale (it has no bias)
     List<WeightNames.Source> lastLayer = WeightNames.sources(config.family(), "encoder.layer."
-        + (config.numHiddenLayers() - 1) + ".output.LayerNorm." + (config.parts().norm() == Parts.Norm.RMS_NORM
-            ? "weight" : "bias"));
+        + (config.numHiddenLayers() - 1) + ".output.LayerNorm." + (config.parts().rms() ? "weight" : "bias"));
     if (lastLayer.stream().noneMatch(s -> infos.containsKey(s.name()))) {
       throw new HeadScopeException(where + ": the config asks for " + config.numHiddenLayers()
           + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer.get(0).name() + " (nor "

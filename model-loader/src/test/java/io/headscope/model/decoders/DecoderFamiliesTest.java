@@ -47,6 +47,10 @@ class DecoderFamiliesTest {
     return new TinyDecoder.Spec("mistral", 2, 32, 4, 1, 48, 272, 10000, null, window, false, false, "BF16", 1, 1e-5);
   }
 
+  static TinyDecoder.Spec gemma() {
+    return new TinyDecoder.Spec("gemma", 2, 32, 4, 1, 48, 272, 10000, null, 0, false, true, "BF16", 1, 1e-6);
+  }
+
   /** Runs the engine through the same doors as {@code ./headscope attention --model DIR}. */
   private Checked check(TinyDecoder.Spec spec, long seed, String name) {
     TinyDecoder m = new TinyDecoder(spec, seed);
@@ -157,6 +161,13 @@ class DecoderFamiliesTest {
   }
 
   @Test
+  void gemmaWithScaledEmbeddingsUnitOffsetNormsAndGegluMatchesTheReference() {
+    Checked c = check(gemma(), 47, "gemma");
+    assertThat(c.encoding().ids()).containsExactly(HandLlamaTokenizer.TEXT_IDS);
+    assertThat(argMax(c.next())).isEqualTo(argMax(c.ref().lastLogits()));
+  }
+
+  @Test
   void aWindowAsLongAsTheInputIsNoWindow() {
     Checked windowed = check(mistral(64), 46, "wide");
     Checked none = check(mistral(0), 46, "none");
@@ -193,7 +204,8 @@ class DecoderFamiliesTest {
     String out = System.getProperty("headscope.decoderDump");
     org.junit.jupiter.api.Assumptions.assumeTrue(out != null, "set -Dheadscope.decoderDump=DIR to write the dump");
     Path root = Path.of(out);
-    Object[][] cases = {{"llama", llama(LLAMA3), 41L}, {"qwen2", qwen2(), 42L}, {"mistral", mistral(3), 45L}};
+    Object[][] cases = {{"llama", llama(LLAMA3), 41L}, {"qwen2", qwen2(), 42L}, {"mistral", mistral(3), 45L},
+        {"gemma", gemma(), 47L}};
     for (Object[] c : cases) {
       TinyDecoder m = new TinyDecoder((TinyDecoder.Spec) c[1], (Long) c[2]);
       Path folder = m.writeTo(root.resolve((String) c[0]));

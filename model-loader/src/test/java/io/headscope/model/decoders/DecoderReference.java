@@ -101,13 +101,26 @@ final class DecoderReference {
     for (int i = 0; i < t; i++) {
       x0[i] = emb[(int) ids[i]].clone(); // exact: the widened weights are the stored values
     }
+    boolean gemma = s.modelType().equals("gemma");
     V x = V.exact(x0);
+    if (gemma) {
+      // GemmaModel: embeddings times sqrt(hidden_size) as a tensor of the computing dtype (float32); one rounding
+      double normalizer = (float) Math.sqrt(d);
+      double[][] e0 = new double[t][d];
+      for (int i = 0; i < t; i++) {
+        for (int c = 0; c < d; c++) {
+          x0[i][c] *= normalizer;
+          e0[i][c] = U * Math.abs(x0[i][c]);
+        }
+      }
+      x = new V(x0, e0);
+    }
     double[] inv = inverseFrequencies(s.ropeTheta(), dh, s.llama3Scaling());
     double[][][][] att = new double[s.layers()][h][][];
     double[][][][] bound = new double[s.layers()][h][][];
     for (int l = 0; l < s.layers(); l++) {
       String p = "model.layers." + l + ".";
-      V a = rmsNorm(x, w(m, p + "input_layernorm.weight"), s.rmsEps());
+      V a = rmsNorm(x, gain(m, p + "input_layernorm.weight"), s.rmsEps());
       V q = linear(a, m.weights.get(p + "self_attn.q_proj.weight").matrix(), bias(m, p + "self_attn.q_proj.bias"));
       V k = linear(a, m.weights.get(p + "self_attn.k_proj.weight").matrix(), bias(m, p + "self_attn.k_proj.bias"));
       V v = linear(a, m.weights.get(p + "self_attn.v_proj.weight").matrix(), bias(m, p + "self_attn.v_proj.bias"));
@@ -185,13 +198,13 @@ final class DecoderReference {
       }
       V o = linear(z, m.weights.get(p + "self_attn.o_proj.weight").matrix(), null);
       x = add(x, o);
-      V b = rmsNorm(x, w(m, p + "post_attention_layernorm.weight"), s.rmsEps());
+      V b = rmsNorm(x, gain(m, p + "post_attention_layernorm.weight"), s.rmsEps());
       V gate = linear(b, m.weights.get(p + "mlp.gate_proj.weight").matrix(), null);
       V up = linear(b, m.weights.get(p + "mlp.up_proj.weight").matrix(), null);
-      V prod = siluTimes(gate, up);
+      V prod = gemma ? geluTimes(gate, up) : siluTimes(gate, up);
       x = add(x, linear(prod, m.weights.get(p + "mlp.down_proj.weight").matrix(), null));
     }
-    V fin = rmsNorm(x, w(m, "model.norm.weight"), s.rmsEps());
+    V fin = rmsNorm(x, gain(m, "model.norm.weight"), s.rmsEps());
     double[][] unembed = (s.tied() ? m.weights.get("model.embed_tokens.weight") : m.weights.get("lm_head.weight")).matrix();
     double[] logits = new double[unembed.length];
     for (int r = 0; r < unembed.length; r++) {
@@ -207,8 +220,15 @@ final class DecoderReference {
     return j <= i && (window <= 0 || j > i - window);
   }
 
-  private static double[] w(TinyDecoder m, String name) {
-    return m.weights.get(name).values();
+  /** A norm's scale: the stored weight, or Gemma's {@code 1 + w} (GemmaRMSNorm). */
+  private static double[] gain(TinyDecoder m, String name) {
+    double[] w = m.weights.get(name).values().clone();
+    if (m.gemma()) {
+      for (int i = 0; i < w.length; i++) {
+        w[i] += 1;
+      }
+    }
+    return w;
   }
 
   private static double[] bias(TinyDecoder m, String name) {
@@ -315,6 +335,30 @@ final class DecoderReference {
         // input errors, the rounding of cos and sin to float, two products and a sum
         e[p][c] = Math.sqrt(x.e[p][c] * x.e[p][c] * cos * cos + er * er * sin * sin
             + 2 * U * U * (a * a + r * r) + U * U * y[p][c] * y[p][c]);
+      }
+    }
+    return new V(y, e);
+  }
+
+  /**
+   * GeGLU's product {@code gelu(gate) * up} with the tanh GELU ({@code gelu_pytorch_tanh}: {@code x/2 (1 +
+   * tanh(sqrt(2/pi) (x + 0.044715 x^3)))}), whose slope lies in [-0.17, 1.13]; its six operations round
+   * on terms of at most {@code |x| + 0.045 |x|^3}.
+   */
+  private static V geluTimes(V gate, V up) {
+    int t = gate.v.length;
+    int n = gate.v[0].length;
+    double[][] y = new double[t][n];
+    double[][] e = new double[t][n];
+    for (int i = 0; i < t; i++) {
+      for (int c = 0; c < n; c++) {
+        double gv = gate.v[i][c];
+        double gelu = 0.5 * gv * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (gv + 0.044715 * gv * gv * gv)));
+        double a = Math.abs(gv);
+        double es = Math.hypot(1.13 * gate.e[i][c], 8 * U * (a + 0.045 * a * a * a));
+        double uv = up.v[i][c];
+        y[i][c] = gelu * uv;
+        e[i][c] = Math.sqrt(gelu * gelu * up.e[i][c] * up.e[i][c] + uv * uv * es * es + U * U * y[i][c] * y[i][c]);
       }
     }
     return new V(y, e);

@@ -95,13 +95,17 @@ final class TinyDecoder {
     weights.put(name, new Tensor(v, shape));
   }
 
-  /** Norm scales in [0.75, 1.25], multiples of 1/64. */
+  /** Norm scales in [0.75, 1.25], multiples of 1/64; Gemma stores them less one (its norm scales by 1 + w). */
   private void gains(String name, Random r, int n) {
     double[] v = new double[n];
     for (int i = 0; i < n; i++) {
-      v[i] = (48 + r.nextInt(33)) / 64.0;
+      v[i] = (48 + r.nextInt(33)) / 64.0 - (gemma() ? 1 : 0);
     }
     weights.put(name, new Tensor(v, new long[] {n}));
+  }
+
+  boolean gemma() {
+    return spec.modelType().equals("gemma");
   }
 
   /** Writes the folder and returns it. */
@@ -146,6 +150,7 @@ final class TinyDecoder {
     String arch = switch (spec.modelType()) {
       case "qwen2" -> "Qwen2ForCausalLM";
       case "mistral" -> "MistralForCausalLM";
+      case "gemma" -> "GemmaForCausalLM";
       default -> "LlamaForCausalLM";
     };
     c.putArray("architectures").add(arch);
@@ -156,7 +161,14 @@ final class TinyDecoder {
     c.put("num_hidden_layers", spec.layers());
     c.put("num_attention_heads", spec.heads());
     c.put("num_key_value_heads", spec.kvHeads());
-    c.put("hidden_act", "silu");
+    if (gemma()) {
+      c.put("hidden_activation", "gelu_pytorch_tanh");
+      c.put("hidden_act", "gelu_pytorch_tanh");
+      c.put("head_dim", spec.headSize());
+      c.put("attention_bias", false);
+    } else {
+      c.put("hidden_act", "silu");
+    }
     c.put("max_position_embeddings", 64);
     c.put("rms_norm_eps", spec.rmsEps());
     c.put("rope_theta", spec.ropeTheta());
