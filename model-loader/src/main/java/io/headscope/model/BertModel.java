@@ -86,8 +86,16 @@ public final class BertModel implements AutoCloseable {
     }
     Engine engine = null;
     TextEncoder tokenizer = null;
-    try (Safetensors st = Safetensors.open(files.weights())) {
-      engine = Engine.load(config, st, io.headscope.model.core.ConfigFields.tiedWordEmbeddings(files.config()));
+    boolean sharded = io.headscope.model.checkpoint.ShardedCheckpoint.isIndex(files.weights());
+    List<Safetensors> shards = sharded ? io.headscope.model.checkpoint.ShardedCheckpoint.open(files.weights())
+        : List.of(Safetensors.open(files.weights()));
+    try {
+      Safetensors st = shards.get(0);
+      // before a byte is loaded: a model this machine cannot hold says so, with what it needs
+      io.headscope.model.checkpoint.WeightMemory.check(files.name(),
+          io.headscope.model.checkpoint.WeightMemory.need(shards), io.headscope.model.checkpoint.WeightMemory.available());
+      boolean tied = io.headscope.model.core.ConfigFields.tiedWordEmbeddings(files.config());
+      engine = sharded ? Engine.load(config, shards, files.weights(), tied) : Engine.load(config, st, tied);
       // the tokenizer's own kind (WordPiece, byte-level BPE, Unigram) and special-token template
       tokenizer = TextEncoders.open(files.tokenizer(), config.maxTokens());
       if (tokenizer.vocabSize() > config.vocabSize()) {
@@ -95,7 +103,7 @@ public final class BertModel implements AutoCloseable {
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
       BertModel model = new BertModel(files, engine, tokenizer);
-      if (config.family() != io.headscope.model.core.Family.BERT && st.tensors().keySet().stream()
+      if (config.family() != io.headscope.model.core.Family.BERT && shards.stream().flatMap(f -> f.tensors().keySet().stream())
           .anyMatch(n -> n.startsWith("classifier.") || n.startsWith("pre_classifier."))) {
         // RobertaForSequenceClassification and kin: dense + out_proj (or pre_classifier) on the first token
         model.unreadClassifier = files.name() + "'s " + config.family().displayName + " classifier head (classifier.*) "
@@ -110,6 +118,8 @@ public final class BertModel implements AutoCloseable {
         engine.close();
       }
       throw e;
+    } finally {
+      shards.forEach(Safetensors::close);
     }
   }
 
@@ -163,9 +173,9 @@ public final class BertModel implements AutoCloseable {
     if (b == null) {
       return tokenizer.encode(a);
     }
-    if (config().family() == io.headscope.model.core.Family.GPT2) {
-      throw new HeadScopeException(name() + " is a GPT-2, which has no format for a pair of sentences (no "
-          + "separator, no second type): give one text, or join the two yourself.");
+    if (config().family().causal()) {
+      throw new HeadScopeException(name() + " is " + config().family().withArticle() + ", which has no format for a "
+          + "pair of sentences (no separator, no second type): give one text, or join the two yourself.");
     }
     // a pair is refused only where the family's template gives the second sentence a type the model
     // has no embedding for (BERT trained on one type); RoBERTa's template keeps every token in type 0

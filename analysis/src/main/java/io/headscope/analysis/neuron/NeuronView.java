@@ -20,7 +20,8 @@ import java.util.List;
  * @param tokens the input's tokens
  * @param q the query vector, {@code dh} long
  * @param k the key vectors, {@code [n][dh]}
- * @param scores {@code q·k_j / sqrt(dh)} computed here in double; a causal model's later keys are NaN
+ * @param scores {@code q·k_j / sqrt(dh)} computed here in double; a causal model's later keys (and keys
+ *     beyond a sliding window) are NaN
  * @param softmax the softmax of {@code scores} over the keys the query may see
  * @param engineScores the scores the engine captured ({@code attn.hook_scores}), without the padding mask
  * @param attention the map row the engine computed ({@code attn.hook_pattern})
@@ -48,18 +49,27 @@ public record NeuronView(Head head, int query, List<String> tokens, float[] q, f
     Activation pattern = r.cache().get(HookPoint.pattern(l));
     float[] engineScores = scores.matrix(n, n, 0, head.head())[query];
     float[] attention = pattern.matrix(n, n, 0, head.head())[query];
-    return of(head, query, e.tokens(), q[query], k, c.family().causal(), engineScores, attention);
+    return of(head, query, e.tokens(), q[query], k, c.family().causal(), c.parts().window(), engineScores, attention);
   }
 
-  /** From q and k already read: the scores and softmax computed here (in double, max-shifted). */
   static NeuronView of(Head head, int query, List<String> tokens, float[] q, float[][] k, boolean causal,
       float[] engineScores, float[] attention) {
+    return of(head, query, tokens, q, k, causal, 0, engineScores, attention);
+  }
+
+  /**
+   * From q and k already read: the scores and softmax computed here (in double, max-shifted); a causal
+   * model's query sees no later key, and with a sliding window (Mistral) none at {@code window} or more
+   * tokens back.
+   */
+  static NeuronView of(Head head, int query, List<String> tokens, float[] q, float[][] k, boolean causal,
+      int window, float[] engineScores, float[] attention) {
     int n = k.length;
     double scale = 1 / Math.sqrt(q.length);
     double[] s = new double[n];
     double max = Double.NEGATIVE_INFINITY;
     for (int j = 0; j < n; j++) {
-      if (causal && j > query) {
+      if (causal && (j > query || window > 0 && j <= query - window)) {
         s[j] = Double.NaN;
         continue;
       }

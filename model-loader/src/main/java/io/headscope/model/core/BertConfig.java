@@ -25,6 +25,8 @@ import java.util.Map;
  *     follows them (ELECTRA, ALBERT)
  * @param positionOffset the position id of the first token (RoBERTa and XLM-R: {@code pad_token_id + 1});
  *     inputs may have {@code maxPositionEmbeddings - positionOffset} tokens
+ * @param parts what the forward pass is made of ({@link Parts}): derived from the family for BERT's kin
+ *     and GPT-2, read from the config for the rotary decoders (Llama, Qwen2, Mistral)
  */
 public record BertConfig(
     int vocabSize,
@@ -39,7 +41,16 @@ public record BertConfig(
     List<String> id2label,
     Family family,
     int embeddingSize,
-    int positionOffset) {
+    int positionOffset,
+    Parts parts) {
+
+  /** A family whose parts follow from the family alone (BERT's kin, GPT-2). */
+  public BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads, int intermediateSize,
+      String hiddenAct, int maxPositionEmbeddings, int typeVocabSize, double layerNormEps, List<String> id2label,
+      Family family, int embeddingSize, int positionOffset) {
+    this(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize, hiddenAct, maxPositionEmbeddings,
+        typeVocabSize, layerNormEps, id2label, family, embeddingSize, positionOffset, Parts.of(family, numAttentionHeads));
+  }
 
   /** A BERT. */
   public BertConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads, int intermediateSize,
@@ -78,7 +89,20 @@ public record BertConfig(
     if (!(layerNormEps > 0 && layerNormEps < 1)) {
       throw new HeadScopeException("config.json: layer_norm_eps must be in (0, 1), got " + layerNormEps + ".");
     }
-    Gelu.of(hiddenAct); // fails on an activation we do not implement
+    if (parts == null) {
+      throw new IllegalArgumentException("no parts");
+    }
+    inRange("num_key_value_heads", parts.keyValueHeads(), numAttentionHeads);
+    if (numAttentionHeads % parts.keyValueHeads() != 0) {
+      throw new HeadScopeException("config.json: num_attention_heads " + numAttentionHeads
+          + " is not a multiple of num_key_value_heads " + parts.keyValueHeads() + ".");
+    }
+    if (parts.mlp() != Parts.Mlp.GATED_SILU) {
+      Gelu.of(hiddenAct); // fails on an activation we do not implement
+    } else if (!"silu".equals(hiddenAct)) {
+      throw new HeadScopeException("config.json: hidden_act \"" + hiddenAct + "\" is not supported in a gated MLP "
+          + "(HeadScope runs silu, SwiGLU).");
+    }
     id2label = List.copyOf(id2label);
   }
 
@@ -103,7 +127,7 @@ public record BertConfig(
 
   public BertConfig withHiddenAct(String act) {
     return new BertConfig(vocabSize, hiddenSize, numHiddenLayers, numAttentionHeads, intermediateSize,
-        act, maxPositionEmbeddings, typeVocabSize, layerNormEps, id2label, family, embeddingSize, positionOffset);
+        act, maxPositionEmbeddings, typeVocabSize, layerNormEps, id2label, family, embeddingSize, positionOffset, parts);
   }
 
   /** The two GELUs found in BERT checkpoints. */
@@ -147,6 +171,7 @@ public record BertConfig(
       return switch (family) {
         case DISTILBERT -> FamilyConfigs.distilBert(root, configJson, labels);
         case GPT2 -> FamilyConfigs.gpt2(root, configJson, labels);
+        case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderConfigs.read(family, root, configJson, labels);
         default -> FamilyConfigs.bertLike(family, root, configJson, labels);
       };
     } catch (HeadScopeException e) {

@@ -13,6 +13,11 @@ package io.headscope.model.core;
  *   <li>GPT-2 is pre-LayerNorm ({@code x + sublayer(ln(x))}, a final {@code ln_f}), attends causally,
  *       has no embedding LayerNorm and no token types, and predicts the next token with the word
  *       embeddings (tied {@code lm_head}).</li>
+ *   <li>Llama, Qwen2 and Mistral are pre-RMSNorm causal decoders with rotary positions, grouped-query
+ *       attention and a SwiGLU MLP; Qwen2 adds biases to the query, key and value projections, Mistral a
+ *       sliding window; Gemma scales the embeddings by sqrt(hidden), scales its RMSNorms by {@code 1 + w} and
+ *       gates its MLP with the tanh GELU. Their parts come from their configs ({@link Parts},
+ *       {@link DecoderConfigs}).</li>
  * </ul>
  */
 public enum Family {
@@ -22,7 +27,11 @@ public enum Family {
   DISTILBERT("distilbert", "distilbert.", "DistilBERT"),
   ELECTRA("electra", "electra.", "ELECTRA"),
   ALBERT("albert", "albert.", "ALBERT"),
-  GPT2("gpt2", "transformer.", "GPT-2");
+  GPT2("gpt2", "transformer.", "GPT-2"),
+  LLAMA("llama", "model.", "Llama"),
+  QWEN2("qwen2", "model.", "Qwen2"),
+  MISTRAL("mistral", "model.", "Mistral"),
+  GEMMA("gemma", "model.", "Gemma");
 
   /** {@code model_type} in {@code config.json}. */
   public final String modelType;
@@ -44,27 +53,32 @@ public enum Family {
 
   /** Whether a token attends only to itself and earlier tokens. */
   public boolean causal() {
-    return this == GPT2;
+    return this == GPT2 || rotaryDecoder();
+  }
+
+  /** Llama and the families built like it: rotary positions, RMSNorm, SwiGLU, grouped queries. */
+  public boolean rotaryDecoder() {
+    return this == LLAMA || this == QWEN2 || this == MISTRAL || this == GEMMA;
   }
 
   /** Whether LayerNorm comes before each sublayer (plus a final one) instead of after it. */
   public boolean preLayerNorm() {
-    return this == GPT2;
+    return this == GPT2 || rotaryDecoder();
   }
 
   /** Whether inputs carry token type (segment) ids. */
   public boolean hasTokenTypes() {
-    return this != DISTILBERT && this != GPT2;
+    return this != DISTILBERT && this != GPT2 && !rotaryDecoder();
   }
 
   /** Whether the embeddings are normalised before the first layer. */
   public boolean hasEmbeddingLayerNorm() {
-    return this != GPT2;
+    return this != GPT2 && !rotaryDecoder();
   }
 
   /** Whether the model is trained to fill in masked tokens (else it predicts the next token). */
   public boolean masked() {
-    return this != GPT2;
+    return this != GPT2 && !rotaryDecoder();
   }
 
   /**

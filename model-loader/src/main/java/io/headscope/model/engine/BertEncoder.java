@@ -8,6 +8,7 @@ import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.LayerNorm;
 import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.core.Parts;
 
 /**
  * The forward pass of BERT and the families built like it ({@link io.headscope.model.core.Family}),
@@ -20,6 +21,13 @@ import io.headscope.model.core.HeadScopeException;
  * family. All arrays created here belong to the caller's {@code scope} manager; the weights belong to
  * {@link BertWeights}.
  *
+ * <p>What a family is made of is its {@link Parts}: the norm (LayerNorm or RMSNorm) and its place (after or
+ * before each sublayer), the positions (learned, added to the embeddings, or rotary, applied to each
+ * head's queries and keys: {@link Rotary}), the attention (as many key/value heads as query heads, or
+ * fewer: grouped-query, each key/value head shared by {@code H / K} query heads and expanded to them
+ * before {@code hook_k} and {@code hook_v}), the mask (bidirectional, causal, causal within a window), the
+ * MLP (GELU, or SwiGLU) and the head. BERT's kin and GPT-2 keep the fused path they always had, bit for bit.
+ *
  * <p>Shapes: B batch, T tokens, H heads, d hidden size, dh = d / H.
  */
 final class BertEncoder {
@@ -30,11 +38,17 @@ final class BertEncoder {
   private final BertConfig c;
   /** The masked-LM head's activation (RoBERTa's and ELECTRA's heads use the exact GELU always). */
   private final BertConfig.Gelu headGelu;
+  private final Parts parts;
+  /** Rotary angles of the rotary decoders (null for learned positions). */
+  private final Rotary rotary;
 
   BertEncoder(BertWeights weights) {
     this.w = weights;
     this.c = weights.config;
-    this.headGelu = BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
+    this.parts = c.parts();
+    // a gated MLP's activation is SiLU, and its head has no transform
+    this.headGelu = parts.gated() ? null : BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
+    this.rotary = parts.rotaryDecoder() ? new Rotary(parts.rotary(), c.headSize()) : null;
   }
 
   /**
@@ -56,6 +70,11 @@ final class BertEncoder {
     float[] later = new float[t * t];
     for (int i = 0; i < t; i++) {
       java.util.Arrays.fill(later, i * t + i + 1, (i + 1) * t, PADDING_SCORE);
+    }
+    int window = parts.window();
+    for (int i = window; window > 0 && i < t; i++) {
+      // a sliding window (Mistral): query i sees keys j with i - window < j <= i, so not j <= i - window
+      java.util.Arrays.fill(later, i * t, i * t + i - window + 1, PADDING_SCORE);
     }
     NDArray causal = realTokens.getManager().create(later, new Shape(1, 1, t, t));
     return padding == null ? causal : padding.add(causal); // (B, 1, T, T)
@@ -100,8 +119,13 @@ final class BertEncoder {
     // every array downstream would belong to the weights and outlive the call.
     NDManager scope = ids.getManager();
     NDArray positions = positionIds(ids);
-    NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids))
-        .add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions))); // (B, T, e)
+    NDArray x = w.wordEmbeddings.get(scope, new NDIndex("{}", ids)); // (B, T, e)
+    if (w.positionEmbeddings != null) { // rotary models add no positions here: they turn q and k
+      x = x.add(w.positionEmbeddings.get(scope, new NDIndex("{}", positions)));
+    }
+    if (parts.embeddingScale() != 1) { // Gemma: times sqrt(hidden_size), a float32
+      x = x.mul(Scalars.of(x, (float) parts.embeddingScale()));
+    }
     if (w.tokenTypeEmbeddings != null) {
       x = x.add(w.tokenTypeEmbeddings.get(scope, new NDIndex("{}", segments)));
     }
@@ -198,12 +222,10 @@ final class BertEncoder {
     int h = c.numAttentionHeads();
     int dh = c.headSize();
     boolean pre = c.family().preLayerNorm();
-    NDArray qkv = dense(pre ? layerNorm(x, p.ln1Weight(), p.ln1Bias()) : x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
-        .reshape(b, t, 3, h, dh)
-        .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
-    NDArray q = pick.expandDims(1).matMul(qkv.get(0)); // (B, H, M, dh): the picked tokens' queries
-    NDArray k = qkv.get(1); // (B, H, T, dh)
-    NDArray v = qkv.get(2); // (B, H, T, dh)
+    NDArray[] qkv = queriesKeysValues(p, pre ? layerNorm(x, p.ln1Weight(), p.ln1Bias()) : x); // 3 x (B, H, T, dh)
+    NDArray q = pick.expandDims(1).matMul(qkv[0]); // (B, H, M, dh): the picked tokens' queries
+    NDArray k = qkv[1]; // (B, H, T, dh)
+    NDArray v = qkv[2]; // (B, H, T, dh)
     NDArray scores = scores(q, k, maskRows(scoreMask, pick), dh); // (B, H, M, T)
     NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, M, T)
     NDArray z = pattern.matMul(v).transpose(0, 2, 1, 3).reshape(b, m, (long) h * dh); // (B, M, d)
@@ -234,22 +256,58 @@ final class BertEncoder {
 
   /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */
   private NDArray[] pattern(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
+    int dh = c.headSize();
+    NDArray[] qkv = queriesKeysValues(p, x);
+    NDArray q = hooks.at(HookPoint.Kind.ATTN_Q, l, qkv[0]); // (B, H, T, dh)
+    NDArray k = hooks.at(HookPoint.Kind.ATTN_K, l, qkv[1]); // (B, H, T, dh)
+    NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv[2]); // (B, H, T, dh)
+
+    NDArray scores = hooks.at(HookPoint.Kind.ATTN_SCORES, l, scores(q, k, scoreMask, dh)); // (B, H, T, T)
+    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, T, T)
+    return new NDArray[] {pattern, v};
+  }
+
+  /**
+   * Every query head's queries, keys and values, each (B, H, T, dh). BERT's kin and GPT-2: one fused
+   * product split three ways. The rotary decoders: the fused product of ((H + 2K) dh) columns split into
+   * H query heads and K key/value heads, queries and keys turned by their positions ({@link Rotary}), then
+   * each key/value head repeated for the {@code H / K} query heads that share it (transformers' {@code
+   * repeat_kv}), so that every point downstream sees one map, key and value per query head.
+   */
+  private NDArray[] queriesKeysValues(BertWeights.Layer p, NDArray x) {
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
     int h = c.numAttentionHeads();
     int dh = c.headSize();
+    if (!parts.rotaryDecoder()) {
+      NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
+          .reshape(b, t, 3, h, dh)
+          .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
+      return new NDArray[] {qkv.get(0), qkv.get(1), qkv.get(2)};
+    }
+    int kv = parts.keyValueHeads();
+    NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()); // (B, T, (H + 2K) dh)
+    long qw = (long) h * dh;
+    long kw = (long) kv * dh;
+    NDArray q = qkv.get(new NDIndex(":, :, 0:" + qw)).reshape(b, t, h, dh).transpose(0, 2, 1, 3); // (B, H, T, dh)
+    NDArray k = qkv.get(new NDIndex(":, :, " + qw + ":" + (qw + kw))).reshape(b, t, kv, dh).transpose(0, 2, 1, 3); // (B, K, T, dh)
+    NDArray v = qkv.get(new NDIndex(":, :, " + (qw + kw) + ":")).reshape(b, t, kv, dh).transpose(0, 2, 1, 3); // (B, K, T, dh)
+    q = rotary.apply(q);
+    k = rotary.apply(k);
+    return new NDArray[] {q, shared(k, h), shared(v, h)};
+  }
 
-    NDArray qkv = dense(x, p.qkvWeight(), p.qkvBias()) // (B, T, 3d)
-        .reshape(b, t, 3, h, dh)
-        .transpose(2, 0, 3, 1, 4); // (3, B, H, T, dh)
-    NDArray q = hooks.at(HookPoint.Kind.ATTN_Q, l, qkv.get(0)); // (B, H, T, dh)
-    NDArray k = hooks.at(HookPoint.Kind.ATTN_K, l, qkv.get(1)); // (B, H, T, dh)
-    NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv.get(2)); // (B, H, T, dh)
-
-    NDArray scores = hooks.at(HookPoint.Kind.ATTN_SCORES, l, scores(q, k, scoreMask, dh)); // (B, H, T, T)
-    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, T, T)
-    return new NDArray[] {pattern, v};
+  /** Key/value heads (B, K, T, dh) repeated for their query heads: head g serves query heads g r .. g r + r - 1. */
+  private static NDArray shared(NDArray a, int heads) {
+    Shape s = a.getShape();
+    long kv = s.get(1);
+    if (kv == heads) {
+      return a;
+    }
+    long r = heads / kv;
+    return a.expandDims(2).broadcast(new Shape(s.get(0), kv, r, s.get(2), s.get(3)))
+        .reshape(s.get(0), heads, s.get(2), s.get(3)); // (B, H, T, dh)
   }
 
   private NDArray attention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
@@ -263,13 +321,26 @@ final class BertEncoder {
     if (hooks.isActive(resultPoint)) {
       // each head's own output z^h W_O^h, summed afterwards: only when someone looks at it
       NDArray result = hooks.at(resultPoint, w.transformedValues(l, z).transpose(0, 2, 1, 3)); // (B, T, H, d)
-      return result.sum(new int[] {2}).add(p.outBias()); // (B, T, d)
+      NDArray summed = result.sum(new int[] {2}); // (B, T, d)
+      return p.outBias() == null ? summed : summed.add(p.outBias());
     }
     NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) c.hiddenSize()); // (B, T, d)
     return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 
   private NDArray ffn(int l, BertWeights.Layer p, NDArray x, Hooks hooks) {
+    if (parts.gated()) {
+      // SwiGLU (LlamaMLP): down(silu(gate x) * up x); hook_pre carries the gate's input to SiLU, hook_post
+      // the product that the down projection reads (TransformerLens's gated MLP)
+      int f = c.intermediateSize();
+      NDArray gateUp = dense(x, p.ffnInWeight(), null); // (B, T, 2f)
+      NDArray gate = hooks.at(HookPoint.Kind.MLP_PRE, l, gateUp.get(new NDIndex("..., 0:" + f))); // (B, T, f)
+      NDArray up = gateUp.get(new NDIndex("..., " + f + ":")); // (B, T, f)
+      NDArray act = parts.mlp() == Parts.Mlp.GATED_SILU ? gate.mul(ai.djl.nn.Activation.sigmoid(gate))
+          : gelu(gate); // Gemma's GeGLU
+      NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, act.mul(up));
+      return dense(post, p.ffnOutWeight(), null); // (B, T, d)
+    }
     NDArray pre = hooks.at(HookPoint.Kind.MLP_PRE, l, dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, f)
     NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, gelu(pre)); // (B, T, f)
     return dense(post, p.ffnOutWeight(), p.ffnOutBias()); // (B, T, d)
@@ -285,7 +356,8 @@ final class BertEncoder {
    * sweep's 192-row batches) keeps that: BatchInvarianceTest and AblationSweepTest catch both.
    */
   private static NDArray dense(NDArray x, NDArray weight, NDArray bias) {
-    return Linear.linear(x, weight, null).singletonOrThrow().add(bias);
+    NDArray product = Linear.linear(x, weight, null).singletonOrThrow();
+    return bias == null ? product : product.add(bias); // no bias: Llama's projections
   }
 
   /**
@@ -305,7 +377,8 @@ final class BertEncoder {
           + "so it cannot predict [MASK] tokens; attention maps still work.");
     }
     if (w.gptLmHead) {
-      // GPT-2: the (tied) word embeddings on the normalised state (finalNorm); no transform, no bias
+      // GPT-2: the (tied) word embeddings on the normalised state (finalNorm); no transform, no bias; the
+      // rotary decoders: the same, or their own lm_head when untied
       return finite(Linear.linear(hidden, w.decoder, null).singletonOrThrow(), HEAD); // (M, V)
     }
     NDArray t = gelu(dense(hidden, w.mlmDenseWeight, w.mlmDenseBias), headGelu); // (M, e)
@@ -370,8 +443,19 @@ final class BertEncoder {
         + "overflow float32 (weights finite but too large?), so no result is given.");
   }
 
+  /** The family's norm over the hidden width: LayerNorm, or RMSNorm (whose {@code beta} is null). */
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {
+    if (parts.rms()) {
+      return rmsNorm(x, gamma);
+    }
     return layerNorm(x, gamma, beta, c.hiddenSize());
+  }
+
+  /** {@code g * x / sqrt(mean(x^2) + eps)} over the last axis (LlamaRMSNorm: no mean subtracted, no bias). */
+  private NDArray rmsNorm(NDArray x, NDArray gamma) {
+    NDArray meanSquare = x.mul(x).mean(new int[] {-1}, true); // (.., 1)
+    NDArray rms = meanSquare.add(Scalars.of(meanSquare, (float) c.layerNormEps())).sqrt();
+    return x.div(rms).mul(gamma);
   }
 
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta, int width) {

@@ -7,6 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.Family;
 import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.core.Parts;
 import io.headscope.model.checkpoint.FloatWidening;
 import io.headscope.model.checkpoint.Safetensors;
 import java.nio.ByteBuffer;
@@ -24,7 +25,12 @@ import java.util.Map;
  */
 final class BertWeights implements AutoCloseable {
 
-  /** One encoder layer. Q, K and V are fused into one (3d, d) projection: one GEMM instead of three. */
+  /**
+   * One layer. Q, K and V are fused into one (3d, d) projection: one GEMM instead of three; with grouped
+   * queries ({@link io.headscope.model.core.Parts#keyValueHeads}) it is ((H + 2K) dh, d). A gated MLP's gate
+   * and up projections are fused the same way into {@code ffnInWeight} (2f, d), gate first. Biases and
+   * LayerNorm betas the family does not have (Llama's, RMSNorm's) are null.
+   */
   record Layer(
       NDArray qkvWeight, NDArray qkvBias,
       NDArray outWeight, NDArray outBias,
@@ -73,6 +79,28 @@ final class BertWeights implements AutoCloseable {
     int e = config.embeddingSize();
     Family family = config.family();
     Lookup w = new Lookup(t, family);
+    Parts parts = config.parts();
+    if (parts.rotaryDecoder()) {
+      // Llama, Qwen2, Mistral: their own layers, read in DecoderLayers; the head comes after the layers
+      wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), d);
+      positionEmbeddings = null;
+      tokenTypeEmbeddings = null;
+      embLnWeight = embLnBias = embProjWeight = embProjBias = null;
+      layers = new Layer[config.numHiddenLayers()];
+      for (int l = 0; l < layers.length; l++) {
+        layers[l] = decoderLayer(w, config, l);
+      }
+      outWeightByHead = byHead(layers, config);
+      finalLnWeight = gain(w, config, "final.LayerNorm.weight");
+      finalLnBias = null;
+      gptLmHead = true;
+      decoder = parts.head() == Parts.Head.UNTIED ? w.req("cls.predictions.decoder.weight", config.vocabSize(), d)
+          : wordEmbeddings;
+      mlmDenseWeight = mlmDenseBias = mlmLnWeight = mlmLnBias = mlmBias = null;
+      poolerWeight = poolerBias = classifierWeight = classifierBias = null;
+      w.refuseUnknown();
+      return;
+    }
     wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), e);
     positionEmbeddings = w.req("embeddings.position_embeddings.weight", config.maxPositionEmbeddings(), e);
     tokenTypeEmbeddings = family.hasTokenTypes()
@@ -118,12 +146,7 @@ final class BertWeights implements AutoCloseable {
           w.req(p + "output.LayerNorm.weight", d), w.req(p + "output.LayerNorm.bias", d),
           valueGram(ow, config));
     }
-    outWeightByHead = new NDArray[layers.length];
-    for (int l = 0; l < layers.length; l++) {
-      try (NDArray woT = layers[l].outWeight().transpose()) {
-        outWeightByHead[l] = woT.reshape(config.numAttentionHeads(), config.headSize(), d); // a copy
-      }
-    }
+    outWeightByHead = byHead(layers, config);
     finalLnWeight = family.preLayerNorm() ? w.req("final.LayerNorm.weight", d) : null;
     finalLnBias = family.preLayerNorm() ? w.req("final.LayerNorm.bias", d) : null;
     boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
@@ -155,6 +178,56 @@ final class BertWeights implements AutoCloseable {
     classifierWeight = hasClassifier ? w.req("classifier.weight", labels, d) : null;
     classifierBias = hasClassifier ? w.req("classifier.bias", labels) : null;
     w.refuseUnknown();
+  }
+
+  /** Each layer's output projection split by head, {@code W_O^h}: (H, dh, d). */
+  private static NDArray[] byHead(Layer[] layers, BertConfig config) {
+    NDArray[] out = new NDArray[layers.length];
+    for (int l = 0; l < layers.length; l++) {
+      try (NDArray woT = layers[l].outWeight().transpose()) {
+        out[l] = woT.reshape(config.numAttentionHeads(), config.headSize(), config.hiddenSize()); // a copy
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A Llama-style layer: {@code q_proj} (H dh, d), {@code k_proj} and {@code v_proj} (K dh, d), biases
+   * where the family has them (Qwen2: q, k, v), {@code o_proj} (d, H dh), the RMSNorm scales, and the
+   * SwiGLU projections without biases.
+   */
+  private static Layer decoderLayer(Lookup w, BertConfig config, int l) {
+    Parts parts = config.parts();
+    int d = config.hiddenSize();
+    int f = config.intermediateSize();
+    long q = (long) config.numAttentionHeads() * config.headSize();
+    long kv = (long) parts.keyValueHeads() * config.headSize();
+    String p = "encoder.layer." + l + ".";
+    NDArray qkvWeight = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+        w.req(p + "attention.self.query.weight", q, d), w.req(p + "attention.self.key.weight", kv, d),
+        w.req(p + "attention.self.value.weight", kv, d)), 0); // ((H + 2K) dh, d)
+    NDArray qkvBias = parts.qkvBias() ? ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+        w.req(p + "attention.self.query.bias", q), w.req(p + "attention.self.key.bias", kv),
+        w.req(p + "attention.self.value.bias", kv)), 0) : null;
+    NDArray ow = w.req(p + "attention.output.dense.weight", d, q);
+    NDArray gateUp = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+        w.req(p + "intermediate.gate.weight", f, d), w.req(p + "intermediate.dense.weight", f, d)), 0); // (2f, d)
+    return new Layer(qkvWeight, qkvBias,
+        ow, parts.outBias() ? w.req(p + "attention.output.dense.bias", d) : null,
+        gain(w, config, p + "attention.output.LayerNorm.weight"), null,
+        gateUp, null,
+        w.req(p + "output.dense.weight", d, f), null,
+        gain(w, config, p + "output.LayerNorm.weight"), null,
+        valueGram(ow, config));
+  }
+
+  /**
+   * An RMSNorm's scale: the stored weight, or for Gemma's norm {@code 1 + w}, added once here in float32
+   * as {@code GemmaRMSNorm} adds it on every call ({@code 1.0 + self.weight.float()}), the same rounding.
+   */
+  private static NDArray gain(Lookup w, BertConfig config, String name) {
+    NDArray g = w.req(name, config.hiddenSize());
+    return config.parts().norm() == Parts.Norm.RMS_NORM_UNIT_OFFSET ? g.add(1f) : g;
   }
 
   /**
@@ -206,21 +279,40 @@ final class BertWeights implements AutoCloseable {
 
   private static BertWeights load(BertConfig config, Safetensors file, NDManager parent, boolean tied,
       java.util.function.Consumer<Map<String, NDArray>> amend) {
-    Map<String, Safetensors.TensorInfo> infos = file.tensors();
+    return load(config, List.of(file), file.file(), parent, tied, amend);
+  }
+
+  /**
+   * {@link #load} from the shards of one checkpoint ({@code model-00001-of-00002.safetensors}, ...), each
+   * read, widened and copied in turn; {@code where} names the checkpoint in messages (its index file).
+   */
+  static BertWeights load(BertConfig config, List<Safetensors> files, java.nio.file.Path where, NDManager parent,
+      boolean tied, java.util.function.Consumer<Map<String, NDArray>> amend) {
+    Map<String, Safetensors.TensorInfo> infos = new java.util.LinkedHashMap<>();
+    Map<String, Safetensors> fileOf = new HashMap<>();
+    for (Safetensors f : files) {
+      for (Safetensors.TensorInfo info : f.tensors().values()) {
+        if (infos.put(info.name(), info) != null) {
+          throw new HeadScopeException(where + ": tensor " + info.name() + " is stored in two shards.");
+        }
+        fileOf.put(info.name(), f);
+      }
+    }
     for (Safetensors.TensorInfo info : infos.values()) {
       boolean isFloat = switch (info.dtype()) {
         case "F32", "F16", "BF16" -> true;
         default -> false;
       };
       if (!isFloat && (info.name().endsWith(".weight") || info.name().endsWith(".bias"))) {
-        throw new HeadScopeException(file.file() + ": tensor " + info.name() + " has dtype " + info.dtype()
+        throw new HeadScopeException(where + ": tensor " + info.name() + " has dtype " + info.dtype()
             + "; HeadScope reads weights stored as F32, F16 or BF16.");
       }
     }
-    List<WeightNames.Source> lastLayer = WeightNames.sources(config.family(),
-        "encoder.layer." + (config.numHiddenLayers() - 1) + ".output.LayerNorm.bias");
+    // the last layer's second norm: its bias, or an RMSNorm's scale (it has no bias)
+    List<WeightNames.Source> lastLayer = WeightNames.sources(config.family(), "encoder.layer."
+        + (config.numHiddenLayers() - 1) + ".output.LayerNorm." + (config.parts().rms() ? "weight" : "bias"));
     if (lastLayer.stream().noneMatch(s -> infos.containsKey(s.name()))) {
-      throw new HeadScopeException(file.file() + ": the config asks for " + config.numHiddenLayers()
+      throw new HeadScopeException(where + ": the config asks for " + config.numHiddenLayers()
           + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer.get(0).name() + " (nor "
           + lastLayer.get(1).name() + ").");
     }
@@ -235,7 +327,7 @@ final class BertWeights implements AutoCloseable {
         if (info.name().endsWith(".attn.bias") || info.name().endsWith(".attn.masked_bias")) {
           continue; // GPT-2's causal-mask buffers (n_positions^2 each): the engine builds its own mask
         }
-        ByteBuffer mapped = file.bytes(info);
+        ByteBuffer mapped = fileOf.get(info.name()).bytes(info);
         try {
           ByteBuffer data = dtype.equals("F32") ? mapped : FloatWidening.toFloat32(mapped, dtype, info.elementCount());
           // DJL wraps a direct buffer without copying; duplicate() copies into torch's own memory so that
@@ -264,7 +356,7 @@ final class BertWeights implements AutoCloseable {
       return w;
     } catch (HeadScopeException e) {
       manager.close();
-      throw new HeadScopeException(file.file() + ": " + e.getMessage(), e);
+      throw new HeadScopeException(where + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       manager.close();
       throw e;
@@ -290,7 +382,7 @@ final class BertWeights implements AutoCloseable {
         poolerWeight, poolerBias, classifierWeight, classifierBias));
     kept.addAll(java.util.Arrays.asList(outWeightByHead));
     for (Layer l : layers) {
-      kept.addAll(List.of(l.qkvWeight(), l.qkvBias(), l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
+      kept.addAll(java.util.Arrays.asList(l.qkvWeight(), l.qkvBias(), l.outWeight(), l.outBias(), l.ln1Weight(), l.ln1Bias(), l.ffnInWeight(),
           l.ffnInBias(), l.ffnOutWeight(), l.ffnOutBias(), l.ln2Weight(), l.ln2Bias()));
     }
     return kept;
@@ -344,7 +436,10 @@ final class BertWeights implements AutoCloseable {
     return mlmDenseWeight != null || gptLmHead;
   }
 
-  /** GPT-2's LM head: {@code ln_f}, then the word embeddings, no transform and no bias. */
+  /**
+   * An LM head without a transform or bias, {@code W_U norm_f(x)}: GPT-2's (tied) and the rotary
+   * decoders' (tied or untied).
+   */
   final boolean gptLmHead;
 
   boolean hasClassifier() {
@@ -367,7 +462,7 @@ final class BertWeights implements AutoCloseable {
    * other families, which {@code BertModel#unreadClassifier} names; question answering).
    */
   private static final java.util.regex.Pattern IGNORED = java.util.regex.Pattern.compile(String.join("|",
-      ".*position_ids", ".*\\.attn\\.(masked_)?bias",
+      ".*position_ids", ".*\\.attn\\.(masked_)?bias", ".*rotary_emb\\.inv_freq",
       "(cls\\.predictions\\.|lm_head\\.|predictions\\.)?decoder\\.(weight|bias)", "lm_head\\.weight",
       "vocab_projector\\.weight", "generator_lm_head\\.weight",
       "cls\\.seq_relationship\\..*", "sop_classifier\\..*", "discriminator_predictions\\..*", "qa_outputs\\..*",

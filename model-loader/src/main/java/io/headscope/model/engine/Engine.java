@@ -55,6 +55,18 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /** Loads and checks the weights of a checkpoint stored in shards ({@code where}: its index, for messages). */
+  public static Engine load(BertConfig config, List<Safetensors> shards, java.nio.file.Path where,
+      boolean tiedWordEmbeddings) {
+    NDManager manager = NDManager.newBaseManager(Device.cpu(), ENGINE);
+    try {
+      return new Engine(manager, BertWeights.load(config, shards, where, manager, tiedWordEmbeddings, arrays -> { }));
+    } catch (RuntimeException e) {
+      manager.close();
+      throw e;
+    }
+  }
+
   public BertConfig config() {
     return weights.config;
   }
@@ -95,8 +107,8 @@ public final class Engine implements AutoCloseable {
    * head is {@code W_U ln_f(x)}; null for a model whose head is not that (post-LayerNorm, with a transform).
    */
   public UnembedWeights unembedWeights(long... tokens) {
-    if (weights.finalLnWeight == null || !weights.gptLmHead) {
-      return null;
+    if (weights.finalLnWeight == null || !weights.gptLmHead || weights.finalLnBias == null) {
+      return null; // the rotary decoders' final norm is an RMSNorm, not the LayerNorm this record describes
     }
     float[][] rows = new float[tokens.length][];
     for (int i = 0; i < tokens.length; i++) {

@@ -92,6 +92,7 @@ final class WeightNames {
         String n = layer == null ? null : GPT2_LAYER.get(stem(inLayer));
         yield n == null ? null : "h." + layer + "." + n + suffix(inLayer);
       }
+      case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderWeightNames.base(c, layer, inLayer);
     };
   }
 
@@ -104,6 +105,7 @@ final class WeightNames {
       case DISTILBERT -> HEAD_DISTILBERT.get(c);
       case ALBERT -> HEAD_ALBERT.get(c);
       case GPT2 -> c.equals("cls.predictions.decoder.weight") ? "lm_head.weight" : null;
+      case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderWeightNames.head(c);
     };
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.checkpoint.FloatTensor;
 import io.headscope.model.checkpoint.Safetensors;
+import io.headscope.model.checkpoint.ShardedCheckpoint;
 import io.headscope.model.checkpoint.TfBundleReader;
 import io.headscope.model.checkpoint.TfToHuggingFace;
 import io.headscope.model.core.BertConfig;
@@ -412,13 +413,16 @@ public final class ModelRepository {
     if (!Files.isRegularFile(config)) {
       throw new HeadScopeException(folder + " has no config.json.");
     }
+    if (!Files.isRegularFile(weights) && Files.isRegularFile(folder.resolve(ShardedCheckpoint.INDEX))) {
+      weights = folder.resolve(ShardedCheckpoint.INDEX); // a large model's shards, as the hub stores them
+    }
     if (!Files.isRegularFile(weights)) {
       if (Files.exists(folder.resolve("pytorch_model.bin"))) {
         throw new HeadScopeException(folder + " has only pytorch_model.bin: that is a Python pickle, which can run "
             + "arbitrary code when loaded, so HeadScope never reads it. Convert it once to safetensors, e.g. in Python: "
             + "BertForMaskedLM.from_pretrained(dir).save_pretrained(dir, safe_serialization=True).");
       }
-      throw new HeadScopeException(folder + " has no model.safetensors.");
+      throw new HeadScopeException(folder + " has no model.safetensors (nor " + ShardedCheckpoint.INDEX + ").");
     }
     Path tokenizer = folder.resolve("tokenizer.json");
     if (!Files.isRegularFile(tokenizer)) {

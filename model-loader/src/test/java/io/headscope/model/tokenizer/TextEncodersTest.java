@@ -84,7 +84,7 @@ class TextEncodersTest {
     Files.copy(HandTokenizers.albert(dir), folder.resolve("tokenizer.json"));
     Path config = Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"t5\"}");
     assertRefused(() -> TextEncoders.open(folder, 32), config
-        + " is a \"t5\" model; HeadScope reads albert, bert, distilbert, electra, gpt2, roberta, xlm-roberta.");
+        + " is a \"t5\" model; HeadScope reads albert, bert, distilbert, electra, gemma, gpt2, llama, mistral, qwen2, roberta, xlm-roberta.");
   }
 
   @Test

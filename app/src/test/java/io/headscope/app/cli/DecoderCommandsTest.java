@@ -1,0 +1,65 @@
+package io.headscope.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.headscope.model.decoders.DecoderFolders;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The command-line contract on the rotary decoders, from folders in the hub's layout (the Llama bf16 and in
+ * two shards): {@code attention --model DIR --text T} prints {@code tokens}, {@code ids} (as worked out by
+ * hand from the hand-written tokenizer) and {@code attention[layer][head][query][key]}, one map per query
+ * head, within the float32 bound of the float64 reference ({@code DecoderReference}); {@code predict} reads
+ * the next token.
+ */
+class DecoderCommandsTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"llama", "qwen2", "mistral", "gemma"})
+  void attentionPrintsOneMapPerQueryHeadWithinTheReferencesBound(String type) throws Exception {
+    Path folder = DecoderFolders.write(type, dir.resolve(type), 11);
+    CliHarness.Result r = CliHarness.run("attention", "--model", folder.toString(), "--text", DecoderFolders.TEXT);
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    long[] ids = DecoderFolders.textIds(type);
+    assertThat(json.get("ids").size()).isEqualTo(ids.length);
+    for (int i = 0; i < ids.length; i++) {
+      assertThat(json.get("ids").get(i).asLong()).isEqualTo(ids[i]);
+    }
+    assertThat(json.get("tokens").size()).isEqualTo(ids.length);
+    double[][][][][] ref = DecoderFolders.reference(type, 11, ids);
+    JsonNode attention = json.get("attention");
+    assertThat(attention.size()).isEqualTo(2);
+    for (int l = 0; l < 2; l++) {
+      assertThat(attention.get(l).size()).as("one map per query head").isEqualTo(4);
+      for (int h = 0; h < 4; h++) {
+        for (int q = 0; q < ids.length; q++) {
+          for (int k = 0; k < ids.length; k++) {
+            double got = attention.get(l).get(h).get(q).get(k).asDouble();
+            assertThat(Math.abs(got - ref[0][l][h][q][k])).as("%s %d-%d %d %d", type, l, h, q, k)
+                .isLessThanOrEqualTo(DecoderFolders.LAMBDA * ref[1][l][h][q][k]);
+          }
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"llama", "gemma"})
+  void predictReadsTheNextTokenWithHeadsOff(String type) throws Exception {
+    Path folder = DecoderFolders.write(type, dir.resolve(type), 12);
+    CliHarness.Result r = CliHarness.run("predict", "--model", folder.toString(), "--text", DecoderFolders.TEXT,
+        "--disable", "1-1,2-4");
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    assertThat(json.get("disabled").size()).isEqualTo(2);
+    assertThat(json.get("predictions").get(0).get("position").asInt()).isEqualTo(DecoderFolders.textIds(type).length - 1);
+  }
+}

@@ -1,0 +1,55 @@
+package io.headscope.model.decoders;
+
+import java.nio.file.Path;
+
+/** Tiny rotary-decoder folders for the other modules' tests (the shapes of {@link DecoderFamiliesTest}). */
+public final class DecoderFolders {
+  private DecoderFolders() {}
+
+  /** The text whose ids the hand-written tokenizer gives by hand ({@link HandLlamaTokenizer}). */
+  public static final String TEXT = HandLlamaTokenizer.TEXT;
+
+  /** {@link #TEXT}'s ids worked out by hand, BOS first (Qwen2's tokenizer puts none). */
+  public static long[] textIds(String type) {
+    long[] ids = HandLlamaTokenizer.TEXT_IDS.clone();
+    return type.equals("qwen2") ? java.util.Arrays.copyOfRange(ids, 1, ids.length) : ids;
+  }
+
+  /** A Llama (bf16, two shards, 2 key/value heads of 4, Llama 3 scaling), written into {@code dir}. */
+  public static Path llama(Path dir, long seed) {
+    return model("llama", seed).writeTo(dir);
+  }
+
+  /** A Mistral (bf16, one key/value head, a sliding window of {@code window} tokens), written into {@code dir}. */
+  public static Path mistral(Path dir, long seed, int window) {
+    return new TinyDecoder(DecoderFamiliesTest.mistral(window), seed).writeTo(dir);
+  }
+
+  /** {@code llama}, {@code qwen2}, {@code mistral} (window 3) or {@code gemma}, written into {@code dir}. */
+  public static Path write(String type, Path dir, long seed) {
+    return model(type, seed).writeTo(dir);
+  }
+
+  /**
+   * The reference's maps of {@link #write}'s model on {@code ids} ({@code [0]}) and the standard deviations of a
+   * float32 computation's error ({@code [1]}), {@code [layer][head][query][key]}: see {@link DecoderReference}.
+   */
+  public static double[][][][][] reference(String type, long seed, long[] ids) {
+    DecoderReference.Result r = DecoderReference.run(model(type, seed), ids);
+    return new double[][][][][] {r.attention(), r.sigma()};
+  }
+
+  /** How many standard deviations a test allows ({@link DecoderReference#LAMBDA}). */
+  public static final double LAMBDA = DecoderReference.LAMBDA;
+
+  private static TinyDecoder model(String type, long seed) {
+    TinyDecoder.Spec spec = switch (type) {
+      case "llama" -> DecoderFamiliesTest.llama(DecoderFamiliesTest.LLAMA3);
+      case "qwen2" -> DecoderFamiliesTest.qwen2();
+      case "mistral" -> DecoderFamiliesTest.mistral(3);
+      case "gemma" -> DecoderFamiliesTest.gemma();
+      default -> throw new IllegalArgumentException(type);
+    };
+    return new TinyDecoder(spec, seed);
+  }
+}
