@@ -227,7 +227,7 @@ final class BertWeights implements AutoCloseable {
    */
   private static NDArray gain(Lookup w, BertConfig config, String name) {
     NDArray g = w.req(name, config.hiddenSize());
-    return config.parts().norm() == Parts.Norm.RMS_NORM_UNIT_OFFSET ? g.add(1f) : g;
+    return config.parts().norm() == Parts.Norm.RMS_NORM_UNIT_OFFSET ? g.add(Scalars.of(g, 1f)) : g;
   }
 
   /**
