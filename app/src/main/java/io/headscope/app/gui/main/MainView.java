@@ -453,8 +453,9 @@ public final class MainView extends BorderPane {
       MapsShown shown = vm.session().mapsShownProperty().get();
       int heads = intact.heads();
       java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
+      // the frames name the classifier that coloured the grid (learned or rule), uncertain heads counted grey
       return GridFigure.of(intact, run, shown, vm.session().wordsShown(), run.mask(),
-          scores.size() == intact.layers() * heads ? h -> shownCategory(scores.get(h.layer() * heads + h.head())) : null,
+          scores.size() == intact.layers() * heads ? GridFigure.Frames.of(vm.classifier().method(), scores, heads) : null,
           caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
     });
   }
@@ -609,8 +610,4 @@ public final class MainView extends BorderPane {
     return vm.selectedProperty().get();
   }
 
-  /** A figure frames an uncertain head grey (no category), as the grid does. */
-  private static io.headscope.analysis.heads.HeadPattern shownCategory(io.headscope.analysis.heads.HeadScore s) {
-    return s.uncertain() ? null : s.category();
-  }
 }
