@@ -409,17 +409,20 @@ public final class MainViewModel {
       scores.clear();
       stale.set(false);
       inputNote.set("");
-      status.set(b.isEmpty() ? "Type a sentence above; use [MASK] to see predictions."
+      status.set(b.isEmpty() ? "Type a sentence above; " + (m.maskToken() == null
+              ? "the predictions are the token after it." : "use " + m.maskToken() + " to see predictions.")
           : "The first sentence is empty: a pair needs both (the second sentence is read after the first).");
       return;
     }
     // "[mask]" typed in lower case is not BERT's mask token (the tokenizer matches it exactly and an
     // uncased model would read "[ mask ]"): the app reads it as meant and says so
+    // and a mask written as another family writes it ([MASK] for RoBERTa's <mask>) is read as the model's own
     String a0 = a;
     String b0 = b;
-    a = InputText.upperCaseMasks(a);
-    b = InputText.upperCaseMasks(b);
-    boolean maskFixed = !a.equals(a0) || !b.equals(b0);
+    String own = m.maskToken();
+    a = InputText.masksAsOwn(a, own);
+    b = InputText.masksAsOwn(b, own);
+    String maskFixed = InputText.maskRead(a0 + " " + b0, own, m.name());
     String textForNote = a + " " + b;
     String first = a;
     String second = b;
@@ -494,7 +497,7 @@ public final class MainViewModel {
 
   /** What an analysis was asked for: the input as typed and as run, the switches, the model. */
   private record Asked(long gen, String a0, String b0, String first, String second, HeadMask currentMask,
-      FavorHeads currentFavor, boolean maskFixed, String textForNote, BertModel m) {}
+      FavorHeads currentFavor, String maskFixed, String textForNote, BertModel m) {}
 
   /** Shows a finished analysis, unless a newer input came meanwhile. */
   private void analysed(Analysis res, Asked q) {

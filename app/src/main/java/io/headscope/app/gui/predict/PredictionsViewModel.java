@@ -125,7 +125,8 @@ public final class PredictionsViewModel {
     }
     int[] positions = intact.predictions().stream().mapToInt(MaskPrediction::position).toArray();
     if (positions.length == 0) {
-      targetProblem.set("Put [MASK] in the sentence: the target is followed at the [MASK]s.");
+      String mask = maskWord(m);
+      targetProblem.set("Put " + mask + " in the sentence: the target is followed at the " + mask + "s.");
       return;
     }
     session.worker().submit(p -> {
@@ -150,6 +151,12 @@ public final class PredictionsViewModel {
     });
   }
 
+  /** The model's own mask token as written, [MASK] before a model is loaded. */
+  static String maskWord(BertModel m) {
+    String own = m == null ? null : m.maskToken();
+    return own == null ? "[MASK]" : own;
+  }
+
   public ReadOnlyListProperty<PredictionRow> predictionsProperty() {
     return predictions.getReadOnlyProperty();
   }
@@ -167,8 +174,10 @@ public final class PredictionsViewModel {
     AttentionTrace intact = session.trace();
     AttentionTrace off = session.ablatedProperty().get();
     BertModel m = session.model();
+    // the model's own mask named (RoBERTa's <mask>); either spelling typed is read as it (MaskSpelling)
     emptyHint.set(m != null && !m.hasMaskedLmHead()
-        ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+        ? "This model has no masked-LM head." : "Put " + maskWord(m) + " in the sentence to see what the model predicts "
+            + "there" + (m != null && !"[MASK]".equals(m.maskToken()) && m.maskToken() != null ? " ([MASK] works too)." : "."));
     if (intact == null || off == null || m == null) {
       predictions.clear();
       classes.clear();
