@@ -73,6 +73,7 @@ public final class CompareView extends ScreenView<CompareViewModel> {
 
   public CompareView(CompareViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     // the models the Model menu offers, then folders opened here
     for (String name : context.loadable()) {
       secondChoice.getItems().add(new CompareViewModel.SecondModel(name, name));

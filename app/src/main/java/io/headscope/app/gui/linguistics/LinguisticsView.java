@@ -66,6 +66,7 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
 
   public LinguisticsView(LinguisticsViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
     runBar.bindCancel(vm, statusLabel);

@@ -118,6 +118,7 @@ public final class MainView extends BorderPane {
     nav.add("Heads", "All heads", "grid", "Every head's map at once, framed by its category", allHeads);
     addMainExports();
     bindSwitchHistory();
+    nav.onShow(vm::screenChanged);
 
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {

@@ -104,9 +104,26 @@ public final class MainViewModel {
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
-        status.set("Error: " + msg);
+        if (!status.get().startsWith(ERROR)) {
+          statusBeforeError = status.get();
+        }
+        status.set(ERROR + msg);
       }
     });
+  }
+
+  private static final String ERROR = "Error: ";
+  /** The status line an error replaced, back when another screen is shown. */
+  private String statusBeforeError = "";
+
+  /**
+   * Another screen is shown: an error in the status bar belongs to the screen it came from (a Compare error
+   * said nothing about the Sweep), so the line the error replaced comes back.
+   */
+  public void screenChanged() {
+    if (status.get() != null && status.get().startsWith(ERROR)) {
+      status.set(statusBeforeError);
+    }
   }
 
   /** What the other screens (sweep, corpus, head view) share with this one. */

@@ -53,6 +53,7 @@ public final class SweepView extends ScreenView<SweepViewModel> {
 
   public SweepView(SweepViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     // A half-run sweep is exported only after Cancel, when it is marked partial.
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));

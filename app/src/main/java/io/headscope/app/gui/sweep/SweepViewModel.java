@@ -261,6 +261,10 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     partial.set(false);
     followed = null;
     followedWords = "";
+    // the old model's input line goes too ("Input: [CLS] …" over an empty map)
+    input.set("");
+    sweptSentence = "";
+    shownInput = null;
     update();
   }
 
