@@ -227,6 +227,11 @@ public final class ScreenshotTour {
     });
     idle();
     shot(out, "02-pair-head-8-10", w, h);
+    if (args.length > 3 && args[3].equals("main")) {
+      // the first two pictures alone (README's main-1280x800): a quick look at the main window
+      Platform.exit();
+      System.exit(0);
+    }
 
     // the metric you care about: P(her) vs P(him) with heads off
     fx(() -> {
