@@ -46,7 +46,40 @@ public final class PredictionsViewModel {
     // sweep measures: a new choice is shared at once, with or without a view (it was the view's job, so a
     // choice made without the panel's view never reached the sweep)
     metric.addListener((o, a, b) -> follow());
+    // with a contrast, log P(target) − log P(contrast) is the logit difference: one choice, one name (issue 40)
+    contrastWord.addListener((o, a, b) -> offerMetrics());
+    offerMetrics();
     refresh();
+  }
+
+  private final javafx.collections.ObservableList<TargetMetric.Kind> metrics = FXCollections.observableArrayList();
+
+  /**
+   * The measures the words typed allow: without a contrast log P and P of the target; with one the logit
+   * difference and the difference of probabilities (log P would be the logit difference under another name).
+   */
+  private void offerMetrics() {
+    boolean versus = contrastWord.get() != null && !contrastWord.get().isBlank();
+    List<TargetMetric.Kind> now = versus ? List.of(TargetMetric.Kind.LOGIT_DIFF, TargetMetric.Kind.PROB)
+        : List.of(TargetMetric.Kind.LOGPROB, TargetMetric.Kind.PROB);
+    if (!metrics.equals(now)) {
+      metrics.setAll(now);
+    }
+    if (!now.contains(metric.get())) {
+      metric.set(now.get(0)); // log P <-> logit difference: the same first choice
+    }
+  }
+
+  /** The measures offered for the words typed (see {@link #metricWords}). */
+  public javafx.collections.ObservableList<TargetMetric.Kind> metricsOffered() {
+    return FXCollections.unmodifiableObservableList(metrics);
+  }
+
+  /** A measure in the words the sweep's title uses: {@code log P(her)}, {@code logit her − him}. */
+  public String metricWords(TargetMetric.Kind k) {
+    String t = targetWord.get() == null || targetWord.get().isBlank() ? "target" : targetWord.get().strip();
+    String c = contrastWord.get() == null ? "" : contrastWord.get().strip();
+    return TargetMetric.words(k, t, c);
   }
 
   // --- the followed target ----------------------------------------------------------------
