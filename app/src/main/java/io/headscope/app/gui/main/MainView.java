@@ -105,6 +105,18 @@ public final class MainView extends BorderPane {
     center.setDividerPositions(0.49);
     right.setDividerPositions(0.54);
     lower.setDividerPositions(0.57);
+    // on a tall screen the panels under the head view need no more than they have at 800 px: the head view
+    // takes the rest (at 1920x1080 its heatmap was about 230 px tall and a 512-token map needed zooming); set
+    // once, when the window first has its height, so a divider the person moves stays where they put it
+    right.heightProperty().addListener(new javafx.beans.value.ChangeListener<>() {
+      @Override
+      public void changed(javafx.beans.value.ObservableValue<? extends Number> o, Number a, Number h) {
+        if (h.doubleValue() > 0) {
+          right.heightProperty().removeListener(this);
+          right.setDividerPositions(headViewShare(h.doubleValue()));
+        }
+      }
+    });
     dialogs.setPlainFigures(plainFigures::isSelected);
     bindInputs();
     bindMapsToggle();
@@ -178,6 +190,14 @@ public final class MainView extends BorderPane {
       }
     }
     nav.installKeys(this);
+  }
+
+  /**
+   * The head view's share of the right-hand column of this height: 0.54 at 1280x800 (the panels below need
+   * about 310 px), and above that the panels keep about 340 px and the head view takes the rest, up to 0.7.
+   */
+  static double headViewShare(double height) {
+    return Math.max(0.54, Math.min(0.7, (height - 340) / height));
   }
 
   /** Shows a screen by its id ({@code grid}, {@code sweep}, …). */

@@ -412,6 +412,31 @@ public final class MainViewModel {
     });
   }
 
+  /** From this many tokens on, a run reports each layer done (a short input's run takes well under a second). */
+  static final int LAYER_PROGRESS_FROM = 128;
+
+  /**
+   * {@code r} with an identity edit at each layer's output that tells {@code done} how many layers are done:
+   * the values are copied out and back unchanged (the maps are the same bits: {@code LayerProgressTest}); none
+   * when {@code done} is null.
+   */
+  static io.headscope.model.engine.RunRequest reportingLayers(io.headscope.model.engine.RunRequest r, int layers,
+      java.util.function.IntConsumer done) {
+    if (done == null) {
+      return r;
+    }
+    io.headscope.model.engine.RunRequest out = r;
+    for (int l = 0; l < layers; l++) {
+      int n = l + 1;
+      out = out.intervene(new io.headscope.model.engine.Intervention.Edit(
+          io.headscope.model.engine.HookPoint.residPost(l), a -> {
+            done.accept(n);
+            return a;
+          }));
+    }
+    return out;
+  }
+
   /** Runs the model on the current input (intact, and with the switched-off heads). */
   public void analyse() {
     BertModel m = session.model();
@@ -466,20 +491,41 @@ public final class MainViewModel {
         p.update("Running " + on + what + " (step " + (++step[0]) + " of " + steps + ")…" + waiting,
             (step[0] - 1) / (double) Math.max(1, steps));
       };
+      // a long input's pass takes tens of seconds on a busy machine: it reports each layer done, with the
+      // share of the whole run and the time left (the bar sat empty for 20 s in "step 1 of 2")
+      int layers = m.config().numHiddenLayers();
+      java.util.function.Function<String, java.util.function.IntConsumer> layerDone = what -> {
+        long t0 = System.nanoTime();
+        int at = step[0];
+        return done -> {
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          double left = seconds / done * (layers - done);
+          p.update(String.format(java.util.Locale.ROOT, "Running %s%s (step %d of %d): layer %d of %d%s…%s", on, what,
+              at, steps, done, layers, done < layers && seconds > 1 ? String.format(java.util.Locale.ROOT,
+                  ", about %.0f s left in this step", left) : "", waiting),
+              (at - 1 + done / (double) layers) / Math.max(1, steps));
+        };
+      };
+      boolean report = enc.length() >= LAYER_PROGRESS_FROM;
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
       if (!intactDone) {
         next.accept("the intact model's maps");
       }
-      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
+      java.util.function.IntConsumer intactLayers = report && !intactDone ? layerDone.apply("the intact model's maps")
+          : null;
+      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()
+          .adjust(r -> reportingLayers(r, layers, intactLayers))).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
+      String asRunWhat = "the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off");
       if (!asRunDone) {
-        next.accept("the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off"));
+        next.accept(asRunWhat);
       }
+      java.util.function.IntConsumer asRunLayers = report && !asRunDone ? layerDone.apply(asRunWhat) : null;
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
           : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
-              .adjust(r -> currentFavor.applyTo(m, r))).get(0);
+              .adjust(r -> reportingLayers(currentFavor.applyTo(m, r), layers, asRunLayers))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
       if (!scoresDone) {
