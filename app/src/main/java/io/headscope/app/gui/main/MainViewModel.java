@@ -101,6 +101,16 @@ public final class MainViewModel {
     });
     // heads put on FAVOR+ (the Linear attention screen) change the model as switching heads off does
     session.favorProperty().addListener((o, a, b) -> analyse());
+    // "difference" with no head off and none on FAVOR+ is an empty map in every frame, which looks broken: once
+    // the last switch is undone (or every head is on again) the maps go back to intact (issue 40)
+    javafx.beans.InvalidationListener nothingOff = o -> {
+      if (session.mask().isEmpty() && session.favor().isEmpty()
+          && session.mapsShownProperty().get() == io.headscope.app.render.MapsShown.DIFFERENCE) {
+        session.mapsShownProperty().set(io.headscope.app.render.MapsShown.INTACT);
+      }
+    };
+    session.maskProperty().addListener(nothingOff);
+    session.favorProperty().addListener(nothingOff);
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
