@@ -243,8 +243,10 @@ public final class MainView extends BorderPane {
     io.headscope.model.core.HeadMask mask = vm.session().mask();
     io.headscope.analysis.heads.HeadClassifier classifier = vm.classifier();
     io.headscope.app.render.MapsShown shown = vm.session().mapsShownProperty().get();
+    Head focus = vm.selectedProperty().get(); // the page's neuron view opens on the head shown here
     vm.worker().submit(p -> io.headscope.app.render.page.InteractivePage.html(
-            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)),
+            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)
+                .focusing(focus)),
         html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
         vm.session()::fail);
   }
