@@ -200,6 +200,10 @@ public final class ModelGridView extends VBox {
   }
 
   /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */
+  /** The view's size at the last fitting, so that a scroll bar coming or going does not start another. */
+  private double fittedWidth = -100;
+  private double fittedHeight = -100;
+
   private void resize() {
     int heads = Math.max(1, vm.headsProperty().get());
     int layers = Math.max(1, vm.layersProperty().get());
@@ -210,6 +214,14 @@ public final class ModelGridView extends VBox {
     }
     if (height <= 0) {
       height = 600;
+    }
+    // a scroll bar that the fitting pass below made go away widens the view by its own width: not a new size
+    // of the window, and refitting to it would bring the bar back (the two passes would take turns for ever)
+    boolean nudge = Math.abs(width - fittedWidth) <= 24 && Math.abs(height - fittedHeight) <= 24;
+    fittedWidth = width;
+    fittedHeight = height;
+    if (nudge && grid.prefWidth(-1) <= width + 0.5 && grid.prefHeight(-1) <= height + 0.5) {
+      return;
     }
     double byWidth = (width - 48 - heads * 14) / heads;
     double byHeight = (height - 24 - layers * 22) / layers;
