@@ -70,8 +70,11 @@ class ModelSwitchClearsScreensTest {
     assertThat(sweep.inputProperty().get()).isNotEmpty();
     assertThat(lens.statusProperty().get()).contains("At [MASK]");
 
+    assertThat(main.predictions().followHeadingProperty().get()).isEqualTo("Follow a word at the [MASK]s");
     main.loadModel(roberta.toString());
     assertThat(main.session().model().name()).isNotEqualTo("bert");
+    // the panel names RoBERTa's own mask
+    assertThat(main.predictions().followHeadingProperty().get()).isEqualTo("Follow a word at the <mask>s");
     screens.forEach((k, v) -> {
       assertThat(v.resultProperty().get()).as(k).isNull();
       assertThat(v.statusProperty().get()).as(k).isEqualTo(idle.get(k));
@@ -100,6 +103,7 @@ class ModelSwitchClearsScreensTest {
     BertModel m = main.session().model();
     assertThat(m.maskToken()).isNull();
     assertThat(vm.baselines()).containsExactly(Baseline.ZERO);
+    assertThat(main.predictions().followHeadingProperty().get()).isEqualTo("Follow a word as the next token");
     assertThat(vm.baselineProperty().get()).isEqualTo(Baseline.ZERO);
     vm.targetProperty().set("ca");
     for (boolean ig : new boolean[] {false, true}) {

@@ -25,6 +25,7 @@ public final class PredictionsView extends ScrollPane {
   @FXML private TextField contrastField;
   @FXML private ChoiceBox<TargetMetric.Kind> metricChoice;
   @FXML private Label targetProblem;
+  @FXML private Label followHeading;
   @FXML private VBox targetRows;
 
   public PredictionsView(PredictionsViewModel vm) {
@@ -59,6 +60,7 @@ public final class PredictionsView extends ScrollPane {
     for (TextField f : new TextField[] {targetField, contrastField}) {
       f.textProperty().addListener((o, a, b) -> metricChoice.setConverter(metricWords()));
     }
+    followHeading.textProperty().bind(vm.followHeadingProperty());
     targetProblem.textProperty().bind(vm.targetProblemProperty());
     targetProblem.visibleProperty().bind(vm.targetProblemProperty().isNotEmpty());
     targetProblem.managedProperty().bind(targetProblem.visibleProperty());

@@ -29,6 +29,7 @@ public final class PredictionsViewModel {
       new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyStringWrapper emptyHint = new ReadOnlyStringWrapper();
+  private final ReadOnlyStringWrapper followHeading = new ReadOnlyStringWrapper("Follow a word at the [MASK]s");
   private final StringProperty targetWord = new SimpleStringProperty("");
   private final StringProperty contrastWord = new SimpleStringProperty("");
   private final ObjectProperty<TargetMetric.Kind> metric = new SimpleObjectProperty<>(TargetMetric.Kind.LOGPROB);
@@ -198,6 +199,11 @@ public final class PredictionsViewModel {
     return classes.getReadOnlyProperty();
   }
 
+  /** The heading over the followed word: at the model's own mask ("<mask>s"), or as a causal model's next token. */
+  public ReadOnlyStringProperty followHeadingProperty() {
+    return followHeading.getReadOnlyProperty();
+  }
+
   /** What the panel says when there is nothing to show (it depends on the model). */
   public ReadOnlyStringProperty emptyHintProperty() {
     return emptyHint.getReadOnlyProperty();
@@ -207,6 +213,9 @@ public final class PredictionsViewModel {
     AttentionTrace intact = session.trace();
     AttentionTrace off = session.ablatedProperty().get();
     BertModel m = session.model();
+    // the heading over the followed word names where it is read: the model's own mask, or the next token
+    followHeading.set(m != null && m.maskToken() == null ? "Follow a word as the next token"
+        : "Follow a word at the " + maskWord(m) + "s");
     // the model's own mask named (RoBERTa's <mask>); either spelling typed is read as it (MaskSpelling)
     emptyHint.set(m != null && !m.hasMaskedLmHead()
         ? "This model has no masked-LM head." : "Put " + maskWord(m) + " in the sentence to see what the model predicts "
