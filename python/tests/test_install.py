@@ -61,3 +61,40 @@ def test_pip_installs_the_package_offline_and_it_finds_the_checkout(tmp_path):
     # the source tree stayed clean: the recorded home lives in the wheel only
     assert not os.path.exists(os.path.join(PYTHON_DIR, "headscope", "_installed.py"))
     assert not os.path.exists(os.path.join(PYTHON_DIR, "build"))
+
+
+def readme_offline_lines(readme):
+    """The indented lines under README's <!-- offline-install --> marker, comments dropped."""
+    with open(readme, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    at = next(i for i, line in enumerate(lines) if "<!-- offline-install" in line)
+    out = []
+    for line in lines[at + 1:]:
+        if not line.strip():
+            if out:
+                break
+            continue
+        out.append(line.split("#", 1)[0].strip())
+    return [line for line in out if line]
+
+
+@pytest.mark.parametrize("readme", ["README.md", os.path.join("python", "README.md")])
+def test_the_readmes_offline_install_lines_work_as_written_in_a_new_folder(tmp_path, readme):
+    """Issue 40: README's offline line failed in a fresh venv ("No matching distribution found for numpy").
+    Its two lines now run exactly as written, from a folder laid out as the checkout (./python), with no
+    index and no pip configuration; the venv finds numpy and the package."""
+    lines = readme_offline_lines(os.path.join(ROOT, readme))
+    assert lines == ["python3 -m venv --system-site-packages hs-venv",
+                     "hs-venv/bin/pip install --no-index ./python"], lines
+    code, out = run(["python3", "-c", "import numpy, ensurepip"], str(tmp_path), clean_env())
+    if code != 0:
+        pytest.skip("python3 has no numpy or no ensurepip (apt-get install python3-numpy python3-venv): " + out[-300:])
+    os.symlink(PYTHON_DIR, str(tmp_path / "python"))
+    for line in lines:
+        code, out = run(["bash", "-c", line], str(tmp_path), clean_env())
+        assert code == 0, line + "\n" + out
+    code, out = run([str(tmp_path / "hs-venv" / "bin" / "python"), "-c",
+                     "import headscope, numpy; print(headscope.__file__)"], str(tmp_path), clean_env())
+    assert code == 0, out
+    assert str(tmp_path / "hs-venv") in out, out
+    assert not os.path.exists(os.path.join(PYTHON_DIR, "build"))

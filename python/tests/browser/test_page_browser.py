@@ -69,6 +69,21 @@ def test_the_model_view_draws_every_head_and_enlarges_a_click(browser, pages):
     assert ink(browser, "#thumb-11-0 canvas")[0] > 0
 
 
+def test_the_neuron_view_opens_on_the_first_mask_and_the_pages_head(browser, pages):
+    """Issue 40: it opened on head 1-1 at [CLS]; now on the head the page names (the app's, else the first one
+    switched off) with the first [MASK] as its query."""
+    browser.open(pages["short"]["file"])
+    view(browser, "neuron")
+    head = browser.evaluate("headscope.data.neuronHead")
+    layer, h = (int(x) - 1 for x in head.split("-"))
+    assert browser.evaluate("[headscope.state.nLayer, headscope.state.nHead]") == [layer, h]
+    tokens = browser.evaluate("headscope.data.tokens")
+    if "[MASK]" in tokens:
+        assert browser.evaluate("headscope.state.nQuery") == tokens.index("[MASK]")
+    assert browser.evaluate("document.getElementById('neuron-query').value") == \
+        str(browser.evaluate("headscope.state.nQuery"))
+
+
 def test_the_neuron_view_shows_the_numbers_of_the_chosen_query(browser, pages):
     browser.open(pages["short"]["file"])
     view(browser, "neuron")

@@ -227,6 +227,11 @@ public final class ScreenshotTour {
     });
     idle();
     shot(out, "02-pair-head-8-10", w, h);
+    if (args.length > 3 && args[3].equals("main")) {
+      // the first two pictures alone (README's main-1280x800): a quick look at the main window
+      Platform.exit();
+      System.exit(0);
+    }
 
     // the metric you care about: P(her) vs P(him) with heads off
     fx(() -> {
@@ -431,6 +436,12 @@ public final class ScreenshotTour {
         if (run.containsKey(id)) {
           ((javafx.scene.control.Button) view.lookup(run.get(id))).fire();
         }
+        if (id.equals("lens")) {
+          // the logit lens with integrated gradients on a model without a mask token: from zero (issue 40)
+          ((javafx.scene.control.TextField) view.lookup("#lens-target")).setText("ca");
+          ((javafx.scene.control.CheckBox) view.lookup("#lens-integrated")).setSelected(true);
+          ((io.headscope.app.gui.lens.LensView) view.lookup("#lens-view")).viewModel().run();
+        }
         return null;
       });
       Thread.sleep(500);
@@ -453,7 +464,8 @@ public final class ScreenshotTour {
       Path folder = dir.resolve(type);
       io.headscope.model.testing.families.FamilyModelFolders.write(type, folder, 3);
       fx(() -> {
-        view.viewModel().textAProperty().set(type.equals("gpt2") ? "the cat sat on the mat" : "the cat sat on the <mask> .");
+        // RoBERTa's mask typed as BERT's: read as <mask> (issue 40)
+        view.viewModel().textAProperty().set(type.equals("gpt2") ? "the cat sat on the mat" : "the cat sat on the [MASK] .");
         view.viewModel().textBProperty().set("");
         view.viewModel().loadModel(folder.toString());
         return null;
@@ -479,6 +491,12 @@ public final class ScreenshotTour {
         view.showScreen(id);
         if (run.containsKey(id)) {
           ((javafx.scene.control.Button) view.lookup(run.get(id))).fire();
+        }
+        if (id.equals("lens")) {
+          // the logit lens with integrated gradients on a model without a mask token: from zero (issue 40)
+          ((javafx.scene.control.TextField) view.lookup("#lens-target")).setText("ca");
+          ((javafx.scene.control.CheckBox) view.lookup("#lens-integrated")).setSelected(true);
+          ((io.headscope.app.gui.lens.LensView) view.lookup("#lens-view")).viewModel().run();
         }
         return null;
       });

@@ -20,6 +20,7 @@ import io.headscope.model.engine.RunResult;
 import io.headscope.model.store.ModelFiles;
 import io.headscope.model.tokenizer.BertTextEncoder;
 import io.headscope.model.tokenizer.TextEncoder;
+import io.headscope.model.tokenizer.MaskSpelling;
 import io.headscope.model.tokenizer.TextEncoders;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
@@ -168,8 +169,19 @@ public final class BertModel implements AutoCloseable {
     return tokenizer;
   }
 
-  /** Tokenizes a sentence or a pair ({@code b} null for a single sentence). */
+  /** This model's mask token as written ({@code [MASK]}, {@code <mask>}), or null when it has none (GPT-2). */
+  public String maskToken() {
+    return MaskSpelling.own(tokenizer);
+  }
+
+  /**
+   * Tokenizes a sentence or a pair ({@code b} null for a single sentence). The mask may be written as any
+   * family writes it ({@code [MASK]} or {@code <mask>}): it is read as this model's own ({@link MaskSpelling}).
+   */
   public Encoding encode(String a, String b) {
+    String mask = maskToken();
+    a = MaskSpelling.asOwn(a, mask);
+    b = MaskSpelling.asOwn(b, mask);
     if (b == null) {
       return tokenizer.encode(a);
     }

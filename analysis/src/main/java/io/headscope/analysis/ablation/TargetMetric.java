@@ -39,6 +39,20 @@ public record TargetMetric(Kind kind, long target, long contrast) {
     }
   }
 
+  /**
+   * What is measured, in the words every place uses for it (the Predictions panel's choice, the sweep's
+   * title and figure): {@code log P(her)}, {@code P(her)}, {@code logit her − him} (also the log-probability
+   * with a contrast: the same number), {@code P(her) − P(him)}. {@code contrast} null or empty: none.
+   */
+  public static String words(Kind kind, String target, String contrast) {
+    boolean versus = contrast != null && !contrast.isEmpty();
+    if (!versus) {
+      return kind == Kind.PROB ? "P(" + target + ")" : kind == Kind.LOGPROB ? "log P(" + target + ")"
+          : "logit " + target + " − (a contrast)";
+    }
+    return kind == Kind.PROB ? "P(" + target + ") − P(" + contrast + ")" : "logit " + target + " − " + contrast;
+  }
+
   public boolean hasContrast() {
     return contrast >= 0;
   }

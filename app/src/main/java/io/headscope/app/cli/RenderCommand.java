@@ -127,17 +127,16 @@ final class RenderCommand implements Callable<Integer> {
       }
       int thumb = Math.max(24, Math.min(96, 1152 / h));
       // a causal model's maps are drawn without categories (HeadClassifier.appliesTo)
-      List<HeadScore> scores = HeadClassifier.appliesTo(m) ? new HeadClassifier().classifyAll(t) : null;
+      HeadClassifier classifier = new HeadClassifier();
+      List<HeadScore> scores = HeadClassifier.appliesTo(m) ? classifier.classifyAll(t) : null;
       String input = sentence.pair == null ? sentence.text : sentence.text + " ‖ " + sentence.pair;
       // the grid greys the --disable heads; the maps are the intact model's (the categories describe them)
       Caption gridCaption = new Caption(m.name(), input, mask, "intact");
       // the figures are one set: all drawn, then all written, or none (AtomicOutput.writeSet)
       List<Figure> drawnFigures = new ArrayList<>();
+      // uncertain heads: a grey frame, as in the app; the caption names the classifier
       drawnFigures.add(GridFigure.of(t, t, MapsShown.INTACT, mask,
-          scores == null ? null : hd -> {
-            var s = scores.get(hd.layer() * h + hd.head());
-            return s.uncertain() ? null : s.category(); // uncertain: a grey frame, as in the app
-          }, gridCaption, thumb));
+          scores == null ? null : GridFigure.Frames.of(classifier.method(), scores, h), gridCaption, thumb));
       for (Head head : large) {
         HeadMatrix hm = HeadMatrix.of(t, head, norms ? HeadMatrix.Display.NORMS : HeadMatrix.Display.WEIGHTS,
             HeadMatrix.PairFilter.ALL);

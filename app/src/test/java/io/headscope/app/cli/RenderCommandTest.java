@@ -85,6 +85,11 @@ class RenderCommandTest {
       assertThat(cut).isPositive();
       String caption = Files.readString(plain.resolve(name + ".txt"));
       assertThat(caption).contains("Input: \u201cthe cat sat .\u201d").endsWith("\n");
+      if (name.equals("grid")) {
+        // render classifies with the learned model (HeadClassifier's default): the caption says so (issue 40)
+        assertThat(HeadClassifier.Method.DEFAULT).isEqualTo(HeadClassifier.Method.LEARNED);
+        assertThat(caption).contains("by HeadScope's learned model").doesNotContain("rule");
+      }
       assertThat(full.resolve(name + ".txt")).doesNotExist();
     }
   }
@@ -105,7 +110,8 @@ class RenderCommandTest {
       AttentionTrace t = m.trace(m.encode("the cat sat on the mat .", null));
       var scores = new HeadClassifier().classifyAll(t);
       // 2 heads a layer: 96 px thumbnails; the frame's corner pixel has the category's colour
-      var geo = GridFigure.geometry(t, MapsShown.INTACT, true, Caption.intact(m.name(), "the cat sat on the mat ."), 96);
+      var geo = GridFigure.geometry(t, MapsShown.INTACT, GridFigure.Frames.of(HeadClassifier.Method.LEARNED, scores, 2),
+          Caption.intact(m.name(), "the cat sat on the mat ."), 96);
       for (var s : scores) {
         assertThat(grid.getRGB((int) geo.x(s.head()) + 1, (int) geo.y(s.head()) + 1) & 0xFFFFFF)
             .as("frame of %s", s.head()).isEqualTo(CategoryColors.rgb(s.category()));

@@ -62,7 +62,7 @@ class LensViewModelTest {
     }
     SaliencyResult s = new TokenSaliency(m).gradientTimesInput(input, SaliencyMetric.of(she, he), Baseline.MASK);
     assertThat(r.saliency().scores()).containsExactly(s.scores());
-    assertThat(vm.statusProperty().get()).contains("At [MASK]").contains("Saliency (grad-x-input)");
+    assertThat(vm.statusProperty().get()).contains("At [MASK]").contains("Saliency (grad-x-input, from [MASK] (words masked))");
 
     // the attribution grid is the analysis's own numbers, per head, and a click opens the head
     var dla = new io.headscope.analysis.lens.DirectLogitAttribution(m).run(input, she, he);

@@ -257,7 +257,13 @@ class LinguisticsViewModelTest {
     List<Integer> with = windows.withMentions();
     assertThat(on).isEqualTo(io.headscope.analysis.linguistics.CorefOnWindow.of(main.session().model(), windows,
         with.get(0), h));
-    assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3", "window 1 of " + with.size(),
+    // issue 40: the window's number is among all of the file's windows, the count the status line gives
+    // ("21 windows" over "window 1 of 20" read as a contradiction); the panel says how many ◀ ▶ visit
+    CorefHeads.Result all = CorefHeads.run(main.session().model(), tb, window, WordMaps.Progress.NONE, () -> false);
+    assertThat(windows.size()).isEqualTo(all.windows());
+    assertThat(vm.statusProperty().get()).contains("in " + all.windows() + " windows");
+    assertThat(vm.sentenceStatusProperty().get()).contains("Head 2-3",
+        "window " + (with.get(0) + 1) + " of " + all.windows(), "step through the " + with.size() + " with a mention",
         "right for " + on.correct() + " of " + on.picks().size());
 
     vm.step(1);

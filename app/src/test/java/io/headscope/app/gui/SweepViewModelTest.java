@@ -229,6 +229,36 @@ class SweepViewModelTest {
     assertThat(vm.staleProperty().get()).as("another switch-off mode").isTrue();
   }
 
+  // Issue 40: Predictions said "Sweep: log P(target)" over a sweep titled "Δ logit she − he", and the status line
+  // said a bare "accuracy 0%". The panel's choice now reads as the sweep names it, with the words typed, and
+  // the status says what the top-1 share counts; a figure cell never prints -0.00.
+  @Test
+  void thePredictionsChoiceAndTheSweepNameTheMetricAlikeAndTheStatusSaysWhatTheShareCounts() {
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    var p = main.predictions();
+    follow(main, "cat", "", TargetMetric.Kind.LOGPROB);
+    assertThat(p.metricsOffered()).containsExactly(TargetMetric.Kind.LOGPROB, TargetMetric.Kind.PROB);
+    assertThat(p.metricWords(p.metricProperty().get())).isEqualTo(vm.chosenWordsProperty().get()).isEqualTo("log P(cat)");
+    // a contrast typed: log P(cat) - log P(dog) is the logit difference, offered once under that name
+    follow(main, "cat", "dog", TargetMetric.Kind.LOGPROB);
+    p.contrastWordProperty().set("dog");
+    assertThat(p.metricsOffered()).containsExactly(TargetMetric.Kind.LOGIT_DIFF, TargetMetric.Kind.PROB);
+    assertThat(p.metricWords(p.metricProperty().get())).isEqualTo(vm.chosenWordsProperty().get())
+        .isEqualTo("logit cat − dog");
+    p.metricProperty().set(TargetMetric.Kind.PROB);
+    assertThat(p.metricWords(TargetMetric.Kind.PROB)).isEqualTo(vm.chosenWordsProperty().get()).isEqualTo("P(cat) − P(dog)");
+    p.metricProperty().set(TargetMetric.Kind.LOGIT_DIFF);
+    vm.run();
+    assertThat(vm.titleProperty().get()).contains(p.metricWords(p.metricProperty().get()));
+    assertThat(vm.statusProperty().get()).contains("“cat” is the most probable token at").doesNotContain("accuracy");
+    // the contrast cleared: back to log P of the target, the same first choice
+    p.contrastWordProperty().set("");
+    assertThat(p.metricProperty().get()).isEqualTo(TargetMetric.Kind.LOGPROB);
+    assertThat(io.headscope.app.render.figure.MatrixFigure.twoDecimals(-0.004)).isEqualTo("0.00");
+    assertThat(io.headscope.app.render.figure.MatrixFigure.twoDecimals(-0.006)).isEqualTo("-0.01");
+  }
+
   // Would catch "Sweep: logit difference" with no contrast silently sweeping something else unnamed.
   @Test
   void aLogitDifferenceWithoutAContrastSaysWhatTheSweepMeasuresInstead() {

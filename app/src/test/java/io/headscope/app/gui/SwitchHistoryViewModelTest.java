@@ -53,6 +53,25 @@ class SwitchHistoryViewModelTest {
     assertThat(vm.redoNameProperty().get()).isEmpty();
   }
 
+  /** Issue 40: "difference" stayed chosen after every switch was undone, an empty map in every frame. */
+  @Test
+  void theDifferenceGoesBackToIntactOnceNoHeadIsOff() {
+    MainViewModel vm = loaded();
+    vm.toggleHead(new Head(1, 2));
+    vm.toggleHead(new Head(0, 1));
+    vm.session().mapsShownProperty().set(io.headscope.app.render.MapsShown.DIFFERENCE);
+    vm.undo();
+    assertThat(vm.session().mapsShownProperty().get()).as("one head still off")
+        .isEqualTo(io.headscope.app.render.MapsShown.DIFFERENCE);
+    vm.undo();
+    assertThat(vm.maskProperty().get().isEmpty()).isTrue();
+    assertThat(vm.session().mapsShownProperty().get()).isEqualTo(io.headscope.app.render.MapsShown.INTACT);
+    vm.toggleHead(new Head(0, 1));
+    vm.session().mapsShownProperty().set(io.headscope.app.render.MapsShown.DIFFERENCE);
+    vm.switchAllOn();
+    assertThat(vm.session().mapsShownProperty().get()).isEqualTo(io.headscope.app.render.MapsShown.INTACT);
+  }
+
   @Test
   void undoRestoresTheMaskAndTheTraceAsRunWithIt() {
     MainViewModel vm = loaded();

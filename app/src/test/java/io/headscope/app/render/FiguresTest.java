@@ -110,7 +110,8 @@ class FiguresTest {
 
     var scores = new HeadClassifier().classifyAll(intact);
     Document grid = parse(GridFigure.of(intact, asRun, MapsShown.AS_RUN, asRun.mask(),
-        h -> scores.get(h.layer() * 3 + h.head()).category(), new Caption(model.name(), TEXT, asRun.mask(), "as run"), 40));
+        GridFigure.Frames.of(HeadClassifier.Method.LEARNED, scores, 3), new Caption(model.name(), TEXT, asRun.mask(),
+            "as run"), 40));
     assertThat(grid.getElementsByTagName("title").item(0).getTextContent()).contains("all heads (as run)");
     assertThat(texts(grid)).contains("1-2 off");
 
@@ -126,6 +127,50 @@ class FiguresTest {
     assertThat(texts(cf)).anyMatch(s -> s.startsWith("vertical "));
   }
 
+  /**
+   * Issue 40: the grid figure said "HeadScope's rule" over the learned model's colours and left the uncertain heads
+   * out of the legend. The caption names the classifier that made the scores, and the legend's counts are the
+   * scores' own (counted here by their shown label) and add up to every head, uncertain ones included.
+   */
+  @Test
+  void theGridFiguresCaptionNamesItsClassifierAndTheLegendCountsEveryHeadIncludingUncertain() throws Exception {
+    int total = intact.layers() * intact.heads();
+    for (HeadClassifier.Method method : HeadClassifier.Method.values()) {
+      List<io.headscope.analysis.heads.HeadScore> scores = new ArrayList<>(new HeadClassifier(method).classifyAll(intact));
+      if (method == HeadClassifier.Method.LEARNED) {
+        // two heads the model is unsure of (the tiny model's maps are all clear): framed grey, counted apart
+        for (int i : new int[] {1, 4}) {
+          var s = scores.get(i);
+          scores.set(i, new io.headscope.analysis.heads.HeadScore(s.head(), s.category(), 0.4, s.vertical(),
+              s.verticalFocus(), s.diagonal(), s.block(), s.heterogeneous(), s.topColumns(), s.dominantOffset(),
+              s.stats(), s.features(), s.runnerUp(), s.runnerUpConfidence(), true));
+        }
+      }
+      Figure f = GridFigure.of(intact, intact, MapsShown.INTACT, intact.mask(), GridFigure.Frames.of(method, scores,
+          intact.heads()), Caption.intact(model.name(), TEXT), 40);
+      assertThat(f.plain().caption()).as(method.name())
+          .contains(method == HeadClassifier.Method.LEARNED ? "by HeadScope's learned model" : "by HeadScope's threshold rule")
+          .doesNotContain(method == HeadClassifier.Method.LEARNED ? "rule" : "learned");
+      java.util.Map<String, Integer> expected = new java.util.LinkedHashMap<>();
+      for (var p : io.headscope.analysis.heads.HeadPattern.values()) {
+        expected.put(p.label(), 0);
+      }
+      if (method == HeadClassifier.Method.LEARNED) {
+        expected.put("uncertain", 0);
+      }
+      scores.forEach(s -> expected.merge(s.shownLabel(), 1, Integer::sum));
+      java.util.Map<String, Integer> legend = new java.util.LinkedHashMap<>();
+      for (String t : texts(parse(f))) {
+        var m = java.util.regex.Pattern.compile("([a-z+]+) (\\d+)").matcher(t);
+        if (m.matches() && expected.containsKey(m.group(1))) {
+          legend.put(m.group(1), Integer.parseInt(m.group(2)));
+        }
+      }
+      assertThat(legend).as(method.name()).isEqualTo(expected);
+      assertThat(legend.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(total);
+    }
+  }
+
   @Test
   void aPlainFigureIsTheFullOneBelowItsTitleBlockPixelForPixelWithTheBlockAsItsCaption() throws Exception {
     List<HeadMatrix> layer = new ArrayList<>();
@@ -137,8 +182,8 @@ class FiguresTest {
     List<Figure> figures = List.of(
         HeadFigure.of(layer.get(0), Caption.intact(model.name(), TEXT), 18),
         LinesFigure.of(layer, Caption.intact(model.name(), TEXT)),
-        GridFigure.of(intact, asRun, MapsShown.AS_RUN, asRun.mask(), h -> scores.get(h.layer() * 3 + h.head()).category(),
-            new Caption(model.name(), TEXT, asRun.mask(), "as run"), 40),
+        GridFigure.of(intact, asRun, MapsShown.AS_RUN, asRun.mask(), GridFigure.Frames.of(HeadClassifier.Method.LEARNED,
+            scores, 3), new Caption(model.name(), TEXT, asRun.mask(), "as run"), 40),
         MatrixFigure.of("Sweep: Δ log-prob", List.of("each head off alone"), TEXT, List.of("L1", "L2"),
             List.of("h1", "h2", "h3"), v, true, "red lowered, blue raised", 36, true));
     for (Figure full : figures) {

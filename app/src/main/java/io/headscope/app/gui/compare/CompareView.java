@@ -73,6 +73,7 @@ public final class CompareView extends ScreenView<CompareViewModel> {
 
   public CompareView(CompareViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     // the models the Model menu offers, then folders opened here
     for (String name : context.loadable()) {
       secondChoice.getItems().add(new CompareViewModel.SecondModel(name, name));
@@ -83,7 +84,10 @@ public final class CompareView extends ScreenView<CompareViewModel> {
       var model = context.session().model();
       boolean onlyItself = secondChoice.getItems().stream()
           .allMatch(c -> model != null && c.spec().equals(model.name()));
-      return onlyItself ? SECOND_HINT : "";
+      // and what B must be: a checkpoint of A's shape (two folders of one shape compare: A from the Model menu)
+      return onlyItself ? SECOND_HINT + (model == null ? "" : " B must have " + model.name() + "'s shape: "
+          + model.config().numHiddenLayers() + " layers × " + model.config().numAttentionHeads() + " heads; A is "
+          + "the model loaded now (Model › Open folder… for a checkpoint of your own).") : "";
     }, secondChoice.getItems(), context.session().modelProperty()));
     secondHint.managedProperty().bind(secondHint.textProperty().isNotEmpty());
     sources.bind(context, vm.sourceProperty(), List.of(CompareViewModel.CURRENT_INPUT));

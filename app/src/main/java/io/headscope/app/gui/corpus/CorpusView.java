@@ -46,6 +46,7 @@ public final class CorpusView extends ScreenView<CorpusViewModel> {
 
   public CorpusView(CorpusViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     grid.onHead(vm::select, h -> hover.setText(h == null ? " " : vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of());
     bindRun(vm::run);

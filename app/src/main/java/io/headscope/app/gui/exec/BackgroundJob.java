@@ -44,6 +44,20 @@ public final class BackgroundJob {
     this.worker = worker;
     this.errors = errors;
     this.status = new ReadOnlyStringWrapper(idleStatus);
+    this.idleStatus = idleStatus;
+  }
+
+  private final String idleStatus;
+
+  /**
+   * Back to before the first run: the idle status line and no progress (a new model: the old run's
+   * "done", its error or its summary says nothing about this one). Call after {@link #cancel()}.
+   */
+  public void reset() {
+    if (!running.get()) {
+      progress.set(0);
+    }
+    status.set(idleStatus);
   }
 
   public ReadOnlyBooleanProperty runningProperty() {

@@ -70,6 +70,7 @@ public final class FavorView extends ScreenView<FavorViewModel> {
 
   public FavorView(FavorViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
     featureSlider.setMax(FavorViewModel.FEATURES.length - 1);

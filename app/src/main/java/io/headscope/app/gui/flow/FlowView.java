@@ -53,6 +53,7 @@ public final class FlowView extends ScreenView<FlowViewModel> {
 
   public FlowView(FlowViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     runBar.bind(vm, vm::compute, context.session().traceProperty().isNull(), statusLabel);
     // the Jacobian is Compute's second action: beside it, and off when it is off
     runBar.getChildren().add(1, jacobianButton);

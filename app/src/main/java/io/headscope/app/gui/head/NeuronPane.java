@@ -65,7 +65,11 @@ public final class NeuronPane extends Canvas {
     // two vectors of dh cells each, the score, the bar and its numbers
     cw = Math.max(1, Math.min(4, (maxWidth - LABEL - 16 - 40 - 150) / (2.0 * dh)));
     double vec = cw * dh;
-    setWidth(LABEL + vec + 8 + vec + 8 + 44 + 150);
+    // a column is never narrower than its header: with small heads (d_h 4 to 16) the vectors are a few cells
+    // wide and "k (each key)" ran into "q × k"
+    double kCol = Math.max(vec, 66);
+    double pCol = Math.max(vec, 36);
+    setWidth(LABEL + kCol + 8 + pCol + 8 + 44 + 150);
     setHeight(TOP + n * row + 4);
     GraphicsContext g = getGraphicsContext2D();
     g.setFill(Color.WHITE);
@@ -73,8 +77,8 @@ public final class NeuronPane extends Canvas {
     g.setTextBaseline(VPos.CENTER);
     g.setFont(Font.font(10));
     double kx = LABEL;
-    double px = kx + vec + 8;
-    double sx = px + vec + 8;
+    double px = kx + kCol + 8;
+    double sx = px + pCol + 8;
     double bx = sx + 44;
     g.setFill(FxColors.of(UiColor.TEXT_SOFT));
     g.setTextAlign(TextAlignment.LEFT);

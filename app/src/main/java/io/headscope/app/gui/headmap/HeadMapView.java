@@ -47,6 +47,7 @@ public final class HeadMapView extends ScreenView<HeadMapViewModel> {
 
   public HeadMapView(HeadMapViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     canvas.onHead(vm::select, h -> hover.setText(vm.describe(h)));
     sources.bind(context, vm.sourceProperty(), List.of(HeadMapViewModel.CURRENT_INPUT));
     bindRun(vm::draw);

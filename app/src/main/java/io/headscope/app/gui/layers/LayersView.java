@@ -53,6 +53,7 @@ public final class LayersView extends ScreenView<LayersViewModel> {
 
   public LayersView(LayersViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     sources.bind(context, vm.sourceProperty(), List.of(LayersViewModel.CURRENT_INPUT));
     bindRun(vm::run);
     cellStatus.textProperty().bind(vm.cellStatusProperty());

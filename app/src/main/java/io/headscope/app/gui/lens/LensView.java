@@ -38,6 +38,7 @@ public final class LensView extends ScreenView<LensViewModel> {
   @FXML private TextField targetField;
   @FXML private TextField contrastField;
   @FXML private CheckBox integratedBox;
+  @FXML private ChoiceBox<io.headscope.analysis.saliency.Baseline> baselineChoice;
   @FXML private VBox results;
   @FXML private FlowPane saliencyStrip;
   @FXML private Label tableTitle;
@@ -52,9 +53,24 @@ public final class LensView extends ScreenView<LensViewModel> {
 
   public LensView(LensViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(dlaHover);
     targetField.textProperty().bindBidirectional(vm.targetProperty());
     contrastField.textProperty().bindBidirectional(vm.contrastProperty());
     integratedBox.selectedProperty().bindBidirectional(vm.integratedProperty());
+    // zero alone for a model without a mask token (GPT-2): the [MASK] baseline cannot be built there
+    baselineChoice.setItems(vm.baselines());
+    baselineChoice.valueProperty().bindBidirectional(vm.baselineProperty());
+    baselineChoice.setConverter(new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(io.headscope.analysis.saliency.Baseline b) {
+        return b == null ? "" : vm.baselineWords(b);
+      }
+
+      @Override
+      public io.headscope.analysis.saliency.Baseline fromString(String s) {
+        return null;
+      }
+    });
     bindRun(vm::run);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     column("layer", 90, r -> r.layer() == 0 ? "embeddings" : "layer " + r.layer());

@@ -29,7 +29,8 @@ import javafx.beans.property.StringProperty;
  * The Logit lens screen (nostalgebraist 2020; Sundararajan et al. 2017): on the main window's sentence,
  * what each layer's residual stream predicts at the [MASK] (a causal model: the next token) when the model's
  * own output head reads it, and how much each input token moves the followed word (gradient x input, or
- * integrated gradients from the [MASK] baseline), as {@code headscope lens} and {@code saliency} compute them.
+ * integrated gradients from a baseline: the words masked, or zero embeddings where the model has no mask token),
+ * as {@code headscope lens} and {@code saliency} compute them.
  */
 public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
   /**
@@ -39,7 +40,7 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
    * @param dlaProblem why there is none, or null
    */
   public record Result(LensResult lens, SaliencyResult saliency, List<String> tokens, String target, String contrast,
-      DlaResult dla, String dlaProblem) {}
+      DlaResult dla, String dlaProblem, String baseline) {}
 
   /** What the attribution grid shows per head. */
   public enum DlaShown {
@@ -62,11 +63,43 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
   private final io.headscope.app.gui.screen.FollowedWords followed;
   private final BooleanProperty integrated = new SimpleBooleanProperty(false);
   private final ObjectProperty<DlaShown> dlaShown = new SimpleObjectProperty<>(DlaShown.DIFFERENCE);
+  private final ObjectProperty<Baseline> baseline = new SimpleObjectProperty<>(Baseline.MASK);
+  private final javafx.collections.ObservableList<Baseline> baselines =
+      javafx.collections.FXCollections.observableArrayList(Baseline.values());
 
   public LensViewModel(Session session) {
-    super(session, "Type the word to follow at the [MASK] (and a contrast), then Run: the main window's sentence "
-        + "is read layer by layer.", e -> { });
+    super(session, "Type the word to follow (and a contrast), then Run: the main window's sentence is read layer "
+        + "by layer.", e -> { });
     this.followed = new io.headscope.app.gui.screen.FollowedWords(session);
+    session.modelProperty().addListener((o, a, b) -> offerBaselines(b));
+    offerBaselines(session.model());
+  }
+
+  /**
+   * The baselines the model has: the mask baseline needs a mask token, which a causal model (GPT-2) lacks, so
+   * there only zero is offered (as {@code headscope saliency --baseline zero}); a masked model starts on its mask.
+   */
+  private void offerBaselines(BertModel m) {
+    boolean mask = m == null || m.config().family().masked() && m.maskToken() != null;
+    baselines.setAll(mask ? List.of(Baseline.MASK, Baseline.ZERO) : List.of(Baseline.ZERO));
+    baseline.set(baselines.get(0));
+  }
+
+  /** Where the saliency starts (gradient x input's x - x', integrated gradients' path): the mask or zero. */
+  public ObjectProperty<Baseline> baselineProperty() {
+    return baseline;
+  }
+
+  /** The baselines the loaded model offers (zero alone without a mask token). */
+  public javafx.collections.ObservableList<Baseline> baselines() {
+    return javafx.collections.FXCollections.unmodifiableObservableList(baselines);
+  }
+
+  /** A baseline in words, with the model's own mask token ("from <mask>", "from zero embeddings"). */
+  public String baselineWords(Baseline b) {
+    BertModel m = session.model();
+    String own = m == null || m.maskToken() == null ? "[MASK]" : m.maskToken();
+    return b == Baseline.ZERO ? "from zero embeddings" : "from " + own + " (words masked)";
   }
 
 
@@ -78,7 +111,7 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     return followed.contrastProperty();
   }
 
-  /** Integrated gradients (50 steps from the [MASK] baseline) instead of gradient x input. */
+  /** Integrated gradients (50 steps from the baseline) instead of gradient x input. */
   public BooleanProperty integratedProperty() {
     return integrated;
   }
@@ -101,6 +134,8 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
       return;
     }
     boolean ig = integrated.get();
+    Baseline from = baselines.contains(baseline.get()) ? baseline.get() : baselines.get(0);
+    String fromWords = baselineWords(from);
     job.task("Reading " + m.name() + " layer by layer…", p -> {
           long[] tc = m.tokenizer().targetAndContrast(word, other.isEmpty() ? null : other);
           long t = tc[0];
@@ -118,10 +153,10 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
           TokenSaliency s = new TokenSaliency(m);
           SaliencyMetric metric = SaliencyMetric.of(t, c);
           SaliencyResult sal = ig
-              ? s.integratedGradients(input, metric, Baseline.MASK, TokenSaliency.DEFAULT_STEPS,
+              ? s.integratedGradients(input, metric, from, TokenSaliency.DEFAULT_STEPS,
                   share -> p.update("Integrated gradients…", 0.5 + share / 2))
-              : s.gradientTimesInput(input, metric, Baseline.MASK);
-          return new Result(lens, sal, input.tokens(), word, other, dla, problem);
+              : s.gradientTimesInput(input, metric, from);
+          return new Result(lens, sal, input.tokens(), word, other, dla, problem, fromWords);
         })
         .onSuccess(r -> {
           result.set(r);
@@ -142,8 +177,8 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
               + (first == 0 ? "the embeddings" : "layer " + first) + " on"));
     }
     SaliencyResult s = r.saliency();
-    b.append(String.format(Locale.ROOT, "Saliency (%s): the tokens' scores sum to %.3f; the metric moves %.3f from "
-        + "the [MASK] baseline to the input%s.", s.method(), s.total(), s.metricInput() - s.metricBaseline(),
+    b.append(String.format(Locale.ROOT, "Saliency (%s, %s): the tokens' scores sum to %.3f; the metric moves %.3f "
+        + "from the baseline to the input%s.", s.method(), r.baseline(), s.total(), s.metricInput() - s.metricBaseline(),
         s.steps() > 1 ? String.format(Locale.ROOT, " (completeness error %.2f%%)", 100 * s.completenessError()) : ""));
     return b.toString();
   }

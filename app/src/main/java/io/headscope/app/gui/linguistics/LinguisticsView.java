@@ -62,10 +62,12 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   @FXML private Button nextButton;
   @FXML private Label sentenceStatus;
   @FXML private SentenceMap sentenceMap;
+  @FXML private VBox panelBox;
   private Head opened;
 
   public LinguisticsView(LinguisticsViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     openButton.disableProperty().bind(vm.runningProperty().or(context.session().modelProperty().isNull()));
     universalBox.selectedProperty().bindBidirectional(vm.universalProperty());
     runBar.bindCancel(vm, statusLabel);
@@ -100,6 +102,9 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
     corefPanel.visibleProperty().bind(vm.corefWindowProperty().isNotNull());
     corefPanel.managedProperty().bind(corefPanel.visibleProperty());
     vm.corefWindowProperty().addListener((o, a, b) -> corefPanel.show(b));
+    // a head opened: its sentence or window comes into sight (the grid stays above it when there is room)
+    vm.sentenceProperty().addListener((o, a, b) -> revealPanel(a == null && b != null));
+    vm.corefWindowProperty().addListener((o, a, b) -> revealPanel(a == null && b != null));
     sentenceStatus.textProperty().bind(vm.sentenceStatusProperty());
     // the table is as tall as its rows (and its sideways scroll bar): the page scrolls, not the table
     bestTable.setFixedCellSize(TABLE_ROW);
@@ -244,5 +249,30 @@ public final class LinguisticsView extends ScreenView<LinguisticsViewModel> {
   /** For tests: the sentence panel. */
   SentenceMap sentenceMap() {
     return sentenceMap;
+  }
+
+  /**
+   * Scrolls so that the panel's top is in view when it first opens (not on ◀ ▶, which keep the reader's place):
+   * the smallest scroll that shows it, so the grid stays visible above it where the pane is tall enough.
+   */
+  private void revealPanel(boolean opened) {
+    if (!opened) {
+      return;
+    }
+    javafx.application.Platform.runLater(() -> {
+      results.applyCss();
+      results.layout();
+      double content = results.getHeight();
+      double view = scroll.getViewportBounds().getHeight();
+      if (content <= view || view <= 0) {
+        return;
+      }
+      double top = panelBox.getBoundsInParent().getMinY();
+      double shown = scroll.getVvalue() * (content - view);
+      if (top < shown || top + Math.min(panelBox.getHeight(), view) > shown + view) {
+        double target = Math.min(top, Math.max(0, top + Math.min(panelBox.getHeight(), view) - view));
+        scroll.setVvalue(Math.max(0, Math.min(1, target / (content - view))));
+      }
+    });
   }
 }

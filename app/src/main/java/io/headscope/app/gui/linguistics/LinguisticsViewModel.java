@@ -416,7 +416,7 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
           corefWindows = run.windows();
           sentence.set(null);
           corefWindow.set(on);
-          return describe(on, with.indexOf(on.index()), with.size());
+          return describe(on, run.windows().size(), with.size());
         })
         .onFailure(e -> Session.message(e))
         .onCancel("")
@@ -426,14 +426,18 @@ public final class LinguisticsViewModel extends ScreenModel<LinguisticsRun.Resul
   /** A window run on the worker, with the file's windows it stepped through. */
   private record WindowRun(CorefOnWindow.Windows windows, CorefOnWindow on) {}
 
-  static String describe(CorefOnWindow on, int step, int steps) {
+  /**
+   * The window's line: its number among all the file's windows (the count the status line gives: "21
+   * windows" over "window 1 of 20" read as a contradiction), and how many of them ◀ ▶ step through.
+   */
+  static String describe(CorefOnWindow on, int windows, int withMentions) {
     long nearest = on.picks().stream().filter(CorefOnWindow.Pick::nearestRight).count();
     long match = on.picks().stream().filter(CorefOnWindow.Pick::headMatchRight).count();
-    return String.format(Locale.ROOT, "Head %s on window %d of %d with mentions to resolve (document %s): "
-            + "antecedent right for %d of %d mentions; nearest mention %d, head match %d. "
+    return String.format(Locale.ROOT, "Head %s on window %d of %d (document %s; ◀ ▶ step through the %d with a "
+            + "mention to resolve): antecedent right for %d of %d mentions; nearest mention %d, head match %d. "
             + "Each row: a mention, the earlier mentions of its entity (gold), and the earlier mention each "
-            + "picks (✓ right, ✗ wrong).", on.head(), step + 1, steps, on.document(), on.correct(),
-        on.picks().size(), nearest, match);
+            + "picks (✓ right, ✗ wrong).", on.head(), on.index() + 1, windows, on.document(), withMentions,
+        on.correct(), on.picks().size(), nearest, match);
   }
 
   private int firstWith(LinguisticsRun.Result r, int from, int direction) {

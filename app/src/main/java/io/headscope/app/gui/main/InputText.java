@@ -1,6 +1,7 @@
 package io.headscope.app.gui.main;
 
 import io.headscope.model.tokenizer.Encoding;
+import io.headscope.model.tokenizer.MaskSpelling;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,17 +26,46 @@ final class InputText {
   }
 
   /**
-   * One line on how the input was read, or "": wordpieces cut to fit, a lower-case mask read as
-   * {@code [MASK]}, pieces the vocabulary lacks (with the characters that are the likely cause).
+   * Every mask as the person meant it, as the model's own token {@code own} ({@code [MASK]}, RoBERTa's
+   * {@code <mask>}): {@code [mask]} in any case and the other family's spelling ({@link MaskSpelling}).
+   * With no mask token ({@code own} null, GPT-2) only the case is mended.
    */
-  static String note(Encoding e, int maxPositions, boolean maskFixed, String text) {
+  static String masksAsOwn(String text, String own) {
+    return MaskSpelling.asOwn(upperCaseMasks(text), own);
+  }
+
+  /**
+   * How the mask was read, for the note: {@code "[MASK] read as <mask>"}, {@code "[mask] read as [MASK]"}, or
+   * null when every mask in {@code typed} was the model's own spelling. {@code own} null: the model has none.
+   */
+  static String maskRead(String typed, String own, String modelName) {
+    Matcher m = ANY_MASK.matcher(typed);
+    while (m.find()) {
+      if (own == null) {
+        return modelName + " has no mask token: " + m.group() + " is read as text (predictions are the next token)";
+      }
+      if (!m.group().equals(own)) {
+        return m.group() + " read as " + own + ", " + modelName + "'s mask token";
+      }
+    }
+    return null;
+  }
+
+  private static final Pattern ANY_MASK = Pattern.compile("\\[mask\\]|<mask>", Pattern.CASE_INSENSITIVE);
+
+  /**
+   * One line on how the input was read, or "": wordpieces cut to fit, a mask written otherwise read as the
+   * model's ({@link #maskRead}, null for none), pieces the vocabulary lacks (with the characters that are the
+   * likely cause).
+   */
+  static String note(Encoding e, int maxPositions, String maskRead, String text) {
     List<String> parts = new ArrayList<>();
     if (e.wasTruncated()) {
       parts.add("✂ " + e.droppedWordpieces() + " wordpieces cut: the model reads " + maxPositions
           + " positions, so the end of the text is not in the maps");
     }
-    if (maskFixed) {
-      parts.add("[mask] read as [MASK]");
+    if (maskRead != null) {
+      parts.add(maskRead);
     }
     long unknown = e.tokens().stream().filter(UNK::equals).count();
     if (unknown > 0) {

@@ -105,6 +105,18 @@ public final class MainView extends BorderPane {
     center.setDividerPositions(0.49);
     right.setDividerPositions(0.54);
     lower.setDividerPositions(0.57);
+    // on a tall screen the panels under the head view need no more than they have at 800 px: the head view
+    // takes the rest (at 1920x1080 its heatmap was about 230 px tall and a 512-token map needed zooming); set
+    // once, when the window first has its height, so a divider the person moves stays where they put it
+    right.heightProperty().addListener(new javafx.beans.value.ChangeListener<>() {
+      @Override
+      public void changed(javafx.beans.value.ObservableValue<? extends Number> o, Number a, Number h) {
+        if (h.doubleValue() > 0) {
+          right.heightProperty().removeListener(this);
+          right.setDividerPositions(headViewShare(h.doubleValue()));
+        }
+      }
+    });
     dialogs.setPlainFigures(plainFigures::isSelected);
     bindInputs();
     bindMapsToggle();
@@ -118,6 +130,7 @@ public final class MainView extends BorderPane {
     nav.add("Heads", "All heads", "grid", "Every head's map at once, framed by its category", allHeads);
     addMainExports();
     bindSwitchHistory();
+    nav.onShow(vm::screenChanged);
 
     vm.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
@@ -179,6 +192,14 @@ public final class MainView extends BorderPane {
     nav.installKeys(this);
   }
 
+  /**
+   * The head view's share of the right-hand column of this height: 0.54 at 1280x800 (the panels below need
+   * about 310 px), and above that the panels keep about 340 px and the head view takes the rest, up to 0.7.
+   */
+  static double headViewShare(double height) {
+    return Math.max(0.54, Math.min(0.7, (height - 340) / height));
+  }
+
   /** Shows a screen by its id ({@code grid}, {@code sweep}, …). */
   public void showScreen(String id) {
     nav.show(id);
@@ -222,8 +243,10 @@ public final class MainView extends BorderPane {
     io.headscope.model.core.HeadMask mask = vm.session().mask();
     io.headscope.analysis.heads.HeadClassifier classifier = vm.classifier();
     io.headscope.app.render.MapsShown shown = vm.session().mapsShownProperty().get();
+    Head focus = vm.selectedProperty().get(); // the page's neuron view opens on the head shown here
     vm.worker().submit(p -> io.headscope.app.render.page.InteractivePage.html(
-            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)),
+            io.headscope.app.render.page.PageData.build(m, input[0], pair, mask, classifier).opening(shown)
+                .focusing(focus)),
         html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
         vm.session()::fail);
   }
@@ -453,8 +476,9 @@ public final class MainView extends BorderPane {
       MapsShown shown = vm.session().mapsShownProperty().get();
       int heads = intact.heads();
       java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
+      // the frames name the classifier that coloured the grid (learned or rule), uncertain heads counted grey
       return GridFigure.of(intact, run, shown, vm.session().wordsShown(), run.mask(),
-          scores.size() == intact.layers() * heads ? h -> shownCategory(scores.get(h.layer() * heads + h.head())) : null,
+          scores.size() == intact.layers() * heads ? GridFigure.Frames.of(vm.classifier().method(), scores, heads) : null,
           caption(run, shown), Math.max(24, Math.min(96, 1152 / heads)));
     });
   }
@@ -609,8 +633,4 @@ public final class MainView extends BorderPane {
     return vm.selectedProperty().get();
   }
 
-  /** A figure frames an uncertain head grey (no category), as the grid does. */
-  private static io.headscope.analysis.heads.HeadPattern shownCategory(io.headscope.analysis.heads.HeadScore s) {
-    return s.uncertain() ? null : s.category();
-  }
 }

@@ -101,12 +101,39 @@ public final class MainViewModel {
     });
     // heads put on FAVOR+ (the Linear attention screen) change the model as switching heads off does
     session.favorProperty().addListener((o, a, b) -> analyse());
+    // "difference" with no head off and none on FAVOR+ is an empty map in every frame, which looks broken: once
+    // the last switch is undone (or every head is on again) the maps go back to intact (issue 40)
+    javafx.beans.InvalidationListener nothingOff = o -> {
+      if (session.mask().isEmpty() && session.favor().isEmpty()
+          && session.mapsShownProperty().get() == io.headscope.app.render.MapsShown.DIFFERENCE) {
+        session.mapsShownProperty().set(io.headscope.app.render.MapsShown.INTACT);
+      }
+    };
+    session.maskProperty().addListener(nothingOff);
+    session.favorProperty().addListener(nothingOff);
     // any screen's error also shows in the status bar
     session.errorProperty().addListener((o, a, msg) -> {
       if (msg != null) {
-        status.set("Error: " + msg);
+        if (!status.get().startsWith(ERROR)) {
+          statusBeforeError = status.get();
+        }
+        status.set(ERROR + msg);
       }
     });
+  }
+
+  private static final String ERROR = "Error: ";
+  /** The status line an error replaced, back when another screen is shown. */
+  private String statusBeforeError = "";
+
+  /**
+   * Another screen is shown: an error in the status bar belongs to the screen it came from (a Compare error
+   * said nothing about the Sweep), so the line the error replaced comes back.
+   */
+  public void screenChanged() {
+    if (status.get() != null && status.get().startsWith(ERROR)) {
+      status.set(statusBeforeError);
+    }
   }
 
   /** What the other screens (sweep, corpus, head view) share with this one. */
@@ -395,6 +422,31 @@ public final class MainViewModel {
     });
   }
 
+  /** From this many tokens on, a run reports each layer done (a short input's run takes well under a second). */
+  static final int LAYER_PROGRESS_FROM = 128;
+
+  /**
+   * {@code r} with an identity edit at each layer's output that tells {@code done} how many layers are done:
+   * the values are copied out and back unchanged (the maps are the same bits: {@code LayerProgressTest}); none
+   * when {@code done} is null.
+   */
+  static io.headscope.model.engine.RunRequest reportingLayers(io.headscope.model.engine.RunRequest r, int layers,
+      java.util.function.IntConsumer done) {
+    if (done == null) {
+      return r;
+    }
+    io.headscope.model.engine.RunRequest out = r;
+    for (int l = 0; l < layers; l++) {
+      int n = l + 1;
+      out = out.intervene(new io.headscope.model.engine.Intervention.Edit(
+          io.headscope.model.engine.HookPoint.residPost(l), a -> {
+            done.accept(n);
+            return a;
+          }));
+    }
+    return out;
+  }
+
   /** Runs the model on the current input (intact, and with the switched-off heads). */
   public void analyse() {
     BertModel m = session.model();
@@ -409,17 +461,20 @@ public final class MainViewModel {
       scores.clear();
       stale.set(false);
       inputNote.set("");
-      status.set(b.isEmpty() ? "Type a sentence above; use [MASK] to see predictions."
+      status.set(b.isEmpty() ? "Type a sentence above; " + (m.maskToken() == null
+              ? "the predictions are the token after it." : "use " + m.maskToken() + " to see predictions.")
           : "The first sentence is empty: a pair needs both (the second sentence is read after the first).");
       return;
     }
     // "[mask]" typed in lower case is not BERT's mask token (the tokenizer matches it exactly and an
     // uncased model would read "[ mask ]"): the app reads it as meant and says so
+    // and a mask written as another family writes it ([MASK] for RoBERTa's <mask>) is read as the model's own
     String a0 = a;
     String b0 = b;
-    a = InputText.upperCaseMasks(a);
-    b = InputText.upperCaseMasks(b);
-    boolean maskFixed = !a.equals(a0) || !b.equals(b0);
+    String own = m.maskToken();
+    a = InputText.masksAsOwn(a, own);
+    b = InputText.masksAsOwn(b, own);
+    String maskFixed = InputText.maskRead(a0 + " " + b0, own, m.name());
     String textForNote = a + " " + b;
     String first = a;
     String second = b;
@@ -446,20 +501,41 @@ public final class MainViewModel {
         p.update("Running " + on + what + " (step " + (++step[0]) + " of " + steps + ")…" + waiting,
             (step[0] - 1) / (double) Math.max(1, steps));
       };
+      // a long input's pass takes tens of seconds on a busy machine: it reports each layer done, with the
+      // share of the whole run and the time left (the bar sat empty for 20 s in "step 1 of 2")
+      int layers = m.config().numHiddenLayers();
+      java.util.function.Function<String, java.util.function.IntConsumer> layerDone = what -> {
+        long t0 = System.nanoTime();
+        int at = step[0];
+        return done -> {
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          double left = seconds / done * (layers - done);
+          p.update(String.format(java.util.Locale.ROOT, "Running %s%s (step %d of %d): layer %d of %d%s…%s", on, what,
+              at, steps, done, layers, done < layers && seconds > 1 ? String.format(java.util.Locale.ROOT,
+                  ", about %.0f s left in this step", left) : "", waiting),
+              (at - 1 + done / (double) layers) / Math.max(1, steps));
+        };
+      };
+      boolean report = enc.length() >= LAYER_PROGRESS_FROM;
       // the intact pass also gives each layer's norm map (the head view's "Layer norm" display)
       if (!intactDone) {
         next.accept("the intact model's maps");
       }
-      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()).get(0);
+      java.util.function.IntConsumer intactLayers = report && !intactDone ? layerDone.apply("the intact model's maps")
+          : null;
+      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()
+          .adjust(r -> reportingLayers(r, layers, intactLayers))).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
+      String asRunWhat = "the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off");
       if (!asRunDone) {
-        next.accept("the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off"));
+        next.accept(asRunWhat);
       }
+      java.util.function.IntConsumer asRunLayers = report && !asRunDone ? layerDone.apply(asRunWhat) : null;
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
           : recentRun != null && intact == cached ? recentRun
           : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
-              .adjust(r -> currentFavor.applyTo(m, r))).get(0);
+              .adjust(r -> reportingLayers(currentFavor.applyTo(m, r), layers, asRunLayers))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
       if (!scoresDone) {
@@ -494,7 +570,7 @@ public final class MainViewModel {
 
   /** What an analysis was asked for: the input as typed and as run, the switches, the model. */
   private record Asked(long gen, String a0, String b0, String first, String second, HeadMask currentMask,
-      FavorHeads currentFavor, boolean maskFixed, String textForNote, BertModel m) {}
+      FavorHeads currentFavor, String maskFixed, String textForNote, BertModel m) {}
 
   /** Shows a finished analysis, unless a newer input came meanwhile. */
   private void analysed(Analysis res, Asked q) {

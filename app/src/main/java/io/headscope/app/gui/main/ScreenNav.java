@@ -87,12 +87,23 @@ final class ScreenNav extends VBox {
     }
   }
 
+  /** Runs after another screen is shown (the status bar forgets another screen's error). */
+  void onShow(Runnable r) {
+    onShow = r;
+  }
+
+  private Runnable onShow = () -> { };
+
   void show(String id) {
     Entry e = entries.get(id);
     if (e == null) {
       throw new IllegalArgumentException("No screen " + id);
     }
+    boolean other = shown != null && !shown.equals(id);
     shown = id;
+    if (other) {
+      onShow.run();
+    }
     e.button().setSelected(true);
     entries.values().forEach(x -> x.view().setVisible(x == e));
     title.setText(e.group() + " › " + e.title());

@@ -49,6 +49,7 @@ public final class PatchView extends ScreenView<PatchViewModel> {
 
   public PatchView(PatchViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     cleanField.textProperty().bindBidirectional(vm.cleanProperty());
     // the main window's sentence is the clean input until another is typed
     cleanField.promptTextProperty().bind(context.session().traceProperty().map(t -> vm.cleanText()));

@@ -25,6 +25,7 @@ public final class PredictionsView extends ScrollPane {
   @FXML private TextField contrastField;
   @FXML private ChoiceBox<TargetMetric.Kind> metricChoice;
   @FXML private Label targetProblem;
+  @FXML private Label followHeading;
   @FXML private VBox targetRows;
 
   public PredictionsView(PredictionsViewModel vm) {
@@ -41,23 +42,25 @@ public final class PredictionsView extends ScrollPane {
         vm.follow();
       });
     }
-    metricChoice.getItems().setAll(TargetMetric.Kind.values());
-    metricChoice.setConverter(new javafx.util.StringConverter<>() {
-      @Override
-      public String toString(TargetMetric.Kind k) {
-        return k == null ? "" : switch (k) {
-          case LOGPROB -> "log P(target)";
-          case PROB -> "P(target) (− P(contrast))";
-          case LOGIT_DIFF -> "logit difference";
-        };
-      }
-
-      @Override
-      public TargetMetric.Kind fromString(String s) {
-        return null;
+    // the choices in the sweep title's own words ("logit her − him"), offered for the words typed; kept in step
+    // with the view model by hand, as a bidirectional binding would pass the null of a list being replaced
+    metricChoice.getItems().setAll(vm.metricsOffered());
+    metricChoice.setValue(vm.metricProperty().get());
+    metricChoice.setConverter(metricWords());
+    vm.metricsOffered().addListener((ListChangeListener<TargetMetric.Kind>) c -> {
+      metricChoice.getItems().setAll(vm.metricsOffered());
+      metricChoice.setValue(vm.metricProperty().get());
+    });
+    vm.metricProperty().addListener((o, a, b) -> metricChoice.setValue(b));
+    metricChoice.valueProperty().addListener((o, a, b) -> {
+      if (b != null) {
+        vm.metricProperty().set(b);
       }
     });
-    metricChoice.valueProperty().bindBidirectional(vm.metricProperty());
+    for (TextField f : new TextField[] {targetField, contrastField}) {
+      f.textProperty().addListener((o, a, b) -> metricChoice.setConverter(metricWords()));
+    }
+    followHeading.textProperty().bind(vm.followHeadingProperty());
     targetProblem.textProperty().bind(vm.targetProblemProperty());
     targetProblem.visibleProperty().bind(vm.targetProblemProperty().isNotEmpty());
     targetProblem.managedProperty().bind(targetProblem.visibleProperty());
@@ -66,6 +69,21 @@ public final class PredictionsView extends ScrollPane {
     vm.classesProperty().addListener((ListChangeListener<ClassRow>) c -> refresh());
     vm.emptyHintProperty().addListener((o, a, b) -> refresh());
     refresh();
+  }
+
+  /** A converter naming each measure with the words typed now (a new one makes the choice box redraw them). */
+  private javafx.util.StringConverter<TargetMetric.Kind> metricWords() {
+    return new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(TargetMetric.Kind k) {
+        return k == null ? "" : vm.metricWords(k);
+      }
+
+      @Override
+      public TargetMetric.Kind fromString(String s) {
+        return null;
+      }
+    };
   }
 
   private void showTargets() {

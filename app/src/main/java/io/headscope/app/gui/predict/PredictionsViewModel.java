@@ -29,6 +29,7 @@ public final class PredictionsViewModel {
       new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyListWrapper<ClassRow> classes = new ReadOnlyListWrapper<>(FXCollections.observableArrayList());
   private final ReadOnlyStringWrapper emptyHint = new ReadOnlyStringWrapper();
+  private final ReadOnlyStringWrapper followHeading = new ReadOnlyStringWrapper("Follow a word at the [MASK]s");
   private final StringProperty targetWord = new SimpleStringProperty("");
   private final StringProperty contrastWord = new SimpleStringProperty("");
   private final ObjectProperty<TargetMetric.Kind> metric = new SimpleObjectProperty<>(TargetMetric.Kind.LOGPROB);
@@ -46,7 +47,40 @@ public final class PredictionsViewModel {
     // sweep measures: a new choice is shared at once, with or without a view (it was the view's job, so a
     // choice made without the panel's view never reached the sweep)
     metric.addListener((o, a, b) -> follow());
+    // with a contrast, log P(target) − log P(contrast) is the logit difference: one choice, one name (issue 40)
+    contrastWord.addListener((o, a, b) -> offerMetrics());
+    offerMetrics();
     refresh();
+  }
+
+  private final javafx.collections.ObservableList<TargetMetric.Kind> metrics = FXCollections.observableArrayList();
+
+  /**
+   * The measures the words typed allow: without a contrast log P and P of the target; with one the logit
+   * difference and the difference of probabilities (log P would be the logit difference under another name).
+   */
+  private void offerMetrics() {
+    boolean versus = contrastWord.get() != null && !contrastWord.get().isBlank();
+    List<TargetMetric.Kind> now = versus ? List.of(TargetMetric.Kind.LOGIT_DIFF, TargetMetric.Kind.PROB)
+        : List.of(TargetMetric.Kind.LOGPROB, TargetMetric.Kind.PROB);
+    if (!metrics.equals(now)) {
+      metrics.setAll(now);
+    }
+    if (!now.contains(metric.get())) {
+      metric.set(now.get(0)); // log P <-> logit difference: the same first choice
+    }
+  }
+
+  /** The measures offered for the words typed (see {@link #metricWords}). */
+  public javafx.collections.ObservableList<TargetMetric.Kind> metricsOffered() {
+    return FXCollections.unmodifiableObservableList(metrics);
+  }
+
+  /** A measure in the words the sweep's title uses: {@code log P(her)}, {@code logit her − him}. */
+  public String metricWords(TargetMetric.Kind k) {
+    String t = targetWord.get() == null || targetWord.get().isBlank() ? "target" : targetWord.get().strip();
+    String c = contrastWord.get() == null ? "" : contrastWord.get().strip();
+    return TargetMetric.words(k, t, c);
   }
 
   // --- the followed target ----------------------------------------------------------------
@@ -126,7 +160,8 @@ public final class PredictionsViewModel {
     }
     int[] positions = intact.predictions().stream().mapToInt(MaskPrediction::position).toArray();
     if (positions.length == 0) {
-      targetProblem.set("Put [MASK] in the sentence: the target is followed at the [MASK]s.");
+      String mask = maskWord(m);
+      targetProblem.set("Put " + mask + " in the sentence: the target is followed at the " + mask + "s.");
       return;
     }
     session.worker().submit(p -> {
@@ -151,12 +186,23 @@ public final class PredictionsViewModel {
     });
   }
 
+  /** The model's own mask token as written, [MASK] before a model is loaded. */
+  static String maskWord(BertModel m) {
+    String own = m == null ? null : m.maskToken();
+    return own == null ? "[MASK]" : own;
+  }
+
   public ReadOnlyListProperty<PredictionRow> predictionsProperty() {
     return predictions.getReadOnlyProperty();
   }
 
   public ReadOnlyListProperty<ClassRow> classesProperty() {
     return classes.getReadOnlyProperty();
+  }
+
+  /** The heading over the followed word: at the model's own mask ("<mask>s"), or as a causal model's next token. */
+  public ReadOnlyStringProperty followHeadingProperty() {
+    return followHeading.getReadOnlyProperty();
   }
 
   /** What the panel says when there is nothing to show (it depends on the model). */
@@ -168,8 +214,13 @@ public final class PredictionsViewModel {
     AttentionTrace intact = session.trace();
     AttentionTrace off = session.ablatedProperty().get();
     BertModel m = session.model();
+    // the heading over the followed word names where it is read: the model's own mask, or the next token
+    followHeading.set(m != null && m.maskToken() == null ? "Follow a word as the next token"
+        : "Follow a word at the " + maskWord(m) + "s");
+    // the model's own mask named (RoBERTa's <mask>); either spelling typed is read as it (MaskSpelling)
     emptyHint.set(m != null && !m.hasMaskedLmHead()
-        ? "This model has no masked-LM head." : "Put [MASK] in the sentence to see what the model predicts there.");
+        ? "This model has no masked-LM head." : "Put " + maskWord(m) + " in the sentence to see what the model predicts "
+            + "there" + (m != null && !"[MASK]".equals(m.maskToken()) && m.maskToken() != null ? " ([MASK] works too)." : "."));
     if (intact == null || off == null || m == null) {
       predictions.clear();
       classes.clear();

@@ -30,10 +30,14 @@ public abstract class ScreenModel<R> {
   protected ScreenModel(Session session, String idleStatus, Consumer<Throwable> errors) {
     this.session = session;
     this.job = new BackgroundJob(session.worker(), errors, idleStatus);
-    job.cancelWhenChanged(this::clear, session.modelProperty());
+    // a new model: nothing of the old one's run stays, neither its result nor its status line (issue 40)
+    job.cancelWhenChanged(() -> {
+      clear();
+      job.reset();
+    }, session.modelProperty());
   }
 
-  /** What a new model makes stale: the result, and what a screen adds. */
+  /** What a new model makes stale: the result, and what a screen adds (its status line goes back to idle). */
   protected void clear() {
     result.set(null);
   }

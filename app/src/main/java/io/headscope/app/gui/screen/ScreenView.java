@@ -27,6 +27,17 @@ public abstract class ScreenView<M extends ScreenModel<?>> extends VBox implemen
     ViewLoader.load(this);
   }
 
+  /**
+   * Labels that describe what the pointer is over (a head of the old model's grid: "head 8-10 off") go back to
+   * their text as it is now when another model is loaded: nothing of the old model stays on screen.
+   */
+  protected void blankOnNewModel(Label... labels) {
+    for (Label l : labels) {
+      String blank = l.getText();
+      context.session().modelProperty().addListener((o, a, b) -> l.setText(blank));
+    }
+  }
+
   /** The screen's view model (tests and the screenshot tour drive it). */
   public M viewModel() {
     return vm;

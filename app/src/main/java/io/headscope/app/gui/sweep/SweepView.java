@@ -53,6 +53,7 @@ public final class SweepView extends ScreenView<SweepViewModel> {
 
   public SweepView(SweepViewModel vm, ScreenContext context) {
     super(vm, context);
+    blankOnNewModel(hover);
     runBar.bind(vm, vm::run, new SimpleBooleanProperty(false), statusLabel);
     // A half-run sweep is exported only after Cancel, when it is marked partial.
     exportButton.disableProperty().bind(vm.resultProperty().isNull().or(vm.runningProperty()));
@@ -207,7 +208,9 @@ public final class SweepView extends ScreenView<SweepViewModel> {
         g.fillRect(x, y, cell - 1, cell - 1);
         if (cell >= 28) {
           g.setFill(Math.abs(v) > 0.6 * max ? Color.WHITE : Color.BLACK);
-          g.fillText(String.format(Locale.ROOT, signed ? "%+.2f" : "%.2f", v), x + cell / 2, y + cell / 2);
+          // a value that rounds to zero reads 0.00, never -0.00 or +0.00
+          g.fillText(Math.abs(v) < 0.005 ? "0.00" : String.format(Locale.ROOT, signed ? "%+.2f" : "%.2f", v),
+              x + cell / 2, y + cell / 2);
         }
       }
     }

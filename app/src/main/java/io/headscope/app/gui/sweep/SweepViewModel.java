@@ -207,9 +207,11 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
           result.set(r);
           partial.set(false);
           update();
-          return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f, accuracy %.0f%%. "
-              + "Click a cell to view the head.", variants, r.positions(), r.metric(), r.baselineLogprob(),
-              100 * r.baselineAccuracy());
+          // "accuracy" said what it counts, as the figure does (issue 40): the share of probed positions where
+          // the followed word (or the intact top token) is the most probable token
+          return String.format(Locale.ROOT, "%d variants, %d position(s) probed; intact %s %.3f; %s is the most "
+              + "probable token at %.0f%% of them. Click a cell to view the head.", variants, r.positions(),
+              words(m, target), r.baselineLogprob(), targetWords(), 100 * r.baselineAccuracy());
         })
         .onFailure(e -> "Sweep failed.")
         .onCancel(() -> {
@@ -261,6 +263,10 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     partial.set(false);
     followed = null;
     followedWords = "";
+    // the old model's input line goes too ("Input: [CLS] …" over an empty map)
+    input.set("");
+    sweptSentence = "";
+    shownInput = null;
     update();
   }
 
@@ -269,13 +275,9 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     if (t == null || m == null) {
       return t == null ? DEFAULT_WORDS : "the followed target";
     }
-    String target = m.tokenizer().vocabToken(t.target());
-    if (!t.hasContrast()) {
-      return (t.kind() == TargetMetric.Kind.PROB ? "P(" : "log P(") + target + ")";
-    }
-    String contrast = m.tokenizer().vocabToken(t.contrast());
-    return t.kind() == TargetMetric.Kind.PROB ? "P(" + target + ") − P(" + contrast + ")"
-        : "logit " + target + " − " + contrast;
+    // the same words as the Predictions panel's "Sweep:" choice (TargetMetric.words): one name for one metric
+    return TargetMetric.words(t.kind(), m.tokenizer().vocabToken(t.target()).strip(),
+        t.hasContrast() ? m.tokenizer().vocabToken(t.contrast()).strip() : null);
   }
 
   /** The words of the default measure. */

@@ -102,6 +102,12 @@ public final class MatrixFigure {
   }
 
   /** One cell: its colour and, if asked and room, its value; NaN hatched grey. */
+  /** {@code v} in two decimals; a value that rounds to zero is {@code 0.00}, never {@code -0.00}. */
+  public static String twoDecimals(double v) {
+    String t = String.format(Locale.ROOT, "%.2f", v);
+    return t.equals("-0.00") ? "0.00" : t;
+  }
+
   private static void cell(Surface s, double v, double x, double y, double cell, double top, boolean diverging,
       boolean numbers) {
     if (Double.isNaN(v)) {
@@ -113,7 +119,7 @@ public final class MatrixFigure {
     s.fill(x, y, cell, cell, c & 0xFFFFFF);
     if (numbers && cell >= 22) {
       double t = top <= 0 ? 0 : Math.abs(v) / top;
-      s.text(String.format(Locale.ROOT, "%.2f", v), x + cell / 2, y + cell / 2 + 3, Math.min(9, cell / 3.2), false,
+      s.text(twoDecimals(v), x + cell / 2, y + cell / 2 + 3, Math.min(9, cell / 3.2), false,
           t > 0.6 ? 0xFFFFFF : 0x000000, Surface.Anchor.MIDDLE, 0);
     }
   }

@@ -193,6 +193,8 @@ public final class InteractivePage {
         g.writeString(h.toString());
       }
       g.writeEndArray();
+      // the head the neuron view opens on (the app's, else the first one off), its query the first mask
+      g.writeStringField("neuronHead", d.neuronHead().toString());
       g.writeStringField("mode", d.asRun().mask().mode().name().toLowerCase(Locale.ROOT));
       g.writeStringField("shown", switch (d.shown()) {
         case INTACT -> "intact";

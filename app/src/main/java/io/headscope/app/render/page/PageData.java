@@ -37,10 +37,12 @@ import java.util.Set;
  * @param predictionsJson what {@code headscope predict --disable} writes for the same input and heads, or null
  *     when the model predicts nothing
  * @param shown the maps the page opens on (the app's *Maps shown*; intact from the command line)
+ * @param focus the head the neuron view opens on (the app's selected head), or null: the first head switched
+ *     off, else 1-1; its query is the first mask token
  */
 public record PageData(String model, String text, String pair, AttentionTrace intact, AttentionTrace asRun,
     float[][][][] q, float[][][][] k, int headSize, boolean causal, List<HeadScore> scores, String classifier,
-    String predictionsJson, io.headscope.app.render.MapsShown shown) {
+    String predictionsJson, io.headscope.app.render.MapsShown shown, Head focus) {
 
   /** Top tokens listed per prediction, as {@code predict}'s default. */
   public static final int TOP = 5;
@@ -81,13 +83,28 @@ public record PageData(String model, String text, String pair, AttentionTrace in
     }
     return new PageData(bert.name(), text, pair, intact, asRun, q, k, bert.config().headSize(),
         bert.config().family().causal(), scores, classifier.method().name().toLowerCase(java.util.Locale.ROOT),
-        predictions, io.headscope.app.render.MapsShown.INTACT);
+        predictions, io.headscope.app.render.MapsShown.INTACT, null);
   }
 
   /** The same page opening on other maps (as run, difference: what the app shows when it exports). */
   public PageData opening(io.headscope.app.render.MapsShown m) {
     return new PageData(model, text, pair, intact, asRun, q, k, headSize, causal, scores, classifier,
-        predictionsJson, m);
+        predictionsJson, m, focus);
+  }
+
+  /** The same page with its neuron view opening on {@code h} (the head the app shows). */
+  public PageData focusing(Head h) {
+    return new PageData(model, text, pair, intact, asRun, q, k, headSize, causal, scores, classifier,
+        predictionsJson, shown, h);
+  }
+
+  /** The head the neuron view opens on: the one asked for, else the first head switched off, else 1-1. */
+  public Head neuronHead() {
+    if (focus != null) {
+      return focus;
+    }
+    return disabled().stream().sorted(java.util.Comparator.comparingInt(Head::layer).thenComparingInt(Head::head))
+        .findFirst().orElse(new Head(0, 0));
   }
 
   public int layers() {

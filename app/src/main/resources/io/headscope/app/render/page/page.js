@@ -662,6 +662,14 @@
     $("neuron-layer").addEventListener("change", (e) => { S.nLayer = +e.target.value; drawNeuron(); });
     $("neuron-head").addEventListener("change", (e) => { S.nHead = +e.target.value; drawNeuron(); });
     $("neuron-query").addEventListener("change", (e) => { S.nQuery = +e.target.value; drawNeuron(); });
+    // open where the app was: its head (else the first one switched off) at the first mask token
+    const [nl, nh] = String(D.neuronHead || "1-1").split("-").map((x) => +x - 1);
+    if (nl >= 0 && nl < L && nh >= 0 && nh < H) { S.nLayer = nl; S.nHead = nh; }
+    const firstMask = maskToken === null ? -1 : D.tokens.indexOf(maskToken);
+    if (firstMask >= 0) S.nQuery = firstMask;
+    $("neuron-layer").value = String(S.nLayer);
+    $("neuron-head").value = String(S.nHead);
+    $("neuron-query").value = String(S.nQuery);
   }
   // a vector cell's width: the two vectors share what the table's other columns leave (4 to 9 pixels a dimension)
   let CELL = 4, VH = 14;

@@ -95,6 +95,16 @@ class InteractivePageTest {
     assertEquals(p.map(p.intact, 0, 0, 1, 1), p.map(p.asRun, 0, 0, 1, 1), "below the first switched-off layer nothing changes");
   }
 
+  /** Issue 40: the page's neuron view opened on 1-1 at [CLS], not on the head the app showed. */
+  @Test
+  void theNeuronViewOpensOnTheAppsHeadElseTheFirstOneOff() {
+    Set<Head> off = Set.of(new Head(2, 3), new Head(0, 1));
+    assertEquals("1-2", new PageReader(InteractivePage.html(page(TEXT, null, off))).data.get("neuronHead").asText());
+    assertEquals("3-1", new PageReader(InteractivePage.html(page(TEXT, null, off).focusing(new Head(2, 0))))
+        .data.get("neuronHead").asText());
+    assertEquals("1-1", new PageReader(InteractivePage.html(page(TEXT, null, Set.of()))).data.get("neuronHead").asText());
+  }
+
   @Test
   void aHostileInputIsDataNeverMarkup() {
     PageReader p = new PageReader(InteractivePage.html(page(HOSTILE, "<b>&amp;</b>", Set.of())));

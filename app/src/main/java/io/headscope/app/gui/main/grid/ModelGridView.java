@@ -31,7 +31,8 @@ import javafx.scene.layout.VBox;
  * X (or Delete) for the picked heads, the right-click menu, or a layer's button for the whole layer. Adapts to any number of layers and heads; thumbnails shrink to fit the width.
  */
 public final class ModelGridView extends VBox {
-  private static final double MIN_THUMB = 24;
+  /** The smallest thumbnail: 12 x 12 heads at 1280x800 fit at about 22 px (a map's pattern still shows). */
+  private static final double MIN_THUMB = 20;
   private static final double MAX_THUMB = 180;
   /** Longer inputs are max-pooled to this many cells a side in the thumbnails (the head view shows every cell). */
   static final int THUMB_CELLS = 128;
@@ -199,6 +200,10 @@ public final class ModelGridView extends VBox {
   }
 
   /** Fits all layers and heads into the visible area (at a glance), down to a readable minimum; then scrolls. */
+  /** The view's size at the last fitting, so that a scroll bar coming or going does not start another. */
+  private double fittedWidth = -100;
+  private double fittedHeight = -100;
+
   private void resize() {
     int heads = Math.max(1, vm.headsProperty().get());
     int layers = Math.max(1, vm.layersProperty().get());
@@ -210,10 +215,32 @@ public final class ModelGridView extends VBox {
     if (height <= 0) {
       height = 600;
     }
+    // a scroll bar that the fitting pass below made go away widens the view by its own width: not a new size
+    // of the window, and refitting to it would bring the bar back (the two passes would take turns for ever)
+    boolean nudge = Math.abs(width - fittedWidth) <= 24 && Math.abs(height - fittedHeight) <= 24;
+    fittedWidth = width;
+    fittedHeight = height;
+    if (nudge && grid.prefWidth(-1) <= width + 0.5 && grid.prefHeight(-1) <= height + 0.5) {
+      return;
+    }
     double byWidth = (width - 48 - heads * 14) / heads;
     double byHeight = (height - 24 - layers * 22) / layers;
     double size = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.min(byWidth, byHeight)));
     thumbs.values().forEach(t -> t.setSize(size));
+    // the estimate above ignores the labels' own widths (a model's "10-12" under a 24 px map): once laid out,
+    // take off what still overflows the view, so that at 1280x800 the last layer and head are not behind scroll
+    // bars (issue 40); one correction, as the grid grows linearly with the thumbnail's side
+    Platform.runLater(() -> {
+      grid.applyCss();
+      grid.layout();
+      double overW = grid.prefWidth(-1) - scroll.getViewportBounds().getWidth();
+      double overH = grid.prefHeight(-1) - scroll.getViewportBounds().getHeight();
+      double shrink = Math.max(overW / heads, overH / layers);
+      if (shrink > 0.5 && scroll.getViewportBounds().getWidth() > 0) {
+        double fitted = Math.max(MIN_THUMB, size - Math.ceil(shrink));
+        thumbs.values().forEach(t -> t.setSize(fitted));
+      }
+    });
   }
 
   /**
