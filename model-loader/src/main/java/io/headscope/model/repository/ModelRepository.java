@@ -167,27 +167,12 @@ public final class ModelRepository {
    */
   public void refuseInside(Path out) {
     Path cache = cacheRoot.toAbsolutePath().normalize();
-    if (realPath(out.toAbsolutePath().normalize()).startsWith(realPath(cache))) {
+    if (SafeFiles.realPath(out.toAbsolutePath().normalize()).startsWith(SafeFiles.realPath(cache))) {
       throw new HeadScopeException(out + " is inside HeadScope's model cache (" + cache + "), which only the cache "
           + "writes; give a folder outside it.");
     }
   }
 
-  /** The path with its deepest existing ancestor resolved through links, so a link into the cache is seen. */
-  private static Path realPath(Path abs) {
-    Path existing = abs;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    if (existing == null) {
-      return abs;
-    }
-    try {
-      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
-    } catch (IOException e) {
-      return abs;
-    }
-  }
 
   /** The files and folders a run reads for one model ({@link #inputsOf}). */
   public record Inputs(List<Path> files, Map<Path, String> folders) {}

@@ -363,9 +363,9 @@ public final class AtomicOutput {
     if (!GUARDED.get()) {
       return; // the cache's own bookkeeping (writeOwn), never a user's output
     }
-    Path real = realPath(abs);
+    Path real = SafeFiles.realPath(abs);
     for (Path input : INPUTS) {
-      boolean same = real.equals(realPath(input)); // also an input that does not exist yet (a new head-sets file)
+      boolean same = real.equals(SafeFiles.realPath(input)); // also an input that does not exist yet (a new head-sets file)
       try {
         same = same || Files.exists(abs) && Files.exists(input) && Files.isSameFile(input, abs); // a hard link
       } catch (IOException e) {
@@ -377,7 +377,7 @@ public final class AtomicOutput {
       }
     }
     for (java.util.Map.Entry<Path, String> folder : INPUT_FOLDERS.entrySet()) {
-      if (real.startsWith(realPath(folder.getKey()))) {
+      if (real.startsWith(SafeFiles.realPath(folder.getKey()))) {
         throw new HeadScopeException(target + " is inside " + folder.getValue() + " (" + folder.getKey() + "), which "
             + "this run reads; give the output a place outside it (--force never replaces an input).");
       }
@@ -400,24 +400,6 @@ public final class AtomicOutput {
     }
   }
 
-  /**
-   * The absolute path with its deepest existing ancestor resolved through links, so an output named through a
-   * link into a protected folder, or not existing yet, is still seen inside it.
-   */
-  private static Path realPath(Path abs) {
-    Path existing = abs;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    if (existing == null) {
-      return abs;
-    }
-    try {
-      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
-    } catch (IOException e) {
-      return abs;
-    }
-  }
 
   /** The final step without --force: a hard link fails if the name was taken meanwhile. */
   private static void publishWithoutReplacing(Path temp, Path abs, Path target) throws IOException {

@@ -18,6 +18,25 @@ import java.util.zip.ZipInputStream;
 public final class SafeFiles {
   private SafeFiles() {}
 
+  /**
+   * The absolute path with its deepest existing ancestor resolved through links, so a path named through a
+   * link into a folder, or not existing yet, is still seen inside that folder.
+   */
+  public static Path realPath(Path abs) {
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return abs;
+    }
+    try {
+      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
+    } catch (IOException e) {
+      return abs;
+    }
+  }
+
   /** The file a zip entry should go to, refusing names that would land outside {@code target}. */
   public static Path entryTarget(Path target, String entryName) {
     Path root = target.toAbsolutePath().normalize();
