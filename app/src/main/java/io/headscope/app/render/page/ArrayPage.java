@@ -424,15 +424,7 @@ public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, S
 
   private static void categories(JsonGenerator g, Part p) throws IOException {
     if (p.categories() != null) {
-      g.writeArrayFieldStart("categories");
-      for (HeadScore s : p.categories()) {
-        g.writeStartObject();
-        g.writeStringField("head", s.head().toString());
-        g.writeStringField("category", s.shownLabel());
-        g.writeNumberField("confidence", Math.round(s.confidence() * 1000) / 1000.0);
-        g.writeEndObject();
-      }
-      g.writeEndArray();
+      InteractivePage.writeCategories(g, p.categories());
     } else {
       g.writeStringField("categoriesWithheld", p.withheld());
     }

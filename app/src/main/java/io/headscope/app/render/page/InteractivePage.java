@@ -203,15 +203,7 @@ public final class InteractivePage {
       });
       g.writeStringField("classifier", d.classifier());
       if (d.scores() != null) {
-        g.writeArrayFieldStart("categories");
-        for (HeadScore s : d.scores()) {
-          g.writeStartObject();
-          g.writeStringField("head", s.head().toString());
-          g.writeStringField("category", s.shownLabel());
-          g.writeNumberField("confidence", Math.round(s.confidence() * 1000) / 1000.0);
-          g.writeEndObject();
-        }
-        g.writeEndArray();
+        writeCategories(g, d.scores());
       } else {
         g.writeStringField("categoriesWithheld", d.model() + " is causal (each token sees only the tokens before "
             + "it): Kovaleva's categories are defined on bidirectional maps, so HeadScope withholds them.");
@@ -424,5 +416,18 @@ public final class InteractivePage {
       throw new UncheckedIOException(e);
     }
     return Base64.getEncoder().encodeToString(out.toByteArray());
+  }
+
+  /** The page's {@code categories} array: each head's shown label and its confidence to three decimals. */
+  static void writeCategories(JsonGenerator g, java.util.List<HeadScore> scores) throws java.io.IOException {
+    g.writeArrayFieldStart("categories");
+    for (HeadScore s : scores) {
+      g.writeStartObject();
+      g.writeStringField("head", s.head().toString());
+      g.writeStringField("category", s.shownLabel());
+      g.writeNumberField("confidence", Math.round(s.confidence() * 1000) / 1000.0);
+      g.writeEndObject();
+    }
+    g.writeEndArray();
   }
 }
