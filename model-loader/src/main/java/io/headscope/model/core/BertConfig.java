@@ -172,6 +172,8 @@ public record BertConfig(
         case DISTILBERT -> FamilyConfigs.distilBert(root, configJson, labels);
         case GPT2 -> FamilyConfigs.gpt2(root, configJson, labels);
         case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderConfigs.read(family, root, configJson, labels);
+        case GPT_NEOX -> NeoxModernConfigs.gptNeox(root, configJson, labels);
+        case MODERNBERT -> NeoxModernConfigs.modernBert(root, configJson, labels);
         default -> FamilyConfigs.bertLike(family, root, configJson, labels);
       };
     } catch (HeadScopeException e) {

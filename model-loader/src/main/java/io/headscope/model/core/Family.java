@@ -18,6 +18,11 @@ package io.headscope.model.core;
  *       sliding window; Gemma scales the embeddings by sqrt(hidden), scales its RMSNorms by {@code 1 + w} and
  *       gates its MLP with the tanh GELU. Their parts come from their configs ({@link Parts},
  *       {@link DecoderConfigs}).</li>
+ *   <li>GPT-NeoX (Pythia) is a pre-LayerNorm causal decoder with a parallel residual, rotary positions over
+ *       part of each head, the fused per-head {@code query_key_value} and an untied {@code embed_out};
+ *       ModernBERT is a pre-LayerNorm encoder (bias-free LayerNorms, the first layer's attention norm absent)
+ *       with rotary positions of two thetas, a bidirectional sliding window in all but every n-th layer, a
+ *       GeGLU MLP and BERT's masked-LM head ({@link NeoxModernConfigs}).</li>
  * </ul>
  */
 public enum Family {
@@ -31,7 +36,9 @@ public enum Family {
   LLAMA("llama", "model.", "Llama"),
   QWEN2("qwen2", "model.", "Qwen2"),
   MISTRAL("mistral", "model.", "Mistral"),
-  GEMMA("gemma", "model.", "Gemma");
+  GEMMA("gemma", "model.", "Gemma"),
+  GPT_NEOX("gpt_neox", "gpt_neox.", "GPT-NeoX"),
+  MODERNBERT("modernbert", "model.", "ModernBERT");
 
   /** {@code model_type} in {@code config.json}. */
   public final String modelType;
@@ -53,7 +60,7 @@ public enum Family {
 
   /** Whether a token attends only to itself and earlier tokens. */
   public boolean causal() {
-    return this == GPT2 || rotaryDecoder();
+    return this == GPT2 || rotaryDecoder() || this == GPT_NEOX;
   }
 
   /** Llama and the families built like it: rotary positions, RMSNorm, SwiGLU, grouped queries. */
@@ -63,22 +70,22 @@ public enum Family {
 
   /** Whether LayerNorm comes before each sublayer (plus a final one) instead of after it. */
   public boolean preLayerNorm() {
-    return this == GPT2 || rotaryDecoder();
+    return this == GPT2 || rotaryDecoder() || this == GPT_NEOX || this == MODERNBERT;
   }
 
   /** Whether inputs carry token type (segment) ids. */
   public boolean hasTokenTypes() {
-    return this != DISTILBERT && this != GPT2 && !rotaryDecoder();
+    return this != DISTILBERT && this != GPT2 && !rotaryDecoder() && this != GPT_NEOX && this != MODERNBERT;
   }
 
   /** Whether the embeddings are normalised before the first layer. */
   public boolean hasEmbeddingLayerNorm() {
-    return this != GPT2 && !rotaryDecoder();
+    return this != GPT2 && !rotaryDecoder() && this != GPT_NEOX; // ModernBERT: embeddings.norm
   }
 
   /** Whether the model is trained to fill in masked tokens (else it predicts the next token). */
   public boolean masked() {
-    return this != GPT2 && !rotaryDecoder();
+    return this != GPT2 && !rotaryDecoder() && this != GPT_NEOX;
   }
 
   /**

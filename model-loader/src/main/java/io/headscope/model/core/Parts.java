@@ -25,13 +25,45 @@ package io.headscope.model.core;
  *     alone (tied), or a separate output matrix ({@code lm_head}, untied)
  * @param embeddingScale what the word embeddings are multiplied by (Gemma: {@code sqrt(hidden_size)} as a
  *     float32, as transformers' {@code normalizer}; 1 for the others)
+ * @param residual how a pre-norm layer adds its sublayers: one after the other ({@code x + attn(ln1(x))},
+ *     then {@code + mlp(ln2(.))} of that sum), or both from the layer's input (GPT-NeoX's {@code
+ *     use_parallel_residual}: {@code x + attn(ln1(x)) + mlp(ln2(x))})
+ * @param local the layers that attend locally, with their own rotary frequencies (ModernBERT); null when
+ *     every layer is alike (and a window, if any, is every layer's: Mistral)
  */
 public record Parts(
     Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
-    boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale) {
+    boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale, Residual residual,
+    LocalLayers local) {
 
-  /** {@code RMS_NORM_UNIT_OFFSET}: Gemma's RMSNorm, whose stored weight w scales by {@code 1 + w}. */
-  public enum Norm { LAYER_NORM, RMS_NORM, RMS_NORM_UNIT_OFFSET }
+  /** The parts of the families before GPT-NeoX and ModernBERT: sequential residual, every layer alike. */
+  public Parts(Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
+      boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale) {
+    this(norm, place, position, rotary, keyValueHeads, qkvBias, outBias, mask, window, mlp, head, embeddingScale,
+        Residual.SEQUENTIAL, null);
+  }
+
+  /**
+   * {@code RMS_NORM_UNIT_OFFSET}: Gemma's RMSNorm, whose stored weight w scales by {@code 1 + w}. {@code
+   * LAYER_NORM_NO_BIAS}: LayerNorm without its shift (ModernBERT's {@code norm_bias} false), {@code (x - mean)
+   * / sqrt(var + eps) * g}.
+   */
+  public enum Norm { LAYER_NORM, RMS_NORM, RMS_NORM_UNIT_OFFSET, LAYER_NORM_NO_BIAS }
+
+  /** {@code PARALLEL}: GPT-NeoX's {@code use_parallel_residual}, both sublayers read the layer's input. */
+  public enum Residual { SEQUENTIAL, PARALLEL }
+
+  /**
+   * ModernBERT's alternation: layer l attends globally (no window, {@code Parts.rotary}) when {@code l %
+   * globalEvery == 0}, else within the window with these rotary frequencies ({@code local_rope_theta}).
+   */
+  public record LocalLayers(int globalEvery, Rotary rotary) {
+    public LocalLayers {
+      if (globalEvery < 1 || rotary == null) {
+        throw new HeadScopeException("config.json: global_attn_every_n_layers must be positive, got " + globalEvery + ".");
+      }
+    }
+  }
 
   public enum NormPlace { POST, PRE }
 
@@ -48,9 +80,36 @@ public record Parts(
     if ((position == Position.ROTARY) != (rotary != null)) {
       throw new IllegalArgumentException("rotary frequencies go with rotary positions, and only with them");
     }
-    if (window < 0 || window > 0 && mask != Mask.CAUSAL) {
-      throw new IllegalArgumentException("a window is a causal mask's");
+    // a window is either a causal mask's (Mistral: the window keys up to the query) or a bidirectional
+    // one's (ModernBERT's local layers: the keys within window / 2 on either side); a bidirectional window
+    // was refused before ModernBERT, when no family had one
+    if (window < 0) {
+      throw new IllegalArgumentException("a window is a number of keys");
     }
+    if (local != null && (mask != Mask.BIDIRECTIONAL || window == 0 || position != Position.ROTARY)) {
+      throw new IllegalArgumentException("local layers are ModernBERT's: bidirectional, windowed and rotary");
+    }
+    if (residual == null) {
+      throw new IllegalArgumentException("no residual kind");
+    }
+  }
+
+  /**
+   * Whether layer {@code l} attends within the window: every layer of a windowed model without local layers,
+   * or ModernBERT's layers that are not global.
+   */
+  public boolean windowed(int l) {
+    return window > 0 && (local == null || l % local.globalEvery() != 0);
+  }
+
+  /** Layer {@code l}'s rotary frequencies: ModernBERT's local layers have their own. */
+  public Rotary rotary(int l) {
+    return local != null && windowed(l) ? local.rotary() : rotary;
+  }
+
+  /** Whether the LayerNorms have a shift ({@code beta}); RMSNorms never do. */
+  public boolean normBias() {
+    return norm == Norm.LAYER_NORM;
   }
 
   /**
@@ -71,10 +130,13 @@ public record Parts(
 
   /** Whether the norm is an RMSNorm (with or without Gemma's unit offset). */
   public boolean rms() {
-    return norm != Norm.LAYER_NORM;
+    return norm == Norm.RMS_NORM || norm == Norm.RMS_NORM_UNIT_OFFSET;
   }
 
-  /** Whether this is a rotary, grouped-query or gated model: the engine's decoder path, not BERT's fused one. */
+  /**
+   * Whether the parts come from the config (rotary positions: the Llama kin, GPT-NeoX, ModernBERT): the
+   * engine's configured path, not BERT's fused one.
+   */
   public boolean rotaryDecoder() {
     return position == Position.ROTARY;
   }
@@ -90,10 +152,20 @@ public record Parts(
    * @param lowFreqFactor Llama 3's {@code low_freq_factor}
    * @param highFreqFactor Llama 3's {@code high_freq_factor}
    * @param originalMaxPositions Llama 3's {@code original_max_position_embeddings}
+   * @param fraction the share of each head's dimensions that turn (GPT-NeoX's {@code rotary_pct}): the first
+   *     {@code int(dh * fraction)} turn among themselves, the rest pass unchanged; 1 for the others
    */
   public record Rotary(double theta, double factor, double lowFreqFactor, double highFreqFactor,
-      int originalMaxPositions) {
+      int originalMaxPositions, double fraction) {
+    /** A rotary embedding over the whole head. */
+    public Rotary(double theta, double factor, double lowFreqFactor, double highFreqFactor, int originalMaxPositions) {
+      this(theta, factor, lowFreqFactor, highFreqFactor, originalMaxPositions, 1);
+    }
+
     public Rotary {
+      if (!(fraction > 0 && fraction <= 1)) {
+        throw new HeadScopeException("config.json: rotary_pct must be in (0, 1], got " + fraction + ".");
+      }
       if (!(theta > 1) || Double.isInfinite(theta)) {
         throw new HeadScopeException("config.json: rope_theta must be a number above 1, got " + theta + ".");
       }
@@ -109,16 +181,29 @@ public record Parts(
       return new Rotary(theta, 0, 0, 0, 0);
     }
 
+    /** No scaling, over the first {@code fraction} of each head (GPT-NeoX's {@code rotary_pct}). */
+    public static Rotary partial(double theta, double fraction) {
+      return new Rotary(theta, 0, 0, 0, 0, fraction);
+    }
+
+    /** The dimensions of a head of {@code headSize} that turn: {@code int(headSize * fraction)}, as transformers'
+     * {@code rotary_ndims}. */
+    public int dims(int headSize) {
+      return (int) (headSize * fraction);
+    }
+
     /**
-     * The {@code dh / 2} inverse frequencies, in double. Llama 3 ({@code _compute_llama3_parameters}):
+     * The {@code r / 2} inverse frequencies of the {@code r = dims(headSize)} turning dimensions, {@code
+     * theta^(-2i / r)}, in double. Llama 3 ({@code _compute_llama3_parameters}):
      * wavelengths {@code 2 pi / f} longer than {@code original / low_freq_factor} are divided by {@code
      * factor}, shorter than {@code original / high_freq_factor} kept, and those between blended with
      * {@code s = (original / wavelength - low) / (high - low)}: {@code (1 - s) f / factor + s f}.
      */
     public double[] inverseFrequencies(int headSize) {
-      double[] f = new double[headSize / 2];
+      int r = dims(headSize);
+      double[] f = new double[r / 2];
       for (int i = 0; i < f.length; i++) {
-        double base = 1.0 / Math.pow(theta, (2.0 * i) / headSize);
+        double base = 1.0 / Math.pow(theta, (2.0 * i) / r);
         if (factor == 0) {
           f[i] = base;
           continue;

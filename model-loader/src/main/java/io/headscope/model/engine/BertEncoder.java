@@ -39,16 +39,24 @@ final class BertEncoder {
   /** The masked-LM head's activation (RoBERTa's and ELECTRA's heads use the exact GELU always). */
   private final BertConfig.Gelu headGelu;
   private final Parts parts;
-  /** Rotary angles of the rotary decoders (null for learned positions). */
-  private final Rotary rotary;
+  /** Each layer's rotary angles (null for learned positions); ModernBERT's local layers have their own. */
+  private final Rotary[] rotary;
 
   BertEncoder(BertWeights weights) {
     this.w = weights;
     this.c = weights.config;
     this.parts = c.parts();
-    // a gated MLP's activation is SiLU, and its head has no transform
-    this.headGelu = parts.gated() ? null : BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
-    this.rotary = parts.rotaryDecoder() ? new Rotary(parts.rotary(), c.headSize()) : null;
+    // SwiGLU's activation is SiLU, and a decoder's head has no transform; ModernBERT's masked-LM head has one
+    this.headGelu = parts.mlp() == Parts.Mlp.GATED_SILU || parts.gated() && parts.head() != Parts.Head.MASKED_LM ? null
+        : BertConfig.Gelu.of(c.family().headActivation(c.hiddenAct()));
+    this.rotary = parts.rotaryDecoder() ? new Rotary[c.numHiddenLayers()] : null;
+    if (rotary != null) {
+      Rotary global = new Rotary(parts.rotary(), c.headSize());
+      Rotary local = parts.local() == null ? null : new Rotary(parts.local().rotary(), c.headSize());
+      for (int l = 0; l < rotary.length; l++) {
+        rotary[l] = parts.rotary(l) == parts.rotary() ? global : local;
+      }
+    }
   }
 
   /**
@@ -62,8 +70,8 @@ final class BertEncoder {
       NDArray real = realTokens.toType(ai.djl.ndarray.types.DataType.FLOAT32, false);
       padding = real.sub(Scalars.of(real, 1f)).mul(Scalars.of(real, -PADDING_SCORE)).expandDims(1).expandDims(1); // 0 for real keys, -10000 for padding
     }
-    if (!c.family().causal()) {
-      return padding;
+    if (parts.mask() != Parts.Mask.CAUSAL) {
+      return padding; // a bidirectional window is a layer's (layerMask)
     }
     // (1, 1, T, T): query i may not see key j > i; as for padding, exp of the added score is exactly 0
     int t = (int) realTokens.getShape().get(1);
@@ -78,6 +86,28 @@ final class BertEncoder {
     }
     NDArray causal = realTokens.getManager().create(later, new Shape(1, 1, t, t));
     return padding == null ? causal : padding.add(causal); // (B, 1, T, T)
+  }
+
+  /**
+   * Layer {@code l}'s mask: the run's ({@link #scoreMask}), plus for a windowed layer of a bidirectional model
+   * (ModernBERT's local layers) -10000 on every key j with {@code |i - j| > window / 2}, as transformers'
+   * {@code ModernBertModel._update_attention_mask} builds its {@code sliding_window_mask} ({@code distance <=
+   * local_attention // 2} kept).
+   */
+  private NDArray layerMask(int l, NDArray scoreMask, NDArray x) {
+    if (parts.mask() != Parts.Mask.BIDIRECTIONAL || !parts.windowed(l)) {
+      return scoreMask;
+    }
+    int t = (int) x.getShape().get(1);
+    int reach = parts.window() / 2;
+    float[] far = new float[t * t];
+    for (int i = 0; i < t; i++) {
+      for (int j = 0; j < t; j++) {
+        far[i * t + j] = Math.abs(i - j) > reach ? PADDING_SCORE : 0f;
+      }
+    }
+    NDArray band = x.getManager().create(far, new Shape(1, 1, t, t));
+    return scoreMask == null ? band : scoreMask.add(band); // (B|1, 1, T, T)
   }
 
   /**
@@ -187,11 +217,14 @@ final class BertEncoder {
   NDArray layer(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
     x = hooks.at(HookPoint.Kind.RESID_PRE, l, x);
-    if (c.family().preLayerNorm()) {
+    scoreMask = layerMask(l, scoreMask, x);
+    if (parts.place() == Parts.NormPlace.PRE) {
       NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l,
           attention(l, p, layerNorm(x, p.ln1Weight(), p.ln1Bias()), scoreMask, hooks));
       NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, x.add(attnOut));
-      NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, layerNorm(resid, p.ln2Weight(), p.ln2Bias()), hooks));
+      // GPT-NeoX's parallel residual: the MLP reads the layer's input, not resid_mid (x + attn + mlp)
+      NDArray mlpIn = parts.residual() == Parts.Residual.PARALLEL ? x : resid;
+      NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, layerNorm(mlpIn, p.ln2Weight(), p.ln2Bias()), hooks));
       return hooks.at(HookPoint.Kind.RESID_POST, l, resid.add(mlpOut));
     }
     NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l, attention(l, p, x, scoreMask, hooks));
@@ -221,8 +254,9 @@ final class BertEncoder {
     long m = pick.getShape().get(1);
     int h = c.numAttentionHeads();
     int dh = c.headSize();
-    boolean pre = c.family().preLayerNorm();
-    NDArray[] qkv = queriesKeysValues(p, pre ? layerNorm(x, p.ln1Weight(), p.ln1Bias()) : x); // 3 x (B, H, T, dh)
+    boolean pre = parts.place() == Parts.NormPlace.PRE;
+    scoreMask = layerMask(l, scoreMask, x);
+    NDArray[] qkv = queriesKeysValues(l, p, pre ? layerNorm(x, p.ln1Weight(), p.ln1Bias()) : x); // 3 x (B, H, T, dh)
     NDArray q = pick.expandDims(1).matMul(qkv[0]); // (B, H, M, dh): the picked tokens' queries
     NDArray k = qkv[1]; // (B, H, T, dh)
     NDArray v = qkv[2]; // (B, H, T, dh)
@@ -233,7 +267,8 @@ final class BertEncoder {
     NDArray xj = pick.matMul(x); // (B, M, d): the picked tokens' inputs, for the residual
     if (pre) {
       NDArray resid = xj.add(attnOut);
-      return resid.add(ffn(l, p, layerNorm(resid, p.ln2Weight(), p.ln2Bias()), hooks)); // (B, M, d)
+      NDArray mlpIn = parts.residual() == Parts.Residual.PARALLEL ? xj : resid;
+      return resid.add(ffn(l, p, layerNorm(mlpIn, p.ln2Weight(), p.ln2Bias()), hooks)); // (B, M, d)
     }
     NDArray resid = layerNorm(xj.add(attnOut), p.ln1Weight(), p.ln1Bias());
     NDArray mlpOut = ffn(l, p, resid, hooks);
@@ -248,7 +283,8 @@ final class BertEncoder {
   void attentionMaps(int l, NDArray x, NDArray scoreMask, Hooks hooks) {
     BertWeights.Layer p = w.layers[l];
     NDArray in = hooks.at(HookPoint.Kind.RESID_PRE, l, x); // as in layer()
-    NDArray[] pv = pattern(l, p, c.family().preLayerNorm() ? layerNorm(in, p.ln1Weight(), p.ln1Bias()) : in, scoreMask, hooks);
+    NDArray[] pv = pattern(l, p, parts.place() == Parts.NormPlace.PRE ? layerNorm(in, p.ln1Weight(), p.ln1Bias()) : in,
+        layerMask(l, scoreMask, in), hooks);
     // what the run keeps of this layer: its maps and values (the layer's output is never computed)
     finite(pv[0], l + 1);
     finite(pv[1], l + 1);
@@ -257,7 +293,7 @@ final class BertEncoder {
   /** {@code {pattern, v}} of layer {@code l}: (B, H, T, T) and (B, H, T, dh), through their hook points. */
   private NDArray[] pattern(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
     int dh = c.headSize();
-    NDArray[] qkv = queriesKeysValues(p, x);
+    NDArray[] qkv = queriesKeysValues(l, p, x);
     NDArray q = hooks.at(HookPoint.Kind.ATTN_Q, l, qkv[0]); // (B, H, T, dh)
     NDArray k = hooks.at(HookPoint.Kind.ATTN_K, l, qkv[1]); // (B, H, T, dh)
     NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv[2]); // (B, H, T, dh)
@@ -274,7 +310,7 @@ final class BertEncoder {
    * each key/value head repeated for the {@code H / K} query heads that share it (transformers' {@code
    * repeat_kv}), so that every point downstream sees one map, key and value per query head.
    */
-  private NDArray[] queriesKeysValues(BertWeights.Layer p, NDArray x) {
+  private NDArray[] queriesKeysValues(int l, BertWeights.Layer p, NDArray x) {
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
@@ -293,8 +329,8 @@ final class BertEncoder {
     NDArray q = qkv.get(new NDIndex(":, :, 0:" + qw)).reshape(b, t, h, dh).transpose(0, 2, 1, 3); // (B, H, T, dh)
     NDArray k = qkv.get(new NDIndex(":, :, " + qw + ":" + (qw + kw))).reshape(b, t, kv, dh).transpose(0, 2, 1, 3); // (B, K, T, dh)
     NDArray v = qkv.get(new NDIndex(":, :, " + (qw + kw) + ":")).reshape(b, t, kv, dh).transpose(0, 2, 1, 3); // (B, K, T, dh)
-    q = rotary.apply(q);
-    k = rotary.apply(k);
+    q = rotary[l].apply(q);
+    k = rotary[l].apply(k);
     return new NDArray[] {q, shared(k, h), shared(v, h)};
   }
 
@@ -443,8 +479,14 @@ final class BertEncoder {
         + "overflow float32 (weights finite but too large?), so no result is given.");
   }
 
-  /** The family's norm over the hidden width: LayerNorm, or RMSNorm (whose {@code beta} is null). */
+  /**
+   * The family's norm over the hidden width: LayerNorm, or RMSNorm (whose {@code beta} is null); none where
+   * {@code gamma} is null (ModernBERT's first {@code attn_norm}, an {@code nn.Identity}).
+   */
   private NDArray layerNorm(NDArray x, NDArray gamma, NDArray beta) {
+    if (gamma == null) {
+      return x;
+    }
     if (parts.rms()) {
       return rmsNorm(x, gamma);
     }

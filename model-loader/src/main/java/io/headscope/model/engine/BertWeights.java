@@ -81,23 +81,42 @@ final class BertWeights implements AutoCloseable {
     Lookup w = new Lookup(t, family);
     Parts parts = config.parts();
     if (parts.rotaryDecoder()) {
-      // Llama, Qwen2, Mistral: their own layers, read in DecoderLayers; the head comes after the layers
+      // the families whose parts come from their configs (Llama's kin, GPT-NeoX, ModernBERT): their own
+      // layers, read in decoderLayer; no learned positions, no token types
+      NDArray zeros = parts.norm() == Parts.Norm.LAYER_NORM_NO_BIAS ? manager.zeros(new Shape(d)) : null;
       wordEmbeddings = w.req("embeddings.word_embeddings.weight", config.vocabSize(), d);
       positionEmbeddings = null;
       tokenTypeEmbeddings = null;
-      embLnWeight = embLnBias = embProjWeight = embProjBias = null;
+      embProjWeight = embProjBias = null;
+      embLnWeight = family.hasEmbeddingLayerNorm() ? gain(w, config, "embeddings.LayerNorm.weight") : null;
+      embLnBias = family.hasEmbeddingLayerNorm() ? shift(w, config, "embeddings.LayerNorm.bias", zeros) : null;
       layers = new Layer[config.numHiddenLayers()];
       for (int l = 0; l < layers.length; l++) {
-        layers[l] = decoderLayer(w, config, l);
+        layers[l] = decoderLayer(w, config, l, zeros);
       }
       outWeightByHead = byHead(layers, config);
       finalLnWeight = gain(w, config, "final.LayerNorm.weight");
-      finalLnBias = null;
+      finalLnBias = shift(w, config, "final.LayerNorm.bias", zeros);
+      poolerWeight = poolerBias = classifierWeight = classifierBias = null;
+      if (parts.head() == Parts.Head.MASKED_LM) {
+        // ModernBERT's head: dense (no bias), the activation, a norm, and the decoder (tied unless the config
+        // says otherwise) with its bias; a bare ModernBertModel has none of it
+        gptLmHead = false;
+        boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
+        decoder = !hasMlm ? null : tied ? wordEmbeddings : w.req("cls.predictions.decoder.weight", config.vocabSize(), d);
+        mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
+        mlmDenseBias = null;
+        mlmLnWeight = hasMlm ? gain(w, config, "cls.predictions.transform.LayerNorm.weight") : null;
+        mlmLnBias = hasMlm ? shift(w, config, "cls.predictions.transform.LayerNorm.bias", zeros) : null;
+        mlmBias = hasMlm && w.has("cls.predictions.decoder.bias") ? w.req("cls.predictions.decoder.bias", config.vocabSize())
+            : null;
+        w.refuseUnknown();
+        return;
+      }
       gptLmHead = true;
       decoder = parts.head() == Parts.Head.UNTIED ? w.req("cls.predictions.decoder.weight", config.vocabSize(), d)
           : wordEmbeddings;
       mlmDenseWeight = mlmDenseBias = mlmLnWeight = mlmLnBias = mlmBias = null;
-      poolerWeight = poolerBias = classifierWeight = classifierBias = null;
       w.refuseUnknown();
       return;
     }
@@ -192,33 +211,85 @@ final class BertWeights implements AutoCloseable {
   }
 
   /**
-   * A Llama-style layer: {@code q_proj} (H dh, d), {@code k_proj} and {@code v_proj} (K dh, d), biases
-   * where the family has them (Qwen2: q, k, v), {@code o_proj} (d, H dh), the RMSNorm scales, and the
-   * SwiGLU projections without biases.
+   * A layer of a configured family. Llama's kin: {@code q_proj} (H dh, d), {@code k_proj} and {@code v_proj} (K dh,
+   * d), biases where the family has them (Qwen2: q, k, v), {@code o_proj} (d, H dh), the RMSNorm scales, and the
+   * SwiGLU projections without biases. GPT-NeoX: the fused {@code query_key_value} ((3 H dh, d), biased), whose rows
+   * come per head, {@code [q_h, k_h, v_h]} for h = 0..H-1 (transformers views its output as {@code [heads, 3 *
+   * head_size]}); they are reordered here once into the engine's {@code [Q; K; V]}, so the forward pass splits
+   * every family's product the same way. ModernBERT: the fused {@code Wqkv}, already {@code [Q; K; V]} ({@code
+   * view(.., 3, heads, head_dim)}), no attention norm in layer 0 (null: the identity), and {@code Wi}, the GeGLU's
+   * two halves fused with the activated one first, as the engine fuses gate and up.
    */
-  private static Layer decoderLayer(Lookup w, BertConfig config, int l) {
+  private static Layer decoderLayer(Lookup w, BertConfig config, int l, NDArray zeros) {
     Parts parts = config.parts();
     int d = config.hiddenSize();
     int f = config.intermediateSize();
-    long q = (long) config.numAttentionHeads() * config.headSize();
-    long kv = (long) parts.keyValueHeads() * config.headSize();
+    int h = config.numAttentionHeads();
+    int dh = config.headSize();
+    long q = (long) h * dh;
+    long kv = (long) parts.keyValueHeads() * dh;
     String p = "encoder.layer." + l + ".";
-    NDArray qkvWeight = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
-        w.req(p + "attention.self.query.weight", q, d), w.req(p + "attention.self.key.weight", kv, d),
-        w.req(p + "attention.self.value.weight", kv, d)), 0); // ((H + 2K) dh, d)
-    NDArray qkvBias = parts.qkvBias() ? ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
-        w.req(p + "attention.self.query.bias", q), w.req(p + "attention.self.key.bias", kv),
-        w.req(p + "attention.self.value.bias", kv)), 0) : null;
+    NDArray qkvWeight;
+    NDArray qkvBias;
+    if (!WeightNames.sources(config.family(), p + "attention.self.qkv.weight").isEmpty()) {
+      qkvWeight = w.req(p + "attention.self.qkv.weight", q + 2 * kv, d);
+      qkvBias = parts.qkvBias() ? w.req(p + "attention.self.qkv.bias", q + 2 * kv) : null;
+      if (config.family() == io.headscope.model.core.Family.GPT_NEOX) {
+        // (H, 3, dh, d) to (3, H, dh, d): reshaping a transposed view copies it into row-major memory
+        qkvWeight = perHead(qkvWeight, new Shape(h, 3, dh, d), 1, 0, 2, 3);
+        qkvBias = qkvBias == null ? null : perHead(qkvBias, new Shape(h, 3, dh), 1, 0, 2);
+      }
+    } else {
+      qkvWeight = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+          w.req(p + "attention.self.query.weight", q, d), w.req(p + "attention.self.key.weight", kv, d),
+          w.req(p + "attention.self.value.weight", kv, d)), 0); // ((H + 2K) dh, d)
+      qkvBias = parts.qkvBias() ? ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+          w.req(p + "attention.self.query.bias", q), w.req(p + "attention.self.key.bias", kv),
+          w.req(p + "attention.self.value.bias", kv)), 0) : null;
+    }
     NDArray ow = w.req(p + "attention.output.dense.weight", d, q);
-    NDArray gateUp = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
-        w.req(p + "intermediate.gate.weight", f, d), w.req(p + "intermediate.dense.weight", f, d)), 0); // (2f, d)
+    NDArray ffnIn;
+    NDArray ffnInBias = null;
+    NDArray ffnOutBias = null;
+    if (!parts.gated()) { // GPT-NeoX: dense_h_to_4h and dense_4h_to_h, with biases
+      ffnIn = w.req(p + "intermediate.dense.weight", f, d);
+      ffnInBias = w.req(p + "intermediate.dense.bias", f);
+      ffnOutBias = w.req(p + "output.dense.bias", d);
+    } else if (WeightNames.sources(config.family(), p + "intermediate.gate.weight").isEmpty()) {
+      ffnIn = w.req(p + "intermediate.dense.weight", 2L * f, d); // ModernBERT's Wi: (2f, d), activated half first
+    } else {
+      ffnIn = ai.djl.ndarray.NDArrays.concat(new ai.djl.ndarray.NDList(
+          w.req(p + "intermediate.gate.weight", f, d), w.req(p + "intermediate.dense.weight", f, d)), 0); // (2f, d)
+    }
+    // ModernBERT's first layer: attn_norm is nn.Identity (the embeddings were just normalised)
+    boolean identity = l == 0 && config.family() == io.headscope.model.core.Family.MODERNBERT;
     return new Layer(qkvWeight, qkvBias,
         ow, parts.outBias() ? w.req(p + "attention.output.dense.bias", d) : null,
-        gain(w, config, p + "attention.output.LayerNorm.weight"), null,
-        gateUp, null,
-        w.req(p + "output.dense.weight", d, f), null,
-        gain(w, config, p + "output.LayerNorm.weight"), null,
+        identity ? null : gain(w, config, p + "attention.output.LayerNorm.weight"),
+        identity ? null : shift(w, config, p + "attention.output.LayerNorm.bias", zeros),
+        ffnIn, ffnInBias,
+        w.req(p + "output.dense.weight", d, f), ffnOutBias,
+        gain(w, config, p + "output.LayerNorm.weight"), shift(w, config, p + "output.LayerNorm.bias", zeros),
         valueGram(ow, config));
+  }
+
+  /** {@code a} viewed as {@code split}, its axes swapped as {@code axes}, in its own row-major memory, flat again. */
+  private static NDArray perHead(NDArray a, Shape split, int... axes) {
+    try (NDArray view = a.reshape(split); NDArray swapped = view.transpose(axes)) {
+      return swapped.reshape(a.getShape()); // reshaping a transposed view copies it
+    }
+  }
+
+  /**
+   * A norm's shift: a LayerNorm's stored bias, zeros for ModernBERT's bias-free LayerNorm (adding 0 changes no
+   * value), and none for an RMSNorm.
+   */
+  private static NDArray shift(Lookup w, BertConfig config, String name, NDArray zeros) {
+    return switch (config.parts().norm()) {
+      case LAYER_NORM -> w.req(name, config.hiddenSize());
+      case LAYER_NORM_NO_BIAS -> zeros;
+      default -> null;
+    };
   }
 
   /**
@@ -303,14 +374,14 @@ final class BertWeights implements AutoCloseable {
         case "F32", "F16", "BF16" -> true;
         default -> false;
       };
-      if (!isFloat && (info.name().endsWith(".weight") || info.name().endsWith(".bias"))) {
+      if (!isFloat && (info.name().endsWith(".weight") || info.name().endsWith(".bias")) && !CAUSAL_BUFFER.matcher(info.name()).matches()) {
         throw new HeadScopeException(where + ": tensor " + info.name() + " has dtype " + info.dtype()
             + "; HeadScope reads weights stored as F32, F16 or BF16.");
       }
     }
     // the last layer's second norm: its bias, or an RMSNorm's scale (it has no bias)
     List<WeightNames.Source> lastLayer = WeightNames.sources(config.family(), "encoder.layer."
-        + (config.numHiddenLayers() - 1) + ".output.LayerNorm." + (config.parts().rms() ? "weight" : "bias"));
+        + (config.numHiddenLayers() - 1) + ".output.LayerNorm." + (config.parts().normBias() ? "bias" : "weight"));
     if (lastLayer.stream().noneMatch(s -> infos.containsKey(s.name()))) {
       throw new HeadScopeException(where + ": the config asks for " + config.numHiddenLayers()
           + " layers (num_hidden_layers) but the checkpoint has no tensor " + lastLayer.get(0).name() + " (nor "
@@ -324,8 +395,8 @@ final class BertWeights implements AutoCloseable {
         if (!dtype.equals("F32") && !dtype.equals("F16") && !dtype.equals("BF16")) {
           continue; // integer buffers such as position_ids: not weights
         }
-        if (info.name().endsWith(".attn.bias") || info.name().endsWith(".attn.masked_bias")) {
-          continue; // GPT-2's causal-mask buffers (n_positions^2 each): the engine builds its own mask
+        if (CAUSAL_BUFFER.matcher(info.name()).matches()) {
+          continue; // GPT-2's and GPT-NeoX's causal-mask buffers (n_positions^2 each): the engine builds its own mask
         }
         ByteBuffer mapped = fileOf.get(info.name()).bytes(info);
         try {
@@ -462,11 +533,15 @@ final class BertWeights implements AutoCloseable {
    * other families, which {@code BertModel#unreadClassifier} names; question answering).
    */
   private static final java.util.regex.Pattern IGNORED = java.util.regex.Pattern.compile(String.join("|",
-      ".*position_ids", ".*\\.attn\\.(masked_)?bias", ".*rotary_emb\\.inv_freq",
+      ".*position_ids", ".*\\.(attn|attention)\\.(masked_)?bias", ".*rotary_emb\\.inv_freq",
       "(cls\\.predictions\\.|lm_head\\.|predictions\\.)?decoder\\.(weight|bias)", "lm_head\\.weight",
       "vocab_projector\\.weight", "generator_lm_head\\.weight",
       "cls\\.seq_relationship\\..*", "sop_classifier\\..*", "discriminator_predictions\\..*", "qa_outputs\\..*",
       "(pre_)?classifier\\..*", "(.+\\.)?pooler(\\..*)?"));
+
+  /** GPT-2's ({@code h.N.attn.bias}) and old GPT-NeoX checkpoints' ({@code layers.N.attention.bias}) mask buffers. */
+  private static final java.util.regex.Pattern CAUSAL_BUFFER =
+      java.util.regex.Pattern.compile(".*\\.(attn|attention)\\.(masked_)?bias");
 
   /**
    * Finds a tensor by its BERT name wherever the family stores it ({@link WeightNames}), checking its

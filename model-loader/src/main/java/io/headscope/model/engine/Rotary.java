@@ -17,10 +17,16 @@ import io.headscope.model.core.Parts;
  * transformers computes {@code p * invFreq} in float32, whose rounding grows with p (about 1e-4 radians at
  * p = 2048); ours is the exact angle rounded once, so the float32 engine and a float64 reference differ only
  * by the last bit of each cosine. Positions are 0..T-1 in every batch row (HeadScope pads at the end).
+ *
+ * <p>Partial rotary (GPT-NeoX's {@code rotary_pct}): only the first {@code r = int(dh * rotary_pct)} dimensions of
+ * a head turn, {@code rotate_half} over those r, and the other {@code dh - r} pass unchanged ({@code query_rot},
+ * {@code query_pass} in {@code modeling_gpt_neox.py}).
  */
 final class Rotary {
   private final double[] invFreq;
+  /** The dimensions that turn: the head size, or fewer (partial rotary). */
   private final int dh;
+  private final int headSize;
   /** The last length's {@code cos} and {@code sin}, (T, dh) row-major: a run asks once per layer. */
   private int cachedLength = -1;
   private float[] cos;
@@ -28,11 +34,21 @@ final class Rotary {
 
   Rotary(Parts.Rotary r, int headSize) {
     this.invFreq = r.inverseFrequencies(headSize);
-    this.dh = headSize;
+    this.dh = r.dims(headSize);
+    this.headSize = headSize;
   }
 
   /** {@code x} (B, H, T, dh) turned by its positions' angles. */
   NDArray apply(NDArray x) {
+    if (dh < headSize) {
+      NDArray turned = turn(x.get(new NDIndex("..., 0:" + dh)));
+      return NDArrays.concat(new NDList(turned, x.get(new NDIndex("..., " + dh + ":"))), -1);
+    }
+    return turn(x);
+  }
+
+  /** {@code x} (B, H, T, dh) whose every dimension turns. */
+  private NDArray turn(NDArray x) {
     int t = (int) x.getShape().get(2);
     tables(t);
     NDManager m = x.getManager();

@@ -93,6 +93,7 @@ final class WeightNames {
         yield n == null ? null : "h." + layer + "." + n + suffix(inLayer);
       }
       case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderWeightNames.base(c, layer, inLayer);
+      case GPT_NEOX, MODERNBERT -> NeoxModernWeightNames.base(f, c, layer, inLayer);
     };
   }
 
@@ -106,6 +107,7 @@ final class WeightNames {
       case ALBERT -> HEAD_ALBERT.get(c);
       case GPT2 -> c.equals("cls.predictions.decoder.weight") ? "lm_head.weight" : null;
       case LLAMA, QWEN2, MISTRAL, GEMMA -> DecoderWeightNames.head(c);
+      case GPT_NEOX, MODERNBERT -> NeoxModernWeightNames.head(f, c);
     };
   }
 

@@ -19,7 +19,8 @@ import java.util.Set;
 public final class TextEncoders {
   /** The {@code model_type}s of {@code config.json} whose tokenizers HeadScope reads. */
   public static final Set<String> MODEL_TYPES =
-      Set.of("bert", "roberta", "xlm-roberta", "distilbert", "electra", "albert", "gpt2", "llama", "qwen2", "mistral", "gemma");
+      Set.of("bert", "roberta", "xlm-roberta", "distilbert", "electra", "albert", "gpt2", "llama", "qwen2", "mistral", "gemma", "gpt_neox",
+          "modernbert");
 
   private static final Set<String> TOKENIZER_MODELS = Set.of("WordPiece", "BPE", "Unigram");
 

@@ -56,7 +56,7 @@ final class DecoderReference {
   private DecoderReference() {}
 
   /** A (T, n) block of values and their error bounds. */
-  private record V(double[][] v, double[][] e) {
+  record V(double[][] v, double[][] e) {
     static V exact(double[][] v) {
       return new V(v, new double[v.length][v[0].length]);
     }
@@ -236,7 +236,7 @@ final class DecoderReference {
     return t == null ? null : t.values();
   }
 
-  private static V linear(V x, double[][] w, double[] b) {
+  static V linear(V x, double[][] w, double[] b) {
     int t = x.v.length;
     int in = w[0].length;
     double[][] y = new double[t][w.length];
@@ -258,7 +258,7 @@ final class DecoderReference {
     return new V(y, e);
   }
 
-  private static V add(V a, V b) {
+  static V add(V a, V b) {
     int t = a.v.length;
     int n = a.v[0].length;
     double[][] y = new double[t][n];
@@ -299,7 +299,7 @@ final class DecoderReference {
     return new V(y, e);
   }
 
-  private static V slice(V x, int from, int width) {
+  static V slice(V x, int from, int width) {
     int t = x.v.length;
     double[][] y = new double[t][width];
     double[][] e = new double[t][width];
@@ -315,7 +315,7 @@ final class DecoderReference {
    * angle of dimensions c and c + dh/2 being {@code position * inv[c]} (transformers' {@code
    * apply_rotary_pos_emb} with {@code emb = cat(freqs, freqs)}).
    */
-  private static V rotate(V x, double[] inv) {
+  static V rotate(V x, double[] inv) {
     int t = x.v.length;
     int dh = x.v[0].length;
     int half = dh / 2;
@@ -345,7 +345,7 @@ final class DecoderReference {
    * tanh(sqrt(2/pi) (x + 0.044715 x^3)))}), whose slope lies in [-0.17, 1.13]; its six operations round
    * on terms of at most {@code |x| + 0.045 |x|^3}.
    */
-  private static V geluTimes(V gate, V up) {
+  static V geluTimes(V gate, V up) {
     int t = gate.v.length;
     int n = gate.v[0].length;
     double[][] y = new double[t][n];

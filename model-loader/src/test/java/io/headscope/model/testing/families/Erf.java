@@ -8,12 +8,12 @@ package io.headscope.model.testing.families;
  * good to a few ulps, unlike the alternating Taylor series. Past |x| = 6, erf is +-1 to within
  * {@code erfc(6) = 2e-17}, below a double's resolution near 1.
  */
-final class Erf {
+public final class Erf {
   private static final double TWO_OVER_SQRT_PI = 1.1283791670955126;
 
   private Erf() {}
 
-  static double erf(double x) {
+  public static double erf(double x) {
     if (Double.isNaN(x)) {
       return x;
     }

@@ -1,0 +1,142 @@
+package io.headscope.model.decoders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.core.Head;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * GPT-NeoX (Pythia) and ModernBERT from tiny checkpoints in the hub's layout against {@link NeoxModernReference},
+ * a float64 forward pass written from transformers' equations: every map entry within {@link
+ * DecoderReference#LAMBDA} standard deviations of the float32 error the reference propagates for it (every such
+ * bound under 1e-4), the ids as worked out by hand, and the head's most probable token the reference's.
+ */
+class NeoxModernFamiliesTest {
+  @TempDir Path dir;
+
+  /** Pythia's parts at a tiny size: half of each 8-wide head turns (rotary_pct 0.5: 4 dimensions), fp16. */
+  static TinyNeoxModern.Spec neox(boolean parallel) {
+    return new TinyNeoxModern.Spec("gpt_neox", 2, 32, 4, 128, 272, "F16", 0.5, parallel, 10000, 0, 0, 0, 1e-5);
+  }
+
+  /**
+   * ModernBERT's parts at a tiny size: 4 layers, global in layers 0 and 3 (every 3rd) with theta 160000, local in
+   * 1 and 2 with theta 10000 and local_attention 4 (keys within 2 of the query), bf16.
+   */
+  static TinyNeoxModern.Spec modernBert() {
+    return new TinyNeoxModern.Spec("modernbert", 4, 32, 4, 48, 272, "BF16", 1, false, 160000, 10000, 3, 4, 1e-5);
+  }
+
+  record Checked(Encoding encoding, AttentionTrace trace, NeoxModernReference.Result ref, float[] probabilities) {}
+
+  private Checked check(TinyNeoxModern.Spec spec, long seed, String name, String text) {
+    TinyNeoxModern m = new TinyNeoxModern(spec, seed);
+    Path folder = m.writeTo(dir.resolve(name));
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      Encoding e = model.encode(text, null);
+      AttentionTrace t = model.maps(List.of(e)).get(0);
+      int at = spec.neox() ? e.ids().length - 1 : indexOf(e.ids(), HandModernTokenizer.MASK);
+      NeoxModernReference.Result ref = spec.neox() ? NeoxModernReference.neox(m, e.ids(), at)
+          : NeoxModernReference.modernBert(m, e.ids(), at);
+      double worst = 0;
+      double widest = 0;
+      double ratio = 0;
+      for (int l = 0; l < spec.layers(); l++) {
+        for (int h = 0; h < spec.heads(); h++) {
+          float[][] map = t.map(new Head(l, h));
+          for (int q = 0; q < map.length; q++) {
+            for (int k = 0; k < map.length; k++) {
+              double diff = Math.abs(map[q][k] - ref.attention()[l][h][q][k]);
+              double sigma = ref.sigma()[l][h][q][k];
+              double bound = DecoderReference.LAMBDA * sigma;
+              assertThat(diff).as("%s layer %d head %d query %d key %d", name, l, h, q, k).isLessThanOrEqualTo(bound);
+              worst = Math.max(worst, diff);
+              widest = Math.max(widest, bound);
+              ratio = sigma > 0 ? Math.max(ratio, diff / sigma) : ratio;
+            }
+          }
+        }
+      }
+      System.out.printf("%s: max |engine - reference| %.3g, widest derived bound %.3g, largest error in standard "
+          + "deviations %.2f%n", name, worst, widest, ratio);
+      assertThat(widest).as("the derived bound itself").isLessThan(1e-4);
+      long target = spec.neox() ? Readouts.NEXT_TOKEN : model.tokenizer().maskId();
+      RunResult r = model.run(RunRequest.of(e).read(Readouts.none().withMaskedLm(target)));
+      return new Checked(e, t, ref, r.maskedLm().get(0).get(0).probabilities());
+    }
+  }
+
+  @Test
+  void pythiaWithParallelResidualPartialRotaryAndFusedPerHeadQkvMatchesTheReference() {
+    Checked c = check(neox(true), 51, "neox", HandLlamaTokenizer.TEXT);
+    assertThat(c.encoding().ids()).containsExactly(DecoderFolders.textIds("qwen2")); // no BOS, as Pythia's
+    assertThat(argMax(c.probabilities())).isEqualTo(argMax(c.ref().logits()));
+  }
+
+  @Test
+  void gptNeoxWithSequentialResidualMatchesTheReferenceAndDiffersFromParallel() {
+    Checked sequential = check(neox(false), 52, "neox-seq", HandLlamaTokenizer.TEXT);
+    Checked parallel = check(neox(true), 52, "neox-par", HandLlamaTokenizer.TEXT);
+    // layer 0's maps read only the embeddings; layer 1's read what the residual kind made of layer 0
+    assertThat(sequential.trace().map(new Head(0, 1))).isDeepEqualTo(parallel.trace().map(new Head(0, 1)));
+    assertThat(sequential.trace().map(new Head(1, 1))).isNotEqualTo(parallel.trace().map(new Head(1, 1)));
+  }
+
+  @Test
+  void modernBertWithAlternatingWindowsTwoThetasAndGegluMatchesTheReference() {
+    Checked c = check(modernBert(), 53, "modernbert", HandModernTokenizer.TEXT);
+    assertThat(c.encoding().ids()).containsExactly(HandModernTokenizer.TEXT_IDS);
+    assertThat(argMax(c.probabilities())).isEqualTo(argMax(c.ref().logits()));
+    int reach = 4 / 2;
+    for (int l = 0; l < 4; l++) {
+      boolean local = l % 3 != 0;
+      for (int h = 0; h < 4; h++) {
+        float[][] map = c.trace().map(new Head(l, h));
+        for (int q = 0; q < map.length; q++) {
+          for (int k = 0; k < map.length; k++) {
+            if (local && Math.abs(q - k) > reach) {
+              assertThat(map[q][k]).as("layer %d query %d key %d", l, q, k).isZero();
+            } else {
+              assertThat(map[q][k]).as("layer %d query %d key %d", l, q, k).isPositive();
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static int indexOf(long[] ids, long id) {
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] == id) {
+        return i;
+      }
+    }
+    throw new AssertionError("no id " + id);
+  }
+
+  private static int argMax(double[] v) {
+    int best = 0;
+    for (int i = 1; i < v.length; i++) {
+      best = v[i] > v[best] ? i : best;
+    }
+    return best;
+  }
+
+  private static int argMax(float[] v) {
+    int best = 0;
+    for (int i = 1; i < v.length; i++) {
+      best = v[i] > v[best] ? i : best;
+    }
+    return best;
+  }
+}
