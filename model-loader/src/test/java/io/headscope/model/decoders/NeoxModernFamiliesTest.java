@@ -115,6 +115,31 @@ class NeoxModernFamiliesTest {
     }
   }
 
+  /**
+   * Writes the tiny folders and their reference maps into {@code -Dheadscope.neoxModernDump=DIR} (skipped
+   * without it), for running the command line on them and checking the reference against transformers by hand.
+   */
+  @Test
+  void dumpFolders() throws Exception {
+    String out = System.getProperty("headscope.neoxModernDump");
+    org.junit.jupiter.api.Assumptions.assumeTrue(out != null, "set -Dheadscope.neoxModernDump=DIR to write the dump");
+    Object[][] cases = {{"gpt_neox", neox(true), 51L, DecoderFolders.textIds("qwen2")},
+        {"modernbert", modernBert(), 53L, HandModernTokenizer.TEXT_IDS}};
+    for (Object[] c : cases) {
+      TinyNeoxModern m = new TinyNeoxModern((TinyNeoxModern.Spec) c[1], (Long) c[2]);
+      Path folder = m.writeTo(Path.of(out).resolve((String) c[0]));
+      long[] ids = (long[]) c[3];
+      NeoxModernReference.Result ref = m.spec.neox() ? NeoxModernReference.neox(m, ids, ids.length - 1)
+          : NeoxModernReference.modernBert(m, ids, indexOf(ids, HandModernTokenizer.MASK));
+      java.util.Map<String, Object> dump = new java.util.LinkedHashMap<>();
+      dump.put("text", m.spec.neox() ? HandLlamaTokenizer.TEXT : HandModernTokenizer.TEXT);
+      dump.put("ids", ids);
+      dump.put("attention", ref.attention());
+      dump.put("logits", ref.logits());
+      new com.fasterxml.jackson.databind.ObjectMapper().writeValue(folder.resolve("reference.json").toFile(), dump);
+    }
+  }
+
   private static int indexOf(long[] ids, long id) {
     for (int i = 0; i < ids.length; i++) {
       if (ids[i] == id) {
