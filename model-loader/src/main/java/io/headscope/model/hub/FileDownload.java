@@ -48,6 +48,8 @@ final class FileDownload {
   private final URI url;
   private final Path dir;
   private final ProgressListener progress;
+  /** {@code HF_TOKEN}, or null: sent to the Hub's own host only ({@link HubClient#authorization}). */
+  private final String token;
 
   /**
    * A download given up for the server's behaviour (past its deadline, longer than announced): its part
@@ -69,6 +71,7 @@ final class FileDownload {
     this.url = url;
     this.dir = dir;
     this.progress = progress;
+    this.token = HubClient.token();
   }
 
   /** Whether the repo has this file (a HEAD request; nothing is downloaded). */
@@ -200,7 +203,7 @@ final class FileDownload {
   private Meta head() {
     URI u = url;
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      HttpResponse<Void> r = send(HubClient.request(u).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+      HttpResponse<Void> r = send(HubClient.request(u, url, token).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
           HttpResponse.BodyHandlers.discarding());
       int status = r.statusCode();
       if (status == 404) {
@@ -214,8 +217,7 @@ final class FileDownload {
         return null;
       }
       if (status == 401 || status == 403) {
-        throw new HeadScopeException(url.getHost() + " refused " + id + " (HTTP " + status + "): the model does not "
-            + "exist, or it is private or gated; HeadScope downloads public models only.");
+        throw new HeadScopeException(HubClient.refusal(url.getHost(), id, status, token != null));
       }
       String linkedEtag = HubClient.header(r, "X-Linked-Etag").orElse(null);
       long linkedSize = longHeader(r, "X-Linked-Size").orElse(-1);
@@ -250,7 +252,7 @@ final class FileDownload {
     }
     URI u = meta.content();
     for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      HttpRequest.Builder req = HubClient.request(u).GET();
+      HttpRequest.Builder req = HubClient.request(u, url, token).GET();
       if (have > 0) {
         req.header("Range", "bytes=" + have + "-");
       }

@@ -266,4 +266,73 @@ public final class HubClient {
     return HttpRequest.newBuilder(uri).header("User-Agent", "HeadScope/0.1 (BERT attention viewer)")
         .timeout(Duration.ofSeconds(60));
   }
+
+  /**
+   * A request to {@code uri} that carries {@code Authorization: Bearer <token>} when a token is given and {@code uri}
+   * is on the Hub itself ({@link #authorization}): gated models (Llama, Gemma, Mistral) answer 401 without one.
+   */
+  static HttpRequest.Builder request(URI uri, URI hub, String token) {
+    HttpRequest.Builder b = request(uri);
+    authorization(uri, hub, token).ifPresent(v -> b.header("Authorization", v));
+    return b;
+  }
+
+  /**
+   * The {@code Authorization} header's value for a request to {@code target}: {@code Bearer <token>} only when
+   * {@code target} has the Hub's own scheme, host and port. The Hub answers a file of a gated repo with a redirect
+   * to a signed address on its CDN, which needs no token; sending it there, or to any other host a redirect names,
+   * would hand the user's credential to a server that has no use for it, so it is never sent off the Hub (as
+   * {@code huggingface_hub} does). Empty without a token.
+   */
+  static Optional<String> authorization(URI target, URI hub, String token) {
+    if (token == null || token.isBlank() || !sameOrigin(target, hub)) {
+      return Optional.empty();
+    }
+    return Optional.of("Bearer " + token);
+  }
+
+  private static boolean sameOrigin(URI a, URI b) {
+    return a.getScheme() != null && a.getHost() != null && b.getHost() != null
+        && a.getScheme().equalsIgnoreCase(b.getScheme()) && a.getHost().equalsIgnoreCase(b.getHost())
+        && port(a) == port(b);
+  }
+
+  private static int port(URI u) {
+    return u.getPort() >= 0 ? u.getPort() : u.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+  }
+
+  /**
+   * {@code HF_TOKEN} from the environment, as the Hugging Face libraries read it, or null when unset or blank.
+   * Refused in one line (without echoing it) when it holds a character a header cannot carry. Never logged.
+   */
+  static String token() {
+    return checkedToken(System.getenv("HF_TOKEN"));
+  }
+
+  static String checkedToken(String t) {
+    if (t == null || t.isBlank()) {
+      return null;
+    }
+    String token = t.trim();
+    for (int i = 0; i < token.length(); i++) {
+      char c = token.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        throw new HeadScopeException("HF_TOKEN holds a space, a line break or a non-ASCII character, which no Hugging "
+            + "Face token has; set it to the token alone.");
+      }
+    }
+    return token;
+  }
+
+  /**
+   * The one line for a 401 or 403 from the Hub: without a token, that the model is gated or private and {@code
+   * HF_TOKEN} is how to read it; with one, that this token has no access. The token itself is never in it.
+   */
+  static String refusal(String host, HubModelId id, int status, boolean withToken) {
+    return withToken
+        ? host + " refused " + id + " (HTTP " + status + ") with the token in HF_TOKEN: the model is gated or private "
+            + "and this token may not read it (accept the model's terms on its page, or use another token)."
+        : host + " refused " + id + " (HTTP " + status + "): the model is private or gated: set HF_TOKEN to a "
+            + "Hugging Face token that may read it (and accept the model's terms on its page).";
+  }
 }
