@@ -49,7 +49,9 @@ public record NeuronView(Head head, int query, List<String> tokens, float[] q, f
     Activation pattern = r.cache().get(HookPoint.pattern(l));
     float[] engineScores = scores.matrix(n, n, 0, head.head())[query];
     float[] attention = pattern.matrix(n, n, 0, head.head())[query];
-    return of(head, query, e.tokens(), q[query], k, c.family().causal(), c.parts().window(), engineScores, attention);
+    // a window is the layer's: every layer of a Mistral, ModernBERT's local layers only
+    int window = c.parts().windowed(l) ? c.parts().window() : 0;
+    return of(head, query, e.tokens(), q[query], k, c.family().causal(), window, engineScores, attention);
   }
 
   static NeuronView of(Head head, int query, List<String> tokens, float[] q, float[][] k, boolean causal,
@@ -60,7 +62,8 @@ public record NeuronView(Head head, int query, List<String> tokens, float[] q, f
   /**
    * From q and k already read: the scores and softmax computed here (in double, max-shifted); a causal
    * model's query sees no later key, and with a sliding window (Mistral) none at {@code window} or more
-   * tokens back.
+   * tokens back; a bidirectional model's window (ModernBERT's local layers) keeps the keys within {@code
+   * window / 2} on either side.
    */
   static NeuronView of(Head head, int query, List<String> tokens, float[] q, float[][] k, boolean causal,
       int window, float[] engineScores, float[] attention) {
@@ -69,7 +72,9 @@ public record NeuronView(Head head, int query, List<String> tokens, float[] q, f
     double[] s = new double[n];
     double max = Double.NEGATIVE_INFINITY;
     for (int j = 0; j < n; j++) {
-      if (causal && (j > query || window > 0 && j <= query - window)) {
+      boolean hidden = causal ? j > query || window > 0 && j <= query - window
+          : window > 0 && Math.abs(j - query) > window / 2;
+      if (hidden) {
         s[j] = Double.NaN;
         continue;
       }

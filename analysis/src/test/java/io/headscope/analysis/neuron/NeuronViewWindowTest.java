@@ -39,4 +39,28 @@ class NeuronViewWindowTest {
       }
     }
   }
+
+  /**
+   * ModernBERT's local layers (1 and 2 of 4, local_attention 4): the view hides the keys more than 2 away on either
+   * side and its softmax is the engine's row; the global layers (0 and 3) hide none. Before, a bidirectional model's
+   * window was ignored here and the softmax spread over every key.
+   */
+  @Test
+  void aModernBertLocalLayerSeesTheKeysWithinHalfTheWindowOnEitherSide() {
+    Path folder = DecoderFolders.writeNeoxModern("modernbert", dir.resolve("modernbert"), 53);
+    try (BertModel m = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      Encoding e = m.encode(DecoderFolders.neoxModernText("modernbert"), null);
+      for (Head h : new Head[] {new Head(0, 1), new Head(1, 0), new Head(2, 3), new Head(3, 2)}) {
+        boolean local = h.layer() % 3 != 0;
+        for (int query = 0; query < e.length(); query++) {
+          NeuronView v = NeuronView.of(m, e, h, query);
+          for (int j = 0; j < e.length(); j++) {
+            boolean seen = !local || Math.abs(query - j) <= 2;
+            assertThat(Double.isNaN(v.scores()[j])).as("%s query %d key %d hidden", h, query, j).isEqualTo(!seen);
+            assertThat(v.softmax()[j]).as("%s query %d key %d", h, query, j).isCloseTo(v.attention()[j], within(1e-6));
+          }
+        }
+      }
+    }
+  }
 }

@@ -52,6 +52,35 @@ class DecoderCommandsTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"gpt_neox", "modernbert"})
+  void pythiaAndModernBertPrintTheirMapsWithinTheReferencesBound(String type) throws Exception {
+    Path folder = DecoderFolders.writeNeoxModern(type, dir.resolve(type), 13);
+    CliHarness.Result r = CliHarness.run("attention", "--model", folder.toString(), "--text",
+        DecoderFolders.neoxModernText(type));
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode json = JSON.readTree(r.out());
+    long[] ids = DecoderFolders.neoxModernIds(type);
+    assertThat(json.get("ids").size()).isEqualTo(ids.length);
+    for (int i = 0; i < ids.length; i++) {
+      assertThat(json.get("ids").get(i).asLong()).isEqualTo(ids[i]);
+    }
+    double[][][][][] ref = DecoderFolders.neoxModernReference(type, 13, ids);
+    JsonNode attention = json.get("attention");
+    assertThat(attention.size()).isEqualTo(ref[0].length);
+    for (int l = 0; l < ref[0].length; l++) {
+      for (int h = 0; h < 4; h++) {
+        for (int q = 0; q < ids.length; q++) {
+          for (int k = 0; k < ids.length; k++) {
+            double got = attention.get(l).get(h).get(q).get(k).asDouble();
+            assertThat(Math.abs(got - ref[0][l][h][q][k])).as("%s %d-%d %d %d", type, l, h, q, k)
+                .isLessThanOrEqualTo(DecoderFolders.LAMBDA * ref[1][l][h][q][k]);
+          }
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
   @ValueSource(strings = {"llama", "gemma"})
   void predictReadsTheNextTokenWithHeadsOff(String type) throws Exception {
     Path folder = DecoderFolders.write(type, dir.resolve(type), 12);

@@ -42,6 +42,37 @@ public final class DecoderFolders {
   /** How many standard deviations a test allows ({@link DecoderReference#LAMBDA}). */
   public static final double LAMBDA = DecoderReference.LAMBDA;
 
+  /** A tiny GPT-NeoX (Pythia's parts, fp16) or ModernBERT (4 layers, local_attention 4, bf16) in {@code dir}. */
+  public static Path writeNeoxModern(String type, Path dir, long seed) {
+    return neoxModern(type, seed).writeTo(dir);
+  }
+
+  /** The text whose ids {@link #neoxModernIds} gives by hand: ModernBERT's has a {@code [MASK]}. */
+  public static String neoxModernText(String type) {
+    return type.equals("modernbert") ? HandModernTokenizer.TEXT : HandLlamaTokenizer.TEXT;
+  }
+
+  /** {@link #neoxModernText}'s ids worked out by hand (Pythia's tokenizer puts no BOS; ModernBERT's [CLS] .. [SEP]). */
+  public static long[] neoxModernIds(String type) {
+    return type.equals("modernbert") ? HandModernTokenizer.TEXT_IDS.clone() : textIds("qwen2");
+  }
+
+  /** The reference's maps ({@code [0]}) and error deviations ({@code [1]}) of {@link #writeNeoxModern}'s model. */
+  public static double[][][][][] neoxModernReference(String type, long seed, long[] ids) {
+    TinyNeoxModern m = neoxModern(type, seed);
+    NeoxModernReference.Result r = m.spec.neox() ? NeoxModernReference.neox(m, ids, ids.length - 1)
+        : NeoxModernReference.modernBert(m, ids, 0);
+    return new double[][][][][] {r.attention(), r.sigma()};
+  }
+
+  private static TinyNeoxModern neoxModern(String type, long seed) {
+    return new TinyNeoxModern(switch (type) {
+      case "gpt_neox" -> NeoxModernFamiliesTest.neox(true);
+      case "modernbert" -> NeoxModernFamiliesTest.modernBert();
+      default -> throw new IllegalArgumentException(type);
+    }, seed);
+  }
+
   private static TinyDecoder model(String type, long seed) {
     TinyDecoder.Spec spec = switch (type) {
       case "llama" -> DecoderFamiliesTest.llama(DecoderFamiliesTest.LLAMA3);
