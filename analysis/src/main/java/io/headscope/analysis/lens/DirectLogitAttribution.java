@@ -56,8 +56,17 @@ public final class DirectLogitAttribution {
     UnembedWeights u = model.unembedWeights(tokens);
     PostLayerNormWeights post = u == null ? model.postLayerNormWeights(tokens) : null;
     if (u == null && post == null) {
-      throw new HeadScopeException("Direct logit attribution needs GPT-2's ln_f head or a masked-LM head with "
-          + "its transform; " + model.name() + " has neither.");
+      var c = model.config();
+      // ModernBERT: a pre-norm encoder whose final norm feeds BERT's masked-LM transform (dense, GELU, norm); the
+      // attribution freezes one of the two scales, not both through a GELU, so it is not written for it
+      throw new HeadScopeException(c.family().preLayerNorm() && c.family().masked()
+          ? "Direct logit attribution is not written for " + c.family().withArticle() + " (" + model.name() + "): its "
+              + "final norm feeds a masked-LM transform (dense, GELU, norm), whose scales would all have to be frozen."
+          : c.parts().rms()
+              ? "Direct logit attribution is not written for an RMSNorm model (" + model.name() + "): it freezes a "
+                  + "LayerNorm's scale."
+              : "Direct logit attribution needs GPT-2's ln_f head or a masked-LM head with its transform; "
+                  + model.name() + " has neither.");
     }
     RunResult r = model.run(RunRequest.of(input)
         .capture(Capture.points(HookPoint.Kind.EMBED, HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_RESULT,
