@@ -77,10 +77,16 @@ final class NeoxModernConfigs {
       throw new HeadScopeException(file + ": classifier_activation \"" + headAct + "\" differs from hidden_activation \""
           + act + "\"; HeadScope runs ModernBERTs whose head uses the MLP's GELU.");
     }
-    double global = number(root, "global_rope_theta", 160000, file);
-    JsonNode localTheta = root.get("local_rope_theta");
-    double local = localTheta == null || localTheta.isNull() ? global : number(root, "local_rope_theta", global, file);
-    int every = BertConfig.optionalInt(root, "global_attn_every_n_layers", 3, file);
+    // the thetas as hub configs write them (global_rope_theta, local_rope_theta), or as transformers 5 saves them
+    // (rope_parameters by layer type); without either, ModernBertConfig's defaults 160000 and 10000
+    JsonNode params = root.path("rope_parameters");
+    double global = number(root, "global_rope_theta", number(params.path("full_attention"), "rope_theta", 160000, file),
+        file);
+    double local = number(root, "local_rope_theta", number(params.path("sliding_attention"), "rope_theta", 10000, file),
+        file);
+    int layers = BertConfig.requiredInt(root, "num_hidden_layers", file);
+    int every = root.has("layer_types") ? periodOf(root.get("layer_types"), layers, file)
+        : BertConfig.optionalInt(root, "global_attn_every_n_layers", 3, file);
     int window = BertConfig.optionalInt(root, "local_attention", 128, file);
     if (window < 2) {
       throw new HeadScopeException(file + ": local_attention must be at least 2, got " + window + ".");
@@ -96,6 +102,29 @@ final class NeoxModernConfigs {
         BertConfig.requiredInt(root, "intermediate_size", file),
         act, BertConfig.optionalInt(root, "max_position_embeddings", 8192, file),
         0, ConfigFields.finiteNumber(root, "norm_eps", 1e-5, file), labels, Family.MODERNBERT, hidden, 0, parts);
+  }
+
+  /**
+   * The n of a {@code layer_types} list (transformers 5: {@code "full_attention"} where {@code l % n == 0}, else
+   * {@code "sliding_attention"}); another pattern is refused in one line.
+   */
+  private static int periodOf(JsonNode types, int layers, Path file) {
+    int every = layers;
+    for (int l = 1; l < types.size(); l++) {
+      if (types.get(l).asText().equals("full_attention")) {
+        every = l;
+        break;
+      }
+    }
+    boolean periodic = types.isArray() && types.size() == layers;
+    for (int l = 0; periodic && l < layers; l++) {
+      periodic = types.get(l).asText().equals(l % every == 0 ? "full_attention" : "sliding_attention");
+    }
+    if (!periodic) {
+      throw new HeadScopeException(file + ": layer_types is not a full_attention layer every n layers from the first, "
+          + "the others sliding_attention; HeadScope runs ModernBERTs laid out as global_attn_every_n_layers says.");
+    }
+    return every;
   }
 
   private static double number(JsonNode node, String key, double absent, Path file) {

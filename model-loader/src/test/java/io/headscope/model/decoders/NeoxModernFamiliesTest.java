@@ -30,11 +30,12 @@ class NeoxModernFamiliesTest {
   }
 
   /**
-   * ModernBERT's parts at a tiny size: 4 layers, global in layers 0 and 3 (every 3rd) with theta 160000, local in
-   * 1 and 2 with theta 10000 and local_attention 4 (keys within 2 of the query), bf16.
+   * ModernBERT's parts at a tiny size: 4 layers, global in layers 0 and 2 (every 2nd) with theta 40000, local in
+   * 1 and 3 with theta 500 and local_attention 4 (keys within 2 of the query), bf16. None is ModernBertConfig's
+   * default (3, 160000, 10000, 128), so the config's keys are what the engine runs.
    */
   static TinyNeoxModern.Spec modernBert() {
-    return new TinyNeoxModern.Spec("modernbert", 4, 32, 4, 48, 272, "BF16", 1, false, 160000, 10000, 3, 4, 1e-5);
+    return new TinyNeoxModern.Spec("modernbert", 4, 32, 4, 48, 272, "BF16", 1, false, 40000, 500, 2, 4, 1e-5);
   }
 
   record Checked(Encoding encoding, AttentionTrace trace, NeoxModernReference.Result ref, float[] probabilities) {}
@@ -99,7 +100,7 @@ class NeoxModernFamiliesTest {
     assertThat(argMax(c.probabilities())).isEqualTo(argMax(c.ref().logits()));
     int reach = 4 / 2;
     for (int l = 0; l < 4; l++) {
-      boolean local = l % 3 != 0;
+      boolean local = l % 2 != 0;
       for (int h = 0; h < 4; h++) {
         float[][] map = c.trace().map(new Head(l, h));
         for (int q = 0; q < map.length; q++) {
@@ -113,6 +114,43 @@ class NeoxModernFamiliesTest {
         }
       }
     }
+  }
+
+  /**
+   * A ModernBERT config as transformers 5 saves it ({@code layer_types} and {@code rope_parameters} by layer type, no
+   * {@code global_rope_theta}, {@code local_rope_theta} or {@code global_attn_every_n_layers}) runs the same maps;
+   * a {@code layer_types} that is not every n-th layer global is refused in one line.
+   */
+  @Test
+  void transformers5sLayerTypesAndRopeParametersReadAsTheOlderKeys() throws Exception {
+    TinyNeoxModern m = new TinyNeoxModern(modernBert(), 53);
+    Path old = m.writeTo(dir.resolve("old"));
+    Path v5 = m.writeTo(dir.resolve("v5"));
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode c =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(v5.resolve("config.json").toFile());
+    c.remove(List.of("global_rope_theta", "local_rope_theta", "global_attn_every_n_layers"));
+    c.putArray("layer_types").add("full_attention").add("sliding_attention").add("full_attention")
+        .add("sliding_attention");
+    c.putObject("rope_parameters").<com.fasterxml.jackson.databind.node.ObjectNode>set("full_attention",
+        json.createObjectNode().put("rope_type", "default").put("rope_theta", 40000.0))
+        .set("sliding_attention", json.createObjectNode().put("rope_type", "default").put("rope_theta", 500.0));
+    java.nio.file.Files.writeString(v5.resolve("config.json"), c.toString());
+    ModelRepository repo = new ModelRepository(dir.resolve("cache"));
+    try (BertModel a = BertModel.load(repo.folder(old)); BertModel b = BertModel.load(repo.folder(v5))) {
+      Encoding e = a.encode(HandModernTokenizer.TEXT, null);
+      AttentionTrace ta = a.maps(List.of(e)).get(0);
+      AttentionTrace tb = b.maps(List.of(e)).get(0);
+      for (int l = 0; l < 4; l++) {
+        assertThat(tb.map(new Head(l, 2))).isDeepEqualTo(ta.map(new Head(l, 2)));
+      }
+    }
+    c.putArray("layer_types").add("full_attention").add("sliding_attention").add("full_attention")
+        .add("full_attention");
+    java.nio.file.Files.writeString(v5.resolve("config.json"), c.toString());
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BertModel.load(repo.folder(v5)))
+        .isInstanceOf(io.headscope.model.core.HeadScopeException.class)
+        .hasMessageContaining("layer_types").hasMessageNotContaining("\n");
   }
 
   /**
