@@ -102,7 +102,16 @@ final class BertWeights implements AutoCloseable {
         // ModernBERT's head: dense (no bias), the activation, a norm, and the decoder (tied unless the config
         // says otherwise) with its bias; a bare ModernBertModel has none of it
         gptLmHead = false;
-        boolean hasMlm = w.has("cls.predictions.transform.dense.weight");
+        // ModernBertForSequenceClassification has a head.dense and head.norm too (its pooling head) and a
+        // classifier.weight beside them: read as a masked-LM head it would predict from a pooler
+        boolean classifier = w.stored("classifier.weight");
+        boolean hasMlm = w.has("cls.predictions.transform.dense.weight") && !classifier;
+        if (classifier) { // its pooling head is not run, as no other family's classifier is (IGNORED)
+          for (String n : new String[] {"cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
+              "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias"}) {
+            w.get(n);
+          }
+        }
         decoder = !hasMlm ? null : tied ? wordEmbeddings : w.req("cls.predictions.decoder.weight", config.vocabSize(), d);
         mlmDenseWeight = hasMlm ? w.req("cls.predictions.transform.dense.weight", d, d) : null;
         mlmDenseBias = null;
@@ -562,6 +571,11 @@ final class BertWeights implements AutoCloseable {
 
     boolean has(String name) {
       return get(name) != null;
+    }
+
+    /** Whether the checkpoint holds a tensor of this very name (no family's names applied). */
+    boolean stored(String checkpointName) {
+      return t.containsKey(checkpointName);
     }
 
     /**

@@ -154,6 +154,27 @@ class NeoxModernFamiliesTest {
   }
 
   /**
+   * A ModernBertForSequenceClassification (its own head.dense and head.norm, a classifier.weight) opens for its maps,
+   * the masked-LM's, and has no masked-LM head (predict says so in one line), rather than predicting from its pooler.
+   */
+  @Test
+  void aModernBertClassifierOpensForItsMapsWithoutMaskedLmPredictions() {
+    TinyNeoxModern lm = new TinyNeoxModern(modernBert(), 53);
+    TinyNeoxModern cls = new TinyNeoxModern(modernBert(), 53);
+    cls.weights.remove("decoder.bias");
+    cls.weights.put("classifier.weight", new TinyDecoder.Tensor(new double[2 * 32], new long[] {2, 32}));
+    cls.weights.put("classifier.bias", new TinyDecoder.Tensor(new double[2], new long[] {2}));
+    ModelRepository repo = new ModelRepository(dir.resolve("cache"));
+    try (BertModel a = BertModel.load(repo.folder(lm.writeTo(dir.resolve("lm"))));
+        BertModel b = BertModel.load(repo.folder(cls.writeTo(dir.resolve("cls"))))) {
+      Encoding e = a.encode(HandModernTokenizer.TEXT, null);
+      assertThat(b.maps(List.of(e)).get(0).map(new Head(1, 1))).isDeepEqualTo(a.maps(List.of(e)).get(0).map(new Head(1, 1)));
+      assertThat(a.hasMaskedLmHead()).isTrue();
+      assertThat(b.hasMaskedLmHead()).as("what predict and the app ask before predicting").isFalse();
+    }
+  }
+
+  /**
    * Writes the tiny folders and their reference maps into {@code -Dheadscope.neoxModernDump=DIR} (skipped
    * without it), for running the command line on them and checking the reference against transformers by hand.
    */
