@@ -154,6 +154,40 @@ class NeoxModernFamiliesTest {
   }
 
   /**
+   * Pythia's checkpoints converted from the old {@code .bin} files carry the attention's buffers: the causal mask
+   * {@code attention.bias} (BOOL, max_positions^2), {@code attention.masked_bias} (-1e9) and {@code
+   * attention.rotary_emb.inv_freq}. They are skipped (the engine builds its own mask and angles): the folder opens and
+   * its maps are those of the same weights without them.
+   */
+  @Test
+  void pythiasAttentionBuffersAreSkipped() {
+    TinyNeoxModern plain = new TinyNeoxModern(neox(true), 51);
+    TinyNeoxModern old = new TinyNeoxModern(neox(true), 51);
+    for (int l = 0; l < 2; l++) {
+      String p = "gpt_neox.layers." + l + ".attention.";
+      byte[] mask = new byte[64 * 64];
+      for (int i = 0; i < 64; i++) {
+        for (int j = 0; j <= i; j++) {
+          mask[i * 64 + j] = 1;
+        }
+      }
+      old.buffers.add(new io.headscope.model.testing.RawSafetensors.Entry(p + "bias", "BOOL", new long[] {1, 1, 64, 64},
+          mask));
+      old.buffers.add(new io.headscope.model.testing.RawSafetensors.Entry(p + "masked_bias", "F32", new long[] {},
+          java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat(-1e9f).array()));
+      old.buffers.add(new io.headscope.model.testing.RawSafetensors.Entry(p + "rotary_emb.inv_freq", "F32",
+          new long[] {2}, java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat(1f)
+              .putFloat(0.01f).array()));
+    }
+    ModelRepository repo = new ModelRepository(dir.resolve("cache"));
+    try (BertModel a = BertModel.load(repo.folder(plain.writeTo(dir.resolve("plain"))));
+        BertModel b = BertModel.load(repo.folder(old.writeTo(dir.resolve("old"))))) {
+      Encoding e = a.encode(HandLlamaTokenizer.TEXT, null);
+      assertThat(b.maps(List.of(e)).get(0).map(new Head(1, 2))).isDeepEqualTo(a.maps(List.of(e)).get(0).map(new Head(1, 2)));
+    }
+  }
+
+  /**
    * A ModernBertForSequenceClassification (its own head.dense and head.norm, a classifier.weight) opens for its maps,
    * the masked-LM's, and has no masked-LM head (predict says so in one line), rather than predicting from its pooler.
    */

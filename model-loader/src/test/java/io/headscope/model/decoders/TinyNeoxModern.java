@@ -48,6 +48,8 @@ final class TinyNeoxModern {
 
   final Spec spec;
   final Map<String, TinyDecoder.Tensor> weights = new LinkedHashMap<>();
+  /** Tensors written as they are after the weights (buffers older checkpoints carry: masks, inverse frequencies). */
+  final List<RawSafetensors.Entry> buffers = new ArrayList<>();
 
   TinyNeoxModern(Spec s, long seed) {
     this.spec = s;
@@ -121,6 +123,7 @@ final class TinyNeoxModern {
       writeConfig(dir.resolve("config.json"));
       List<RawSafetensors.Entry> entries = new ArrayList<>();
       weights.forEach((name, t) -> entries.add(new RawSafetensors.Entry(name, spec.dtype(), t.shape(), bytes(t.values()))));
+      entries.addAll(buffers);
       RawSafetensors.write(dir.resolve("model.safetensors"), entries);
       if (spec.neox()) {
         HandLlamaTokenizer.write(dir.resolve("tokenizer.json"), false); // Pythia's tokenizer adds no BOS
