@@ -233,6 +233,34 @@ class EncoderDecoderFamiliesTest {
         .hasMessageNotContaining("\n");
   }
 
+  /**
+   * Writes the tiny checkpoints and their reference maps and logits into {@code -Dheadscope.encoderDecoderDump=DIR}
+   * (skipped without it): for running the command line on them, and for checking the reference by hand
+   * against transformers ({@code T5ForConditionalGeneration(source, decoder_input_ids=target)}).
+   */
+  @Test
+  void dumpForTransformers() throws Exception {
+    String out = System.getProperty("headscope.encoderDecoderDump");
+    org.junit.jupiter.api.Assumptions.assumeTrue(out != null, "set -Dheadscope.encoderDecoderDump=DIR to write the dump");
+    Path root = Path.of(out);
+    Object[][] cases = {{"t5", t5(), 51L, HandT5Tokenizer.SOURCE_IDS, HandT5Tokenizer.TARGET_IDS},
+        {"t5v11", t5v11(), 52L, HandT5Tokenizer.SOURCE_IDS, new long[] {7, 8, 1}},
+        {"bart", bart(), 53L, BART_SOURCE_IDS, BART_TARGET_IDS}};
+    for (Object[] c : cases) {
+      TinyEncoderDecoder m = new TinyEncoderDecoder((TinyEncoderDecoder.Spec) c[1], (Long) c[2]);
+      Path folder = m.writeTo(root.resolve((String) c[0]));
+      EncoderDecoderReference.Result ref = EncoderDecoderReference.run(m, (long[]) c[3], (long[]) c[4]);
+      java.util.Map<String, Object> dump = new java.util.LinkedHashMap<>();
+      dump.put("ids", c[3]);
+      dump.put("target_ids", c[4]);
+      dump.put("encoder_attention", ref.encoder());
+      dump.put("decoder_attention", ref.decoder());
+      dump.put("cross_attention", ref.cross());
+      dump.put("logits", ref.logits());
+      new com.fasterxml.jackson.databind.ObjectMapper().writeValue(folder.getParent().resolve(c[0] + "-reference.json").toFile(), dump);
+    }
+  }
+
   private static int argMax(double[] v) {
     int best = 0;
     for (int i = 1; i < v.length; i++) {
