@@ -90,6 +90,18 @@ class EncoderDecoderCommandsTest {
   }
 
   @Test
+  void htmlWritesThePageWithTheThreeKindsToSwitchBetween() throws Exception {
+    Path folder = EncoderDecoderFolders.write("bart", dir.resolve("bart"), 25);
+    Path page = dir.resolve("page.html");
+    CliHarness.Result r = CliHarness.run("html", "--model", folder.toString(), "--text", EncoderDecoderFolders.source("bart"),
+        "--target", EncoderDecoderFolders.target("bart"), "--out", page.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String html = java.nio.file.Files.readString(page);
+    assertThat(html).contains("\"source\":\"encoder-decoder\"").contains("\"name\":\"encoder\"")
+        .contains("\"name\":\"decoder\"").contains("\"name\":\"cross\"");
+  }
+
+  @Test
   void everyOtherCommandSaysInOneLineWhyNot() {
     Path folder = EncoderDecoderFolders.write("bart", dir.resolve("bart"), 23);
     for (String[] args : new String[][] {{"attention", "--text", "a b"}, {"lens", "--text", "a b"},
