@@ -72,6 +72,8 @@ final class AttentionCommand implements Callable<Integer> {
       HeadMask.Mode off = UsageException.mode(mode);
       try (EncoderDecoderModel m = twoStacks.open(model)) {
         EncoderDecoderTrace t = m.trace(sentence.text, twoStacks.target, twoStacks.mask(m.config(), off), 0);
+        Warnings.truncation(t.source());
+        Warnings.truncation(t.target());
         output.write(o -> EncoderDecoderJson.attention(t, o));
       }
       return 0;

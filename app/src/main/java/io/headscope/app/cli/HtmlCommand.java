@@ -81,6 +81,8 @@ final class HtmlCommand implements Callable<Integer> {
       }
       try (io.headscope.model.EncoderDecoderModel ed = twoStacks.open(model)) {
         io.headscope.model.EncoderDecoderTrace t = ed.trace(text, twoStacks.target, twoStacks.mask(ed.config(), m), 0);
+        Warnings.truncation(t.source());
+        Warnings.truncation(t.target());
         byte[] html = ArrayPage.of(t, new HeadClassifier()).html(ed.name());
         output.write(o -> o.write(html));
       }

@@ -86,6 +86,8 @@ final class PredictCommand implements Callable<Integer> {
       try (EncoderDecoderModel ed = twoStacks.open(model)) {
         io.headscope.model.core.EncoderDecoderMask mask = twoStacks.mask(ed.config(), m);
         EncoderDecoderTrace run = ed.trace(sentence.text, twoStacks.target, mask, top);
+        Warnings.truncation(run.source());
+        Warnings.truncation(run.target());
         EncoderDecoderTrace intact = mask.isEmpty() ? run
             : ed.trace(sentence.text, twoStacks.target, io.headscope.model.core.EncoderDecoderMask.NONE, top);
         output.write(o -> EncoderDecoderJson.predictions(run, intact, o));

@@ -207,8 +207,40 @@ class EncoderDecoderFamiliesTest {
       // an encoder head switched off moves the cross maps (they read the encoder's output)
       EncoderDecoderRun e = model.run(s, t, EncoderDecoderMask.NONE.with(AttentionKind.ENCODER,
           HeadMask.of(Set.of(new Head(0, 0)), HeadMask.Mode.ZERO)), false);
-      assertThat(e.encoder()[0]).isDeepEqualTo(r.encoder()[0] == null ? null : e.encoder()[0]);
+      assertThat(e.encoder()[0][1]).isDeepEqualTo(on.encoder()[0][1]); // the other heads of its layer as they were
+      for (float[] row : e.encoder()[0][0]) {
+        for (float v : row) {
+          assertThat(v).isZero();
+        }
+      }
       assertThat(e.cross()[0][0]).isNotEqualTo(on.cross()[0][0]);
+    }
+  }
+
+  /**
+   * A decoder head switched off in uniform mode spreads each row over the keys its query may see: row i is 1 / (i +
+   * 1) on keys 0..i and 0 after (causal), not 1 / T over every key; an encoder head's rows are 1 / S.
+   */
+  @Test
+  void uniformSpreadsARowOverTheKeysItsQuerySees() {
+    TinyEncoderDecoder m = new TinyEncoderDecoder(bart(), 58);
+    Path folder = m.writeTo(dir.resolve("bart-uniform"));
+    try (EncoderDecoderModel model = EncoderDecoderModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      EncoderDecoderMask mask = EncoderDecoderMask.NONE
+          .with(AttentionKind.DECODER, HeadMask.of(Set.of(new Head(0, 1)), HeadMask.Mode.UNIFORM))
+          .with(AttentionKind.ENCODER, HeadMask.of(Set.of(new Head(1, 0)), HeadMask.Mode.UNIFORM));
+      EncoderDecoderRun r = model.run(BART_SOURCE_IDS, BART_TARGET_IDS, mask, false);
+      float[][] dec = r.decoder()[0][1];
+      for (int q = 0; q < dec.length; q++) {
+        for (int k = 0; k < dec[q].length; k++) {
+          assertThat(dec[q][k]).as("query %d key %d", q, k).isEqualTo(k <= q ? 1f / (q + 1) : 0f);
+        }
+      }
+      for (float[] row : r.encoder()[1][0]) {
+        for (float v : row) {
+          assertThat(v).isEqualTo(1f / BART_SOURCE_IDS.length);
+        }
+      }
     }
   }
 
