@@ -274,7 +274,9 @@
     }
     const about = $("about");
     const enc = D.encoding;
-    about.appendChild(el("p", "", PARTS ? "Every number is the float32 of the arrays given (float64 rounded to float32)."
+    about.appendChild(el("p", "", PARTS ? (D.source === "encoder-decoder" ? "Every number is the float32 HeadScope's engine computed: the encoder's, "
+      + "the decoder's (causal) and the cross-attention's maps of this source and target."
+      : "Every number is the float32 of the arrays given (float64 rounded to float32).")
       : enc.kind === "exact"
       ? "Every number is the model's float32, exactly as `headscope attention` writes it."
       : (enc.mapScale === 0 ? "Maps stored exactly (float32)" : "Maps stored as round(" + enc.mapScale
