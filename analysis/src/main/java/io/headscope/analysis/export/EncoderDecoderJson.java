@@ -14,7 +14,8 @@ import java.util.List;
 
 /**
  * An encoder-decoder's maps and next-token predictions as JSON (T5, BART): the source and the target with
- * their ids, and the three kinds of maps, {@code [layer][head][query][key]} with 0-based indices.
+ * their ids, and the three kinds of maps, {@code [layer][head][query][key]} with 0-based indices; the maps also
+ * as a .npz ({@link #npz}).
  */
 public final class EncoderDecoderJson {
   private static final JsonFactory FACTORY = new JsonFactory();
@@ -60,6 +61,20 @@ public final class EncoderDecoderJson {
         next(g, intact);
       }
       g.writeEndObject();
+    }
+  }
+
+  /**
+   * The maps as NumPy's .npz under BertViz's argument names, {@code encoder_tokens}, {@code decoder_tokens}
+   * (the source's and the target's tokens), {@code encoder_attention}, {@code decoder_attention}, {@code
+   * cross_attention} (float32, layer x head x query x key): what {@code head_view(encoder_attention=...)} takes,
+   * and what {@code headscope html --arrays} draws.
+   */
+  public static void npz(EncoderDecoderTrace t, OutputStream out) throws IOException {
+    try (Npz npz = new Npz(out)) {
+      npz.strings("encoder_tokens", t.source().tokens()).strings("decoder_tokens", t.target().tokens());
+      npz.floats("encoder_attention", t.encoder()).floats("decoder_attention", t.decoder())
+          .floats("cross_attention", t.cross());
     }
   }
 

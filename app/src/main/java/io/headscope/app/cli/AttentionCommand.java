@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
         + "--format npz --out FILE.npz writes the same float32 arrays for NumPy's np.load. "
         + "An encoder-decoder (T5, BART) takes --text SOURCE --target TARGET and gives tokens, ids (source), "
         + "target_tokens, target_ids, encoder_attention, decoder_attention (causal) and "
-        + "cross_attention[layer][head][target query][source key].")
+        + "cross_attention[layer][head][target query][source key]; with --format npz BertViz's arrays encoder_tokens, "
+        + "decoder_tokens, encoder_attention, decoder_attention, cross_attention (html --arrays draws them).")
 final class AttentionCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -65,16 +66,20 @@ final class AttentionCommand implements Callable<Integer> {
     output.check();
     twoStacks.check();
     if (twoStacks.given()) {
-      if (sentence.pair != null || layerNorms || words || npz) {
+      if (sentence.pair != null || layerNorms || words) {
         throw new UsageException("--target (an encoder-decoder's source and target) goes without --pair, "
-            + "--layer-norms, --words and --format npz.");
+            + "--layer-norms and --words.");
       }
       HeadMask.Mode off = UsageException.mode(mode);
       try (EncoderDecoderModel m = twoStacks.open(model)) {
         EncoderDecoderTrace t = m.trace(sentence.text, twoStacks.target, twoStacks.mask(m.config(), off), 0);
         Warnings.truncation(t.source());
         Warnings.truncation(t.target());
-        output.write(o -> EncoderDecoderJson.attention(t, o));
+        if (npz) {
+          output.write(o -> EncoderDecoderJson.npz(t, o), Output.Format.NPZ);
+        } else {
+          output.write(o -> EncoderDecoderJson.attention(t, o));
+        }
       }
       return 0;
     }

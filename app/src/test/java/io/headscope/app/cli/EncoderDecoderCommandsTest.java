@@ -101,6 +101,39 @@ class EncoderDecoderCommandsTest {
         .contains("\"name\":\"decoder\"").contains("\"name\":\"cross\"");
   }
 
+  /** The .npz under BertViz's names round-trips: NumPy's layout read back equals the JSON, and html --arrays draws it. */
+  @Test
+  void npzHoldsTheSameMapsAndHtmlArraysDrawsIt() throws Exception {
+    Path folder = EncoderDecoderFolders.write("t5", dir.resolve("t5"), 26);
+    Path npz = dir.resolve("maps.npz");
+    String[] common = {"attention", "--model", folder.toString(), "--text", EncoderDecoderFolders.source("t5"),
+        "--target", EncoderDecoderFolders.target("t5")};
+    CliHarness.Result json = CliHarness.run(common);
+    String[] withNpz = java.util.Arrays.copyOf(common, common.length + 4);
+    withNpz[common.length] = "--format";
+    withNpz[common.length + 1] = "npz";
+    withNpz[common.length + 2] = "--out";
+    withNpz[common.length + 3] = npz.toString();
+    CliHarness.Result r = CliHarness.run(withNpz);
+    assertThat(r.exit()).as(r.err()).isZero();
+    java.util.Map<String, io.headscope.analysis.export.NpzReader.Array> a;
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(npz)) {
+      a = io.headscope.analysis.export.NpzReader.read(in);
+    }
+    JsonNode maps = JSON.readTree(json.out()).get("cross_attention");
+    io.headscope.analysis.export.NpzReader.Array cross = a.get("cross_attention");
+    assertThat(cross.shape()).containsExactly(2, 4, 7, 7);
+    for (int i = 0; i < cross.numbers().length; i++) {
+      int l = i / (4 * 49);
+      int h = i / 49 % 4;
+      // the JSON writes each float32 in its shortest form: read back as a float, it is the same float32
+      assertThat((float) cross.numbers()[i]).isEqualTo((float) maps.get(l).get(h).get(i / 7 % 7).get(i % 7).asDouble());
+    }
+    assertThat(a.get("decoder_tokens").strings()).endsWith("</s>");
+    CliHarness.Result page = CliHarness.run("html", "--arrays", npz.toString(), "--out", dir.resolve("p.html").toString());
+    assertThat(page.exit()).as(page.err()).isZero();
+  }
+
   @Test
   void everyOtherCommandSaysInOneLineWhyNot() {
     Path folder = EncoderDecoderFolders.write("bart", dir.resolve("bart"), 23);
