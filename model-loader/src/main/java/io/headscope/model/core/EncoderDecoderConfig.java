@@ -99,6 +99,9 @@ public record EncoderDecoderConfig(
 
   /** The family of an encoder-decoder's {@code model_type}, or null when it is not one. */
   public static Family familyOf(String modelType) {
+    if ("mt5".equals(modelType)) {
+      return Family.T5; // MT5Config: T5 v1.1's layout and keys (gated-gelu, untied head), a larger vocabulary
+    }
     for (Family f : Family.values()) {
       if (f.modelType.equals(modelType)) {
         return f;
@@ -122,8 +125,7 @@ public record EncoderDecoderConfig(
    * is, and which commands show it.
    */
   public static String notOneStack(Path configJson, Family f) {
-    return configJson + " is " + (f == Family.T5 ? "a T5" : "a BART") + " encoder-decoder (model_type \""
-        + f.modelType + "\"): HeadScope shows its encoder, decoder and cross-attention maps with `attention "
+    return configJson + " is " + (f == Family.T5 ? "a T5" : "a BART") + " encoder-decoder: HeadScope shows its encoder, decoder and cross-attention maps with `attention "
         + "--text SOURCE --target TARGET` and its next target tokens with `predict --text SOURCE --target TARGET`; "
         + "this reads single-stack encoders and decoders only.";
   }

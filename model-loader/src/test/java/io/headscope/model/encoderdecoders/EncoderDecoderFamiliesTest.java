@@ -132,6 +132,23 @@ class EncoderDecoderFamiliesTest {
     assertThat(c.trace().encoder().length).isEqualTo(2);
   }
 
+  /** mT5 (model_type mt5) is T5 v1.1's layout under another name: the same folder read as mt5 gives the same maps. */
+  @Test
+  void mt5IsReadAsT5v11() throws Exception {
+    TinyEncoderDecoder m = new TinyEncoderDecoder(t5v11(), 59);
+    Path folder = m.writeTo(dir.resolve("mt5"));
+    Path config = folder.resolve("config.json");
+    java.nio.file.Files.writeString(config, java.nio.file.Files.readString(config).replace("\"t5\"", "\"mt5\"")
+        .replace("T5ForConditionalGeneration", "MT5ForConditionalGeneration"));
+    try (EncoderDecoderModel model = EncoderDecoderModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      EncoderDecoderRun r = model.run(HandT5Tokenizer.SOURCE_IDS, new long[] {7, 8, 1}, EncoderDecoderMask.NONE, false);
+      EncoderDecoderReference.Result ref = EncoderDecoderReference.run(m, HandT5Tokenizer.SOURCE_IDS, new long[] {7, 8, 1});
+      double[] stats = new double[3];
+      compare("mt5 cross", r.cross(), ref.cross(), ref.crossSigma(), stats);
+      assertThat(stats[1]).isLessThan(1e-4);
+    }
+  }
+
   @Test
   void bartWithLearnedPositionsScaledEmbeddingsAndPostLayerNormMatchesTheReference() {
     Checked c = check(bart(), 53, "bart", BART_SOURCE, BART_TARGET);
