@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
         + "view, every head as a thumbnail, the neuron view (q, k, q*k, q.k/sqrt(dh), softmax), each head's "
         + "category, and with --disable the predictions before -> after and the maps intact / as run / difference. "
         + "With --arrays FILE.npz instead of --text: the page for attention of any model, as BertViz's head_view "
-        + "takes it (arrays tokens, attention (layer, head, query, key), or the encoder-decoder ones).")
+        + "takes it (arrays tokens, attention (layer, head, query, key), or the encoder-decoder ones). An encoder-decoder "
+        + "(T5, BART) with --text SOURCE --target TARGET: its encoder, decoder and cross maps, switched between on the page.")
 final class HtmlCommand implements Callable<Integer> {
   @Option(names = "--text", paramLabel = "TEXT", description = "The sentence (segment a); [MASK] marks words to predict.")
   String text;
@@ -54,6 +55,8 @@ final class HtmlCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin EncoderDecoderOptions twoStacks;
+
   @Override
   public Integer call() {
     if (arrays != null) {
@@ -70,6 +73,21 @@ final class HtmlCommand implements Callable<Integer> {
     Warnings.lowerCaseMask(pair);
     output.check();
     HeadMask.Mode m = UsageException.mode(mode);
+    twoStacks.check();
+    if (twoStacks.given()) {
+      if (pair != null || disable != null) {
+        throw new UsageException("--target (an encoder-decoder's source and target) goes without --pair and --disable: "
+            + "switch heads off with --disable-encoder, --disable-decoder and --disable-cross.");
+      }
+      try (io.headscope.model.EncoderDecoderModel ed = twoStacks.open(model)) {
+        io.headscope.model.EncoderDecoderTrace t = ed.trace(text, twoStacks.target, twoStacks.mask(ed.config(), m), 0);
+        Warnings.truncation(t.source());
+        Warnings.truncation(t.target());
+        byte[] html = ArrayPage.of(t, new HeadClassifier()).html(ed.name());
+        output.write(o -> o.write(html));
+      }
+      return 0;
+    }
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       PageData d = PageData.build(bert, text, pair, HeadMask.of(off, m), new HeadClassifier());

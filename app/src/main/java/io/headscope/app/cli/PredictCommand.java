@@ -1,6 +1,9 @@
 package io.headscope.app.cli;
 
+import io.headscope.analysis.export.EncoderDecoderJson;
 import io.headscope.analysis.export.JsonExport;
+import io.headscope.model.EncoderDecoderModel;
+import io.headscope.model.EncoderDecoderTrace;
 import io.headscope.analysis.favor.FavorHeads;
 import io.headscope.analysis.favor.RandomFeatures;
 import io.headscope.model.AttentionTrace;
@@ -19,7 +22,8 @@ import picocli.CommandLine.Option;
 
 @Command(name = "predict", mixinStandardHelpOptions = true,
     description = "Masked-LM predictions at every [MASK], optionally with heads switched off or on FAVOR+ "
-        + "(then also the intact model's predictions and what changed).")
+        + "(then also the intact model's predictions and what changed). An encoder-decoder (T5, BART): --text "
+        + "SOURCE --target TARGET gives the next target token at every target position.")
 final class PredictCommand implements Callable<Integer> {
   @Mixin TextOptions sentence;
 
@@ -55,6 +59,8 @@ final class PredictCommand implements Callable<Integer> {
 
   @Mixin ModelOptions model;
 
+  @Mixin EncoderDecoderOptions twoStacks;
+
   @Override
   public Integer call() {
     sentence.check();
@@ -71,6 +77,23 @@ final class PredictCommand implements Callable<Integer> {
       case "iid" -> RandomFeatures.Kind.IID;
       default -> throw new UsageException("--favor-kind must be orf or iid, got \"" + favorKind + "\".");
     };
+    twoStacks.check();
+    if (twoStacks.given()) {
+      if (sentence.pair != null || disable != null || favor != null) {
+        throw new UsageException("--target (an encoder-decoder's source and target) goes without --pair, --disable "
+            + "and --favor: switch heads off with --disable-encoder, --disable-decoder and --disable-cross.");
+      }
+      try (EncoderDecoderModel ed = twoStacks.open(model)) {
+        io.headscope.model.core.EncoderDecoderMask mask = twoStacks.mask(ed.config(), m);
+        EncoderDecoderTrace run = ed.trace(sentence.text, twoStacks.target, mask, top);
+        Warnings.truncation(run.source());
+        Warnings.truncation(run.target());
+        EncoderDecoderTrace intact = mask.isEmpty() ? run
+            : ed.trace(sentence.text, twoStacks.target, io.headscope.model.core.EncoderDecoderMask.NONE, top);
+        output.write(o -> EncoderDecoderJson.predictions(run, intact, o));
+      }
+      return 0;
+    }
     try (BertModel bert = model.open()) {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       if (!bert.hasMaskedLmHead() && !bert.hasClassifier()) {

@@ -161,6 +161,10 @@ public record BertConfig(
     if (root == null || !root.isObject()) {
       throw new HeadScopeException(configJson + " is not a JSON object.");
     }
+    EncoderDecoderConfig.Family twoStacks = EncoderDecoderConfig.familyOf(root.path("model_type").asText(""));
+    if (twoStacks != null) { // T5, BART: read by EncoderDecoderConfig, run by their own engine
+      throw new HeadScopeException(EncoderDecoderConfig.notOneStack(configJson, twoStacks));
+    }
     Family family = Family.of(root.path("model_type").asText("bert"), configJson);
     List<String> labels = new java.util.ArrayList<>();
     JsonNode id2label = root.path("id2label");

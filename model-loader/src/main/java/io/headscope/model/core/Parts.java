@@ -67,12 +67,16 @@ public record Parts(
 
   public enum NormPlace { POST, PRE }
 
-  public enum Position { LEARNED, ROTARY }
+  /**
+   * {@code RELATIVE_BUCKETS}: T5's relative position bias, a learned score per head and bucket of the
+   * key's offset from the query, added to the scores ({@link RelativeBuckets}).
+   */
+  public enum Position { LEARNED, ROTARY, RELATIVE_BUCKETS }
 
   public enum Mask { BIDIRECTIONAL, CAUSAL }
 
   /** {@code GATED_GELU}: Gemma's GeGLU, {@code down(gelu(gate x) * up x)} with {@code hidden_activation}'s GELU. */
-  public enum Mlp { GELU, GATED_SILU, GATED_GELU }
+  public enum Mlp { GELU, GATED_SILU, GATED_GELU, /** T5 v1.0's {@code wo(relu(wi x))}, no biases. */ RELU }
 
   public enum Head { MASKED_LM, TIED, UNTIED }
 
@@ -125,7 +129,7 @@ public record Parts(
 
   /** Whether the MLP is gated (SwiGLU, GeGLU). */
   public boolean gated() {
-    return mlp != Mlp.GELU;
+    return mlp == Mlp.GATED_SILU || mlp == Mlp.GATED_GELU;
   }
 
   /** Whether the norm is an RMSNorm (with or without Gemma's unit offset). */

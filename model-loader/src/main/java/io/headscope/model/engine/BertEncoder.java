@@ -391,7 +391,7 @@ final class BertEncoder {
    * the weight-left order {@code (W x^T)^T} that this method used below 256 rows (5% faster for the
    * sweep's 192-row batches) keeps that: BatchInvarianceTest and AblationSweepTest catch both.
    */
-  private static NDArray dense(NDArray x, NDArray weight, NDArray bias) {
+  static NDArray dense(NDArray x, NDArray weight, NDArray bias) { // also EncoderDecoder's products
     NDArray product = Linear.linear(x, weight, null).singletonOrThrow();
     return bias == null ? product : product.add(bias); // no bias: Llama's projections
   }
@@ -543,7 +543,7 @@ final class BertEncoder {
     return out.addi(Scalars.of(x, 1f)).muli(x).muli(Scalars.of(x, 0.5f));
   }
 
-  private static NDArray gelu(NDArray x, BertConfig.Gelu kind) {
+  static NDArray gelu(NDArray x, BertConfig.Gelu kind) { // also EncoderDecoder's MLPs
     return switch (kind) {
       // x * Φ(x) = x/2 (1 + erf(x / √2)): torch's fused kernel computes exactly this
       case ERF -> ai.djl.nn.Activation.gelu(x);

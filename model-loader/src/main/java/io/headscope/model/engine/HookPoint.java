@@ -48,6 +48,28 @@ public record HookPoint(Kind kind, int layer) {
     ATTN_OUT("hook_attn_out", true),
     /** {@code LayerNorm(resid_pre + attn_out)}, (B, T, d). */
     RESID_MID("hook_resid_mid", true),
+    /*
+     * The decoder of an encoder-decoder (T5, BART) only: its cross-attention, after the self-attention
+     * block, reading the encoder's output (S source tokens) as keys and values. Named as TransformerLens's
+     * HookedEncoderDecoder names them ({@code decoder.0.cross_attn.hook_pattern}); not among a single-stack
+     * model's points ({@link #all}).
+     */
+    /** Cross-attention queries from the decoder, (B, H, T, dh). */
+    CROSS_ATTN_Q("cross_attn.hook_q", true, true),
+    /** Cross-attention keys from the encoder's output, (B, H, S, dh). */
+    CROSS_ATTN_K("cross_attn.hook_k", true, true),
+    /** Cross-attention values from the encoder's output, (B, H, S, dh). */
+    CROSS_ATTN_V("cross_attn.hook_v", true, true),
+    /** Cross-attention scores, (B, H, T, S). */
+    CROSS_ATTN_SCORES("cross_attn.hook_scores", true, true),
+    /** Cross-attention probabilities, (B, H, T, S): the cross map; head masks of kind cross act here. */
+    CROSS_ATTN_PATTERN("cross_attn.hook_pattern", true, true),
+    /** Cross pattern times values, (B, H, T, dh). */
+    CROSS_ATTN_Z("cross_attn.hook_z", true, true),
+    /** The cross-attention block's output, (B, T, d). */
+    CROSS_ATTN_OUT("hook_cross_attn_out", true, true),
+    /** The residual after the cross-attention block, (B, T, d). */
+    RESID_MID_CROSS("hook_resid_mid_cross", true, true),
     /** The feed-forward's first product, before GELU, (B, T, f). */
     MLP_PRE("mlp.hook_pre", true),
     /** After GELU, (B, T, f). */
@@ -67,10 +89,21 @@ public record HookPoint(Kind kind, int layer) {
 
     private final String suffix;
     private final boolean perLayer;
+    private final boolean cross;
 
     Kind(String suffix, boolean perLayer) {
+      this(suffix, perLayer, false);
+    }
+
+    Kind(String suffix, boolean perLayer, boolean cross) {
       this.suffix = suffix;
       this.perLayer = perLayer;
+      this.cross = cross;
+    }
+
+    /** Whether only an encoder-decoder's decoder has this point (its cross-attention). */
+    public boolean cross() {
+      return cross;
     }
 
     public boolean perLayer() {
@@ -133,7 +166,7 @@ public record HookPoint(Kind kind, int layer) {
     out.add(embed());
     for (int l = 0; l < config.numHiddenLayers(); l++) {
       for (Kind k : Kind.values()) {
-        if (k.perLayer) {
+        if (k.perLayer && !k.cross) {
           out.add(new HookPoint(k, l));
         }
       }
@@ -168,7 +201,7 @@ public record HookPoint(Kind kind, int layer) {
   private static List<String> perLayerSuffixes() {
     List<String> s = new ArrayList<>();
     for (Kind k : Kind.values()) {
-      if (k.perLayer) {
+      if (k.perLayer && !k.cross) {
         s.add(k.suffix);
       }
     }

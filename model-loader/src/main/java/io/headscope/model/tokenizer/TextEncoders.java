@@ -20,7 +20,7 @@ public final class TextEncoders {
   /** The {@code model_type}s of {@code config.json} whose tokenizers HeadScope reads. */
   public static final Set<String> MODEL_TYPES =
       Set.of("bert", "roberta", "xlm-roberta", "distilbert", "electra", "albert", "gpt2", "llama", "qwen2", "mistral", "gemma", "gpt_neox",
-          "modernbert");
+          "modernbert", "t5", "mt5", "bart");
 
   private static final Set<String> TOKENIZER_MODELS = Set.of("WordPiece", "BPE", "Unigram");
 

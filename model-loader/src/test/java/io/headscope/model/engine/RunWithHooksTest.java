@@ -83,6 +83,8 @@ class RunWithHooksTest {
         case ATTN_SCORES, ATTN_PATTERN -> new int[] {1, H, t, t};
         case ATTN_RESULT -> new int[] {1, t, H, d};
         case MLP_PRE, MLP_POST -> new int[] {1, t, f};
+        case CROSS_ATTN_Q, CROSS_ATTN_K, CROSS_ATTN_V, CROSS_ATTN_SCORES, CROSS_ATTN_PATTERN, CROSS_ATTN_Z,
+            CROSS_ATTN_OUT, RESID_MID_CROSS -> throw new AssertionError(p + ": an encoder-decoder's point in a single-stack model");
       };
       assertThat(c.get(p).shape()).as(p.name()).containsExactly(expected);
     }

@@ -185,8 +185,8 @@ class BadCheckpointTest {
 
   @Test
   void configOfAnArchitectureHeadScopeDoesNotRead() throws IOException {
-    editConfig(c -> c.put("model_type", "t5"));
-    assertThat(loadFails()).hasMessageContaining("model_type is \"t5\"").hasMessageContaining("gpt2");
+    editConfig(c -> c.put("model_type", "mamba")); // not t5 since issue 41: an encoder-decoder HeadScope reads
+    assertThat(loadFails()).hasMessageContaining("model_type is \"mamba\"").hasMessageContaining("gpt2");
   }
 
   @Test

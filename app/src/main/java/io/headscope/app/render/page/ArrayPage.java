@@ -42,8 +42,9 @@ import java.util.Set;
  * @param layer the head view's first layer, an index into the parts' shown layers
  * @param heads the head view's first heads (indices into the shown heads), or null for all
  * @param title the name the arrays go by on the page, or null for the caller's (the file's name)
+ * @param ran whether HeadScope ran the model for these maps (an encoder-decoder's run) rather than being given them
  */
-public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, String title) {
+public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, String title, boolean ran) {
   private static final JsonFactory FACTORY = new JsonFactory();
 
   /** How close to 1 every row must sum for the maps to count as attention the categories are defined on. */
@@ -142,7 +143,48 @@ public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, S
         }
       }
     }
-    return new ArrayPage(parts, view, layer, heads, title(a));
+    return new ArrayPage(parts, view, layer, heads, title(a), false);
+  }
+
+  /**
+   * The page of an encoder-decoder's run (T5, BART; {@code headscope html --target}): its encoder, decoder and
+   * cross maps as the encoder-decoder arrays of a .npz (BertViz's {@code head_view(encoder_attention=...,
+   * decoder_attention=..., cross_attention=..., encoder_tokens=..., decoder_tokens=...)}), the encoder's shown first.
+   */
+  public static ArrayPage of(io.headscope.model.EncoderDecoderTrace t, HeadClassifier classifier) {
+    Map<String, NpzReader.Array> a = new java.util.LinkedHashMap<>();
+    a.put("encoder_tokens", text(t.source().tokens()));
+    a.put("decoder_tokens", text(t.target().tokens()));
+    a.put("encoder_attention", numbers(t.encoder()));
+    a.put("decoder_attention", numbers(t.decoder()));
+    a.put("cross_attention", numbers(t.cross()));
+    a.put("title", text(List.of(t.model())));
+    ArrayPage p = of(a, classifier);
+    return new ArrayPage(p.parts(), p.view(), p.layer(), p.heads(), p.title(), true);
+  }
+
+  private static NpzReader.Array text(List<String> tokens) {
+    return new NpzReader.Array(new int[] {tokens.size()}, null, List.copyOf(tokens), false);
+  }
+
+  /** (layer, head, query, key) maps as one array; float32 values are exact in a double. */
+  private static NpzReader.Array numbers(float[][][][] maps) {
+    int l = maps.length;
+    int h = maps[0].length;
+    int q = maps[0][0].length;
+    int k = maps[0][0][0].length;
+    double[] v = new double[l * h * q * k];
+    int o = 0;
+    for (float[][][] layer : maps) {
+      for (float[][] head : layer) {
+        for (float[] row : head) {
+          for (float x : row) {
+            v[o++] = x;
+          }
+        }
+      }
+    }
+    return new NpzReader.Array(new int[] {l, h, q, k}, v, null, true);
   }
 
   private static String title(Map<String, NpzReader.Array> a) {
@@ -334,7 +376,7 @@ public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, S
     try (JsonGenerator g = FACTORY.createGenerator(bytes, JsonEncoding.UTF8)) {
       g.writeStartObject();
       g.writeStringField("format", "headscope-page/1");
-      g.writeStringField("source", "arrays");
+      g.writeStringField("source", ran ? "encoder-decoder" : "arrays");
       g.writeStringField("model", title);
       g.writeStringField("text", String.join(" ", first.queryTokens()));
       g.writeFieldName("tokens");

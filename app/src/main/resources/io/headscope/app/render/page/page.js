@@ -198,7 +198,8 @@
     if (PARTS) {
       const enc = PARTS.find((p) => p.name === "encoder" || p.name === "cross");
       if (enc) $("input-text").textContent = enc.keyTokens.join(" ");
-      facts = "attention given as arrays (" + D.model + ") · " + PARTS.map((p) => p.name + ": "
+      facts = (D.source === "encoder-decoder" ? D.model + ", an encoder-decoder" : "attention given as arrays (" + D.model + ")")
+        + " · " + PARTS.map((p) => p.name + ": "
         + (p.name === "cross" ? p.queryTokens.length + " × " + p.keyTokens.length : p.queryTokens.length) + " tokens, "
         + p.layers + " layers × " + p.heads + " heads").join(" · ");
     }
@@ -219,7 +220,8 @@
     const box = $("predictions");
     const pr = D.predictions;
     if (!pr || ((!pr.predictions || !pr.predictions.length) && !pr.classes)) {
-      box.appendChild(el("div", "muted", PARTS ? "Attention given as arrays: no model ran here, so nothing is predicted."
+      box.appendChild(el("div", "muted", PARTS ? (D.source === "encoder-decoder" ? "An encoder-decoder's maps: its next target tokens are in `headscope predict --target`."
+        : "Attention given as arrays: no model ran here, so nothing is predicted.")
         : pr ? "No [MASK] in the input: nothing to predict." : "This model has no prediction head."));
     } else {
       if (D.disabled.length) box.appendChild(el("div", "muted", "Top five before (intact) → after (heads off):"));
@@ -272,7 +274,9 @@
     }
     const about = $("about");
     const enc = D.encoding;
-    about.appendChild(el("p", "", PARTS ? "Every number is the float32 of the arrays given (float64 rounded to float32)."
+    about.appendChild(el("p", "", PARTS ? (D.source === "encoder-decoder" ? "Every number is the float32 HeadScope's engine computed: the encoder's, "
+      + "the decoder's (causal) and the cross-attention's maps of this source and target."
+      : "Every number is the float32 of the arrays given (float64 rounded to float32).")
       : enc.kind === "exact"
       ? "Every number is the model's float32, exactly as `headscope attention` writes it."
       : (enc.mapScale === 0 ? "Maps stored exactly (float32)" : "Maps stored as round(" + enc.mapScale
