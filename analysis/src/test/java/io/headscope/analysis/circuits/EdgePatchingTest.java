@@ -91,10 +91,10 @@ class EdgePatchingTest {
     int layers = m.config().numHiddenLayers();
     int hs = m.config().numAttentionHeads();
     List<CircuitEdge> edges = List.of(
-        new CircuitEdge(CircuitNode.head(0, 1 % hs), CircuitNode.head(2, hs - 1), CircuitEdge.Input.Q),
+        new CircuitEdge(CircuitNode.head(0, 1 % hs), CircuitNode.head(layers - 1, hs - 1), CircuitEdge.Input.Q),
         new CircuitEdge(CircuitNode.EMBEDDINGS, CircuitNode.head(1, 0), CircuitEdge.Input.K),
-        new CircuitEdge(CircuitNode.mlp(0), CircuitNode.head(2, (hs + 2) % hs), CircuitEdge.Input.V),
-        new CircuitEdge(CircuitNode.head(1, (hs + 2) % hs), CircuitNode.mlp(1), CircuitEdge.Input.MLP),
+        new CircuitEdge(CircuitNode.mlp(0), CircuitNode.head(layers - 1, (hs + 2) % hs), CircuitEdge.Input.V),
+        new CircuitEdge(CircuitNode.head(1, (hs + 2) % hs), CircuitNode.mlp(layers - 1), CircuitEdge.Input.MLP),
         new CircuitEdge(CircuitNode.head(0, 0), CircuitNode.LOGITS, CircuitEdge.Input.LOGITS),
         new CircuitEdge(CircuitNode.mlp(layers - 1), CircuitNode.LOGITS, CircuitEdge.Input.LOGITS));
     EdgeScores s = a.exact(edges);
