@@ -65,6 +65,19 @@ public final class EdgeAnalysis {
     return runs.corruptedMetric;
   }
 
+  /** EAP: every edge's first-order estimate from the clean run's gradient (one backward pass). */
+  public EdgeScores eap() {
+    return new EdgeAttribution(runs, forward).scores(0);
+  }
+
+  /** EAP-IG with {@code steps} points on the path of the input embeddings (one batched backward pass). */
+  public EdgeScores eapIg(int steps) {
+    if (steps < 1) {
+      throw new IllegalArgumentException("EAP-IG needs at least one step, got " + steps);
+    }
+    return new EdgeAttribution(runs, forward).scores(steps);
+  }
+
   /** The metric with every edge ablated: the corrupted run's with corrupted ablation (computed, not assumed). */
   public synchronized double empty() {
     if (empty == null) {
