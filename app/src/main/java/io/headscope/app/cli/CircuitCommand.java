@@ -35,7 +35,10 @@ final class CircuitCommand implements Callable<Integer> {
       + "(default 20; 0: none).")
   int check;
 
+  // a String, not a Path: typed Paths are the run's inputs, which no output may replace (InputFiles)
   @Option(names = "--checks-out", paramLabel = "FILE", description = "Write the checked edges here.")
+  String checksOutName;
+
   Path checksOut;
 
   @Mixin CsvOutput output;
@@ -52,6 +55,7 @@ final class CircuitCommand implements Callable<Integer> {
     if (check < 0 || check > 1000) {
       throw new UsageException("--check must be between 0 and 1000, got " + check + ".");
     }
+    checksOut = checksOutName == null ? null : Path.of(checksOutName);
     output.check();
     if (checksOut != null) {
       Output.checkWritable(checksOut, output.force);
