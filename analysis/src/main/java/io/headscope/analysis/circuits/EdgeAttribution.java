@@ -68,7 +68,10 @@ final class EdgeAttribution {
     double[] scores = new double[runs.graph.edges().size()];
     Stats stats = runs.pre ? null : new Stats(runs);
     double[][] delta = deltas();
-    for (EdgeForward.Group grp : forward.groups()) {
+    List<EdgeForward.Group> groups = forward.groups();
+    // receivers are independent (each writes its own edges' scores): two cores halve the Java part
+    java.util.stream.IntStream.range(0, groups.size()).parallel().forEach(gi -> {
+      EdgeForward.Group grp = groups.get(gi);
       CircuitNode r = grp.receiver();
       double[] in;
       int top;
@@ -81,17 +84,23 @@ final class EdgeAttribution {
           float[] wt = transposed[m][l];
           in = new double[t * d];
           float[] x = new float[t * d];
-          for (int row = 0; row < rows; row++) {
-            if (runs.pre) {
+          if (runs.pre) {
+            for (int row = 0; row < rows; row++) {
               java.util.Arrays.fill(x, 0f);
-              project(a, row, r.head(), wt, t, d, dh, heads, x);
+              project(a.data(), (row * heads + r.head()) * t * dh, r.head(), wt, t, d, dh, x);
               EdgeRuns.add(in, lnBack(EdgeForward.toDouble(x), residPre[row][l], runs.norms.ln1Weight()[l], t, d,
                   runs.norms.eps()));
-            } else {
-              project(a, row, r.head(), wt, t, d, dh, heads, x); // linear: the rows' sum, projected once
             }
-          }
-          if (!runs.pre) {
+          } else {
+            // the projection is linear: the rows' blocks summed, projected once
+            float[] sum = new float[t * dh];
+            for (int row = 0; row < rows; row++) {
+              int base = (row * heads + r.head()) * t * dh;
+              for (int i = 0; i < sum.length; i++) {
+                sum[i] += a.data()[base + i];
+              }
+            }
+            project(sum, 0, r.head(), wt, t, d, dh, x);
             for (int i = 0; i < x.length; i++) {
               in[i] = x[i];
             }
@@ -111,7 +120,7 @@ final class EdgeAttribution {
         }
       }
       carry(in, top, mid, grp.start(), stats, delta, scores);
-    }
+    });
     return new EdgeScores(steps == 0 ? "eap" : "eap-ig", Math.max(1, steps), runs.ablation,
         runs.metric.column(), runs.cleanMetric, runs.corruptedMetric, runs.graph.edges(), scores);
   }
@@ -238,14 +247,12 @@ final class EdgeAttribution {
   }
 
   /**
-   * Head h's block of row {@code row} of a (rows, H, T, dh) gradient times the head's {@code W^T}: (T d), added to
-   * {@code out}. {@code wt} is the layer's weights transposed per head, (H, dh, d), so the inner loop runs along
+   * A (T, dh) block of a head's gradient, from {@code base} in {@code g}, times head h's {@code W^T}: (T d), added
+   * to {@code out}. {@code wt} is the layer's weights transposed per head, (H, dh, d), so the inner loop runs along
    * d over contiguous memory (an axpy the JIT vectorises).
    */
-  private static void project(Activation a, int row, int h, float[] wt, int t, int d, int dh, int heads, float[] out) {
-    int base = (row * heads + h) * t * dh;
+  private static void project(float[] g, int base, int h, float[] wt, int t, int d, int dh, float[] out) {
     int wBase = h * dh * d;
-    float[] g = a.data();
     for (int i = 0; i < t; i++) {
       int o = i * d;
       for (int j = 0; j < dh; j++) {
