@@ -327,14 +327,17 @@ public final class BertModel implements AutoCloseable {
       return List.of();
     }
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
+    boolean summaries = t.keep() == TraceRequest.Keep.SUMMARIES;
     RunRequest request = t.adjust().apply(RunRequest.of(t.inputs())
         .intervene(Intervention.heads(t.mask(), config())))
-        .capture(t.maps() == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
+        // a trace of summaries keeps no map: summaries, thumbnails, and the queries and keys to recompute one
+        .capture(summaries ? Capture.summaries(t.thumbnailSide())
+            : t.maps() == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
         .capture(t.layerNormMaps() ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
             : Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return traces.of(t, run(request));
+    return traces.of(t, run(request), engine);
   }
 
   /**
