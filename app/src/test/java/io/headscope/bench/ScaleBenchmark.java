@@ -87,6 +87,17 @@ public final class ScaleBenchmark {
       child(args);
       return;
     }
+    if (args.length > 2 && args[0].equals("--write-tiny")) {
+      // a tiny random Llama with many heads for looking at the app: --write-tiny DIR LAYERS [HEADS]
+      int layers = Integer.parseInt(args[2]);
+      int heads = args.length > 3 ? Integer.parseInt(args[3]) : 32;
+      Path dir = Path.of(args[1]);
+      Files.createDirectories(dir);
+      write(new ModelShape("tiny-llama-" + layers + "x" + heads, "llama", layers, heads, 4, heads * 8, 512, 30522, false,
+          false, 512, 10000, 2048), dir,
+          ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE).tokenizer());
+      return;
+    }
     args = BenchJson.init(args);
     String which = args.length > 0 ? args[0] : "all";
     List<ModelShape> shapes = switch (which) {
