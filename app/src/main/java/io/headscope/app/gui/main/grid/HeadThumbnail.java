@@ -133,7 +133,8 @@ final class HeadThumbnail extends VBox {
   void setCompact(boolean compact) {
     name.setVisible(!compact);
     name.setManaged(!compact);
-    frameWidth = compact ? 2 : 3;
+    power.setManaged(!compact); // its button's own minimum width would hold the map at 16 px; the cross says OFF
+    frameWidth = compact ? 1.5 : 3;
     frame.setPadding(new Insets(compact ? 0 : 1));
     updateBorder();
   }

@@ -62,7 +62,7 @@ public final class ModelGridView extends VBox {
   private int keyValueGroups(int heads) {
     io.headscope.model.BertModel m = vm.modelProperty().get();
     int g = m == null ? heads : m.config().parts().keyValueHeads();
-    return g <= 0 || g > heads || heads % g != 0 ? heads : g;
+    return heads <= 0 ? 1 : g <= 0 || g > heads || heads % g != 0 ? heads : g; // (a model's heads come after its layers)
   }
 
   /** What a grouped-query head's tooltip and its group's label say. */
@@ -196,10 +196,11 @@ public final class ModelGridView extends VBox {
       return;
     }
     int groups = keyValueGroups(heads);
-    int share = heads / groups; // query heads per key/value group
+    int share = Math.max(1, heads / Math.max(1, groups)); // query heads per key/value group
     boolean grouped = groups < heads;
     int top = grouped ? 1 : 0; // grouped-query: a row naming each key/value group above the head numbers
     dense = (long) layers * heads > DENSE_FROM;
+    grid.setHgap(dense ? 1 : 3);
     if (grouped) {
       for (int g = 0; g < groups; g++) {
         Label gl = new Label(groups == 1 ? "one key/value head, shared by all " + heads + " heads"
@@ -214,13 +215,24 @@ public final class ModelGridView extends VBox {
       }
     }
     for (int h = 0; h < heads; h++) {
-      Label col = new Label(heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
+      // a dense grid numbers every fourth head: two-digit numbers over every 10 px map would set its width
+      Label col = new Label(dense && h % 4 != 0 ? "" : heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
       col.getStyleClass().add("grid-column-label");
-      GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
+      if (dense && h % 4 != 0) {
+        continue;
+      }
+      if (!dense) {
+        GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
+      }
       if (grouped && h > 0 && h % share == 0) {
         GridPane.setMargin(col, new Insets(0, 0, 0, GROUP_GAP));
       }
-      grid.add(col, h + 1, top);
+      if (dense) {
+        col.setMinWidth(0);
+        grid.add(col, h + 1, top, Math.min(4, heads - h), 1); // over its four columns: they keep their own width
+      } else {
+        grid.add(col, h + 1, top);
+      }
     }
     for (int l = 0; l < layers; l++) {
       int layer = l;
@@ -311,8 +323,8 @@ public final class ModelGridView extends VBox {
     int groups = keyValueGroups(heads);
     double gaps = groups < heads ? (groups - 1) * GROUP_GAP + 20 : 0;
     // a dense grid has no names under its maps and thin frames: per head 3 px of gap and 4 of frame
-    double byWidth = (width - 48 - gaps - heads * (dense ? 7 : 14)) / heads;
-    double byHeight = (height - 24 - (groups < heads ? 20 : 0) - layers * (dense ? 5 : 22)) / layers;
+    double byWidth = (width - 48 - gaps - heads * (dense ? 4 : 14)) / heads;
+    double byHeight = (height - 24 - (groups < heads ? 20 : 0) - layers * (dense ? 4 : 22)) / layers;
     double min = dense ? MIN_DENSE_THUMB : MIN_THUMB;
     double size = Math.max(min, Math.min(MAX_THUMB, Math.min(byWidth, byHeight) * zoom));
     thumbs.values().forEach(t -> t.setSize(size));
