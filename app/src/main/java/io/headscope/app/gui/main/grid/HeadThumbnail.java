@@ -134,6 +134,11 @@ final class HeadThumbnail extends VBox {
     name.setVisible(!compact);
     name.setManaged(!compact);
     power.setManaged(!compact); // its button's own minimum width would hold the map at 16 px; the cross says OFF
+    if (compact && !getStyleClass().contains("compact")) {
+      getStyleClass().add("compact");
+    } else if (!compact) {
+      getStyleClass().remove("compact");
+    }
     frameWidth = compact ? 1.5 : 3;
     frame.setPadding(new Insets(compact ? 0 : 1));
     updateBorder();
