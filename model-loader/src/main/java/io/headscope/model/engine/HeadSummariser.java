@@ -46,7 +46,7 @@ final class HeadSummariser {
           p.attach(chunk); // every result below has p as its first operand and lands in chunk
           float[] max = p.max(new int[] {-1}).toFloatArray(); // (c, len)
           float[] first = p.get(new NDIndex(":, :, 0")).toFloatArray(); // (c, len)
-          float[] entropy = p.maximum(LOG_FLOOR).log().muli(p).sum(new int[] {-1}).negi().toFloatArray(); // (c, len)
+          float[] entropy = p.maximum(Scalars.of(p, LOG_FLOOR)).log().muli(p).sum(new int[] {-1}).negi().toFloatArray(); // (c, len)
           float[] received = p.sum(new int[] {1}).toFloatArray(); // (c, len): over the query rows
           for (int c = 0; c < h1 - h0; c++) {
             int base = ((row * h + h0 + c) * 4) * t;
