@@ -45,10 +45,19 @@ public final class ScreenshotTour {
       stage.setHeight(h);
       view.viewModel().textAProperty().set("The doctor asked the nurse to bring [MASK] coffee.");
       stage.show();
-      view.viewModel().loadModel(ModelRepository.DEFAULT_MODEL);
+      boolean decoder = args.length > 4 && args[3].equals("decoder");
+      if (decoder) {
+        view.viewModel().textAProperty().set("The doctor asked the nurse to bring the coffee because she was tired");
+      }
+      view.viewModel().loadModel(decoder ? args[4] : ModelRepository.DEFAULT_MODEL);
       return null;
     });
     idle();
+    if (args.length > 4 && args[3].equals("decoder")) {
+      decoder(out, w, h, args.length > 5 ? args[5] : "decoder");
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 4 && args[3].equals("linguistics")) {
       linguistics(out, w, h, Path.of(args[4]));
       Platform.exit();
@@ -542,6 +551,33 @@ public final class ScreenshotTour {
       Thread.sleep(200);
     }
     throw new IllegalStateException("the head map was not drawn");
+  }
+
+  /**
+   * A decoder with many heads (issue 41): the All heads grid, a head opened (its map recomputed on demand
+   * when the run kept summaries), the heads ranked by the first token's share, and the grid zoomed.
+   */
+  private static void decoder(Path out, int w, int h, String name) throws Exception {
+    shot(out, name + "-grid", w, h);
+    fx(() -> {
+      view.viewModel().select(new io.headscope.model.core.Head(10, 13));
+      return null;
+    });
+    Thread.sleep(1500);
+    shot(out, name + "-head", w, h);
+    fx(() -> {
+      view.viewModel().rank().chosenProperty().set(io.headscope.app.gui.main.MainViewModel.SINK);
+      return null;
+    });
+    Thread.sleep(1000);
+    shot(out, name + "-ranked-by-sink", w, h);
+    fx(() -> {
+      view.viewModel().rank().chosenProperty().set(io.headscope.app.gui.main.rank.RankViewModel.NONE);
+      view.grid().zoom(3);
+      return null;
+    });
+    Thread.sleep(1500);
+    shot(out, name + "-zoomed", w, h);
   }
 
   private static void shot(Path dir, String name, int w, int h) throws Exception {

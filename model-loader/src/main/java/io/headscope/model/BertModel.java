@@ -332,14 +332,18 @@ public final class BertModel implements AutoCloseable {
       return List.of();
     }
     Capture patterns = Capture.points(HookPoint.Kind.ATTN_PATTERN);
+    boolean summaries = t.keep() == TraceRequest.Keep.SUMMARIES;
+    checkTraceMemory(t);
     RunRequest request = t.adjust().apply(RunRequest.of(t.inputs())
         .intervene(Intervention.heads(t.mask(), config())))
-        .capture(t.maps() == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
+        // a trace of summaries keeps no map: summaries, thumbnails, and the queries and keys to recompute one
+        .capture(summaries ? Capture.summaries(t.thumbnailSide())
+            : t.maps() == AttentionTrace.Maps.COMPUTED ? patterns.beforeInterventions() : patterns)
         .capture(t.layerNormMaps() ? Capture.derived(Capture.Derived.VALUE_NORMS, Capture.Derived.LAYER_NORM_MAP)
             : Capture.derived(Capture.Derived.VALUE_NORMS))
         .capture(Capture.points(HookPoint.Kind.FINAL))
         .read(readouts());
-    return traces.of(t, run(request));
+    return traces.of(t, run(request), engine);
   }
 
   /**
@@ -368,6 +372,21 @@ public final class BertModel implements AutoCloseable {
         .capture(Capture.points(HookPoint.Kind.ATTN_PATTERN).beforeInterventions())
         .capture(Capture.derived(Capture.Derived.VALUE_NORMS));
     return traces.of(TraceRequest.of(inputs).top(0), run(request));
+  }
+
+  /**
+   * Refuses, before running, a trace whose maps cannot fit (704 heads at 2,048 tokens are 11.8 GB of maps),
+   * naming what a trace of summaries would need instead.
+   */
+  private void checkTraceMemory(TraceRequest t) {
+    int width = t.inputs().stream().mapToInt(Encoding::length).max().orElse(0);
+    int batch = t.inputs().size();
+    boolean full = t.keep() == TraceRequest.Keep.FULL_MAPS;
+    var need = io.headscope.model.checkpoint.WeightMemory.traceNeed(config(), batch, width, full, t.thumbnailSide());
+    var instead = full ? io.headscope.model.checkpoint.WeightMemory.traceNeed(config(), batch, width, false,
+        t.thumbnailSide()) : null;
+    io.headscope.model.checkpoint.WeightMemory.checkTrace(name(), width, need, instead,
+        io.headscope.model.checkpoint.WeightMemory.available(), Runtime.getRuntime().maxMemory());
   }
 
   private Readouts readouts() {

@@ -46,6 +46,69 @@ public final class WeightMemory {
     }
   }
 
+  /**
+   * What one trace of a batch holds beyond the weights, in the JVM's heap and in native memory (estimates
+   * from the shapes, the largest terms counted; issue 41's "Real sizes and lengths").
+   *
+   * @param javaBytes what the trace's arrays take in the heap: with every map kept, each map twice while the
+   *     traces are built (the run's copy of each layer's (B, H, T, T) pattern and the traces' own arrays); with
+   *     summaries, each layer's queries (B, H, T, dh) and group keys (B, K, T, dh), four numbers per row and
+   *     a thumbnail per head; either way the value norms and the last hidden states
+   * @param nativeBytes the largest one layer holds at once (the engine frees each layer's arrays before the
+   *     next): its scores and pattern (2 B H T^2), its queries, keys, values and outputs (6 B T H dh), its MLP
+   *     (4 B T f), and a summarised run's temporaries over four heads at a time (4 x 4 B T^2)
+   */
+  public record TraceNeed(long javaBytes, long nativeBytes) {
+    public long total() {
+      return javaBytes + nativeBytes;
+    }
+  }
+
+  /**
+   * The memory of one trace of {@code batch} inputs of {@code tokens} tokens.
+   *
+   * @param fullMaps every map kept ({@code TraceRequest.Keep.FULL_MAPS}), else summaries with thumbnails
+   *     of {@code side}
+   */
+  public static TraceNeed traceNeed(io.headscope.model.core.BertConfig c, int batch, int tokens, boolean fullMaps,
+      int side) {
+    long b = batch;
+    long t = tokens;
+    long layers = c.numHiddenLayers();
+    long heads = c.numAttentionHeads();
+    long groups = c.parts().keyValueHeads();
+    long dh = c.headSize();
+    long g = Math.min(t, side);
+    long common = layers * b * heads * t + b * t * c.hiddenSize(); // value norms, hidden states
+    long java = fullMaps ? 2 * layers * b * heads * t * t
+        : layers * b * (heads + groups) * t * dh + layers * b * heads * (4 * t + g * g);
+    long perLayer = 2 * b * heads * t * t + 6 * b * t * heads * dh + 4 * b * t * c.intermediateSize()
+        + (fullMaps ? 0 : 4 * 4 * b * t * t);
+    return new TraceNeed(Float.BYTES * (java + common), Float.BYTES * perLayer);
+  }
+
+  /**
+   * Refuses, in one line, a trace that cannot fit: its heap arrays beyond the JVM's largest heap ({@code
+   * maxHeap}), or the whole beyond {@code available} (MemAvailable after the weights are loaded; below 0:
+   * unknown, not checked).
+   *
+   * @param instead what a trace of summaries would need (named in the line when it would fit), or null
+   */
+  public static void checkTrace(String name, int tokens, TraceNeed need, TraceNeed instead, long available,
+      long maxHeap) {
+    boolean heap = need.javaBytes() > maxHeap;
+    if (!heap && (available < 0 || need.total() <= available)) {
+      return;
+    }
+    String room = heap ? String.format(Locale.ROOT, "the Java heap holds at most %.1f GB (-Xmx)", maxHeap / 1e9)
+        : String.format(Locale.ROOT, "this machine has %.1f GB available", available / 1e9);
+    String other = instead == null ? "use a shorter input or a smaller model."
+        : String.format(Locale.ROOT, "a trace of summaries (the maps recomputed a head at a time) needs about %.1f GB.",
+            instead.total() / 1e9);
+    throw new HeadScopeException(String.format(Locale.ROOT, "%s at %d tokens needs about %.1f GB of memory for "
+        + "one trace with every map kept, but %s; %s", name, tokens, need.total() / 1e9, room, other));
+  }
+
   /** Linux's {@code MemAvailable} in bytes, or -1 where it cannot be read (another system). */
   public static long available() {
     Path meminfo = Path.of("/proc/meminfo");

@@ -127,7 +127,7 @@ final class BertEncoder {
    * commutes with every rounding, so the scores are the same bits, and a pass over (.., T, dh) replaces
    * one over (.., T, T).
    */
-  private static NDArray scores(NDArray q, NDArray k, NDArray scoreMask, int dh) {
+  static NDArray scores(NDArray q, NDArray k, NDArray scoreMask, int dh) {
     double scale = Math.sqrt(dh);
     boolean powerOfTwo = scale == Math.rint(scale) && Integer.bitCount((int) scale) == 1;
     NDArray root = Scalars.of(q, (float) scale); // lives until the backward pass (see Scalars)

@@ -13,8 +13,10 @@ import java.util.TreeSet;
  * @param derived quantities computed from the points as the layer ran them (after interventions)
  * @param layers the 0-based layers to keep them for; empty means every layer
  * @param stage whether a point is copied before or after the interventions at that point
+ * @param thumbnailSide the side the {@link Derived#THUMBNAILS} are max-pooled to (0 when none are asked for)
  */
-public record Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integer> layers, Stage stage) {
+public record Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integer> layers, Stage stage,
+    int thumbnailSide) {
 
   /** When, relative to the interventions at a point, its value is copied. */
   public enum Stage {
@@ -35,7 +37,25 @@ public record Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integ
      * Kobayashi et al.'s layer-level norm map {@code N_ij = || sum_h A^h_ij f^h(x_j) ||} with the
      * pattern as it acted on the values (after head masks), (B, T, T).
      */
-    LAYER_NORM_MAP
+    LAYER_NORM_MAP,
+    /**
+     * Per head and query row, from the pattern ({@link HeadSummariser}): the row's largest weight, its weight
+     * on the first token (the attention sink), its entropy in nats, and per key the weight the key receives
+     * summed over the real query rows, (B, H, 4, T); padding rows and keys hold 0. The pattern is read at
+     * the capture's {@link Stage} (before the head masks: the computed maps).
+     */
+    HEAD_SUMMARY,
+    /** Each head's map max-pooled to at most {@link Capture#thumbnailSide()} cells a side, (B, H, side, side). */
+    THUMBNAILS,
+    /** Every query head's queries as the scores read them (after rotary), (B, H, T, dh). */
+    QUERIES,
+    /** The keys as the scores read them, one per key/value group (not repeated for its query heads), (B, K, T, dh). */
+    GROUP_KEYS
+  }
+
+  /** A capture without thumbnails. */
+  public Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integer> layers, Stage stage) {
+    this(kinds, derived, layers, stage, 0);
   }
 
   public Capture {
@@ -44,6 +64,9 @@ public record Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integ
     layers = Set.copyOf(new TreeSet<>(layers));
     if (stage == null) {
       throw new IllegalArgumentException("no stage");
+    }
+    if (thumbnailSide < 0 || (derived.contains(Derived.THUMBNAILS) && thumbnailSide == 0)) {
+      throw new IllegalArgumentException("thumbnail side " + thumbnailSide);
     }
   }
 
@@ -57,14 +80,24 @@ public record Capture(Set<HookPoint.Kind> kinds, Set<Derived> derived, Set<Integ
     return new Capture(Set.of(), Set.of(derived), Set.of(), Stage.AFTER_INTERVENTIONS);
   }
 
+  /**
+   * What a run that keeps no full map keeps instead ({@code TraceRequest.Keep.SUMMARIES}): every head's
+   * summary and thumbnail, and the queries and group keys from which {@link Engine#attentionMap} recomputes
+   * any head's map, at every layer, as computed (before the interventions at each point).
+   */
+  public static Capture summaries(int thumbnailSide) {
+    return new Capture(Set.of(), Set.of(Derived.HEAD_SUMMARY, Derived.THUMBNAILS, Derived.QUERIES, Derived.GROUP_KEYS),
+        Set.of(), Stage.BEFORE_INTERVENTIONS, thumbnailSide);
+  }
+
   /** The same capture for only these 0-based layers. */
   public Capture atLayers(Integer... only) {
-    return new Capture(kinds, derived, Set.of(only), stage);
+    return new Capture(kinds, derived, Set.of(only), stage, thumbnailSide);
   }
 
   /** The same capture, copied before the interventions at each point. */
   public Capture beforeInterventions() {
-    return new Capture(kinds, derived, layers, Stage.BEFORE_INTERVENTIONS);
+    return new Capture(kinds, derived, layers, Stage.BEFORE_INTERVENTIONS, thumbnailSide);
   }
 
   boolean keeps(HookPoint p) {

@@ -21,6 +21,14 @@ final class CaptureSink {
     return cache;
   }
 
+  /** The batch's real lengths, which the head summaries need (set before {@link #attach}). */
+  private int[] lengths;
+
+  CaptureSink lengths(int[] real) {
+    this.lengths = real.clone();
+    return this;
+  }
+
   void attach(Hooks hooks, List<Capture> captures, int from, int to) {
     int layers = weights.config.numHiddenLayers();
     List<HookPoint> points = new ArrayList<>();
@@ -48,15 +56,23 @@ final class CaptureSink {
       for (int l = from; l < to; l++) {
         if (c.inLayer(l)) {
           for (Capture.Derived d : c.derived()) {
-            attachDerived(hooks, d, l);
+            attachDerived(hooks, c, d, l);
           }
         }
       }
     }
   }
 
-  private void attachDerived(Hooks hooks, Capture.Derived d, int l) {
+  private void attachDerived(Hooks hooks, Capture c, Capture.Derived d, int l) {
     switch (d) {
+      case HEAD_SUMMARY -> observe(hooks, c, HookPoint.pattern(l),
+          a -> cache.putDerived(d, l, HeadSummariser.rows(a, lengths)));
+      case THUMBNAILS -> observe(hooks, c, HookPoint.pattern(l),
+          a -> cache.putDerived(d, l, HeadSummariser.thumbnails(a, lengths, c.thumbnailSide())));
+      // the queries and keys as the scores read them: after any intervention at their points
+      case QUERIES -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_Q, l), q -> cache.putDerived(d, l, copy(q)));
+      case GROUP_KEYS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_K, l),
+          k -> cache.putDerived(d, l, copy(groupKeys(k))));
       case VALUE_NORMS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_V, l),
           v -> cache.putDerived(d, l, copy(valueNorms(l, v))));
       case LAYER_NORM_MAP -> {
@@ -66,6 +82,27 @@ final class CaptureSink {
         hooks.observeAfter(HookPoint.pattern(l), a -> cache.putDerived(d, l, copy(layerNormMap(l, a, values[0]))));
       }
     }
+  }
+
+  private static void observe(Hooks hooks, Capture c, HookPoint p, java.util.function.Consumer<NDArray> fn) {
+    if (c.stage() == Capture.Stage.BEFORE_INTERVENTIONS) {
+      hooks.observeBefore(p, fn);
+    } else {
+      hooks.observeAfter(p, fn);
+    }
+  }
+
+  /**
+   * One key head per key/value group from the keys at {@code hook_k}, (B, H, T, dh) to (B, K, T, dh): the
+   * engine repeats group g's keys for query heads g r .. g r + r - 1 (a copy), so head g r holds them.
+   */
+  private NDArray groupKeys(NDArray k) {
+    int heads = weights.config.numAttentionHeads();
+    int groups = weights.config.parts().keyValueHeads();
+    if (groups == heads) {
+      return k;
+    }
+    return k.get(new ai.djl.ndarray.index.NDIndex(":, 0:" + heads + ":" + (heads / groups)));
   }
 
   /**

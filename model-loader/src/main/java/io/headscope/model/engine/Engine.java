@@ -222,7 +222,7 @@ public final class Engine implements AutoCloseable {
     try (NDManager scope = manager.newSubManager()) {
       Batch batch = Batch.of(scope, r.inputs());
       Hooks hooks = new Hooks();
-      CaptureSink sink = new CaptureSink(weights);
+      CaptureSink sink = new CaptureSink(weights).lengths(batch.lengths());
       sink.attach(hooks, r.captures(), r.from(), to);
       attach(hooks, r.interventions(), batch);
       NDArray scoreMask = encoder.scoreMask(batch.real());
@@ -265,6 +265,44 @@ public final class Engine implements AutoCloseable {
       RunResult.TargetScores[] comparison = ro.comparisons() == null ? null
           : MlmReadouts.compare(encoder, x, ro.comparisons());
       return new RunResult(batch.lengths(), batch.width(), sink.cache(), mlm, classes, logProbs, comparison);
+    }
+  }
+
+  /**
+   * One head's attention map recomputed from the queries and keys a run kept ({@link Capture#summaries}),
+   * {@code [query][key]} over the input's {@code length} real tokens. The same operations as the run's
+   * {@code hook_pattern}: the scores of {@link BertEncoder#scores} with the score mask {@link
+   * BertEncoder#scoreMask} makes for the run's padded width, then the softmax over the keys; a batched
+   * product of (H, T, dh) by (H, dh, T) is, on the CPU, one product per head of exactly these shapes, and the
+   * mask and the softmax act per element and per row, so the map is the bits of the run's own map
+   * wherever the products are batch-invariant ({@link #batchInvariant}), and within the float32 bound
+   * {@code AttentionOnDemandTest} derives elsewhere.
+   *
+   * @param query the head's queries, {@code width x dh} row-major (after rotary, as {@code hook_q})
+   * @param key its key/value group's keys, {@code width x dh}
+   * @param width the padded width of the run's batch
+   * @param length the input's real length
+   */
+  public float[][] attentionMap(float[] query, float[] key, int width, int length) {
+    int dh = config().headSize();
+    if (query.length != width * dh || key.length != width * dh || length > width || length < 1) {
+      throw new IllegalArgumentException("queries " + query.length + " and keys " + key.length + " for width "
+          + width + ", length " + length + ", head size " + dh);
+    }
+    try (NDManager scope = manager.newSubManager()) {
+      Shape s = new Shape(1, 1, width, dh);
+      NDArray q = scope.create(query, s);
+      NDArray k = scope.create(key, s);
+      long[] real = new long[width];
+      java.util.Arrays.fill(real, 0, length, 1L);
+      NDArray realTokens = scope.create(real, new Shape(1, width));
+      NDArray pattern = BertEncoder.scores(q, k, encoder.scoreMask(realTokens), dh).softmax(-1); // (1, 1, T, T)
+      float[] flat = pattern.toFloatArray();
+      float[][] map = new float[length][];
+      for (int i = 0; i < length; i++) {
+        map[i] = java.util.Arrays.copyOfRange(flat, i * width, i * width + length);
+      }
+      return map;
     }
   }
 

@@ -44,6 +44,45 @@ class WeightMemoryTest {
     assertThatCode(() -> WeightMemory.check("unknown", 1_000, -1)).doesNotThrowAnyException();
   }
 
+  /**
+   * TinyLlama's shape (22 layers, 32 query and 4 key/value heads of 64, hidden 2,048, MLP 5,632) at 2,048
+   * tokens, counted by hand: every map kept is 704 maps of 2,048^2 floats (11.8 GB, the issue's figure), held
+   * twice while the traces are built; a trace of summaries holds 22 layers of 2,048 x (32 + 4) x 64 query and
+   * key floats (0.42 GB), four numbers per row and a 128^2 thumbnail per head. A 16 GB machine is refused the
+   * first and told the second.
+   */
+  @Test
+  void aTraceOfEveryMapOfA1bModelAt2048TokensIsRefusedAndTheSummariesNamed() throws Exception {
+    Path config = dir.resolve("config.json");
+    Files.writeString(config, "{\"model_type\": \"llama\", \"vocab_size\": 32000, \"hidden_size\": 2048, "
+        + "\"intermediate_size\": 5632, \"num_hidden_layers\": 22, \"num_attention_heads\": 32, "
+        + "\"num_key_value_heads\": 4, \"max_position_embeddings\": 2048, \"rms_norm_eps\": 1e-05}");
+    io.headscope.model.core.BertConfig c = io.headscope.model.core.BertConfig.read(config);
+    long maps = 704L * 2048 * 2048 * 4;
+    assertThat(maps).isEqualTo(11_811_160_064L);
+    long common = 4L * (704 * 2048 + 2048 * 2048); // value norms, hidden states
+    WeightMemory.TraceNeed full = WeightMemory.traceNeed(c, 1, 2048, true, 128);
+    assertThat(full.javaBytes()).isEqualTo(2 * maps + common);
+    WeightMemory.TraceNeed kept = WeightMemory.traceNeed(c, 1, 2048, false, 128);
+    long queriesKeys = 22L * 2048 * 36 * 64 * 4;
+    assertThat(queriesKeys).isEqualTo(415_236_096L);
+    assertThat(kept.javaBytes()).isEqualTo(queriesKeys + 4L * 704 * (4 * 2048 + 128 * 128) + common);
+    // one layer at a time: scores and pattern, 6 (T, H dh) arrays, the MLP's 4 (T, f), four summarised heads' temporaries
+    long layer = 4L * (2 * 32 * 2048 * 2048 + 6L * 2048 * 2048 + 4L * 2048 * 5632);
+    assertThat(full.nativeBytes()).isEqualTo(layer);
+    assertThat(kept.nativeBytes()).isEqualTo(layer + 4L * 16 * 2048 * 2048);
+    assertThatThrownBy(() -> WeightMemory.checkTrace("TinyLlama", 2048, full, kept, 16_000_000_000L, 64_000_000_000L))
+        .isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("TinyLlama at 2048 tokens needs about 25.0 GB")
+        .hasMessageContaining("has 16.0 GB available")
+        .hasMessageContaining("a trace of summaries (the maps recomputed a head at a time) needs about 2.1 GB")
+        .hasMessageNotContaining("\n");
+    assertThatThrownBy(() -> WeightMemory.checkTrace("TinyLlama", 2048, full, kept, -1, 4_000_000_000L))
+        .hasMessageContaining("the Java heap holds at most 4.0 GB");
+    assertThatCode(() -> WeightMemory.checkTrace("TinyLlama", 2048, kept, null, 16_000_000_000L, 4_000_000_000L))
+        .doesNotThrowAnyException();
+  }
+
   @Test
   void aChangedShardChangesTheModelsIdentity() throws Exception {
     Path folder = new TinyDecoder(DecoderFamiliesTest.llama(null), 3).writeTo(dir.resolve("id"));

@@ -79,7 +79,8 @@ public final class MainViewModel {
   private List<HeadScore> cachedScores;
 
   /** What one analysis run hands back to the FX thread. */
-  private record Analysis(AttentionTrace intact, AttentionTrace ablated, List<HeadScore> scores) {}
+  private record Analysis(AttentionTrace intact, AttentionTrace ablated, List<HeadScore> scores,
+      io.headscope.model.HeadSummaries summaries) {}
   private int pending;
 
   public MainViewModel(Worker worker, ModelRepository repository) {
@@ -523,8 +524,10 @@ public final class MainViewModel {
       }
       java.util.function.IntConsumer intactLayers = report && !intactDone ? layerDone.apply("the intact model's maps")
           : null;
-      AttentionTrace intact = intactDone ? cached : m.trace(TraceRequest.of(enc).top(TOP_K).layerNorms()
-          .adjust(r -> reportingLayers(r, layers, intactLayers))).get(0);
+      // a model whose maps at this length would not fit at ease keeps summaries, its maps recomputed on demand
+      boolean summaries = keepsSummaries(m, enc.length());
+      AttentionTrace intact = intactDone ? cached : m.trace((summaries ? TraceRequest.of(enc).top(TOP_K).summaries()
+          : TraceRequest.of(enc).top(TOP_K).layerNorms()).adjust(r -> reportingLayers(r, layers, intactLayers))).get(0);
       // the maps as the model ran them: downstream layers feel the switches, a head off shows what flowed on
       // (and with heads on FAVOR+, the maps they ran with and what the layers above made of them)
       String asRunWhat = "the maps with " + (currentMask.isEmpty() ? "FAVOR+ heads" : "heads switched off");
@@ -534,7 +537,7 @@ public final class MainViewModel {
       java.util.function.IntConsumer asRunLayers = report && !asRunDone ? layerDone.apply(asRunWhat) : null;
       AttentionTrace off = currentMask.isEmpty() && currentFavor.isEmpty() ? intact
           : recentRun != null && intact == cached ? recentRun
-          : m.trace(TraceRequest.of(enc).mask(currentMask).top(TOP_K).maps(AttentionTrace.Maps.AS_RUN)
+          : m.trace(withSwitches(TraceRequest.of(enc).mask(currentMask).top(TOP_K), summaries)
               .adjust(r -> reportingLayers(currentFavor.applyTo(m, r), layers, asRunLayers))).get(0);
       // the categories describe the intact maps, so they are computed once per input
       // a causal model's maps get no categories (HeadClassifier.appliesTo): the grid shows them uncoloured
@@ -543,7 +546,8 @@ public final class MainViewModel {
       }
       List<HeadScore> sc = !HeadClassifier.appliesTo(m) ? List.of()
           : intact == cached && cachedScores != null ? cachedScores : classifier.classifyAll(intact);
-      return new Analysis(intact, off, sc);
+      // every head's numbers and thumbnail: kept by a trace of summaries, else computed here off the FX thread
+      return new Analysis(intact, off, sc, intact.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE));
     }, new Worker.Listener<Analysis>() {
       @Override
       public void progress(String message, double fraction) {
@@ -573,6 +577,59 @@ public final class MainViewModel {
       FavorHeads currentFavor, String maskFixed, String textForNote, BertModel m) {}
 
   /** Shows a finished analysis, unless a newer input came meanwhile. */
+  /**
+   * Below this many bytes of maps (layers x heads x T^2 floats) a run keeps every map, as it always did
+   * (bert-base at 512 tokens: 151 MB); above it, a trace of summaries: thumbnails, per-head numbers and
+   * each layer's queries and keys, a head's map recomputed when the head view opens it (issue 41: a 1B
+   * model at 2,048 tokens has 11.8 GB of maps). {@code -Dheadscope.fullMapsUpTo=BYTES} moves the line.
+   */
+  static final long FULL_MAPS_UP_TO = Long.getLong("headscope.fullMapsUpTo", 256L << 20);
+
+  static boolean keepsSummaries(BertModel m, int tokens) {
+    long bytes = 4L * m.config().numHiddenLayers() * m.config().numAttentionHeads() * tokens * tokens;
+    return bytes > FULL_MAPS_UP_TO;
+  }
+
+  /**
+   * The with-switches run: its maps as run, or in a trace of summaries as computed (a summary keeps what
+   * each head computed; the layers above still feel the switches).
+   */
+  private static TraceRequest withSwitches(TraceRequest r, boolean summaries) {
+    return summaries ? r.summaries() : r.maps(AttentionTrace.Maps.AS_RUN);
+  }
+
+  /** The names of the per-head numbers every trace gives, published for the ranking above the grid. */
+  public static final String SINK = "First token's share (attention sink)";
+  public static final String ENTROPY = "Attention entropy (nats)";
+  public static final String LARGEST = "Largest attention weight";
+
+  /** Publishes the trace's per-head numbers (from its summaries) for the ranking. */
+  private void publishSummaries(io.headscope.model.HeadSummaries s) {
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(SINK, SINK, widen(s.sink()), true));
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(ENTROPY, ENTROPY, widen(s.entropy()), false));
+    session.publish(new io.headscope.app.gui.session.HeadMeasure(LARGEST, LARGEST, widen(s.maxWeight()), true));
+    summaries.set(s);
+  }
+
+  private final javafx.beans.property.ReadOnlyObjectWrapper<io.headscope.model.HeadSummaries> summaries =
+      new javafx.beans.property.ReadOnlyObjectWrapper<>();
+
+  /** The current input's per-head summaries and thumbnails (null before the first input). */
+  public javafx.beans.property.ReadOnlyObjectProperty<io.headscope.model.HeadSummaries> summariesProperty() {
+    return summaries.getReadOnlyProperty();
+  }
+
+  private static double[][] widen(float[][] v) {
+    double[][] out = new double[v.length][];
+    for (int i = 0; i < v.length; i++) {
+      out[i] = new double[v[i].length];
+      for (int j = 0; j < v[i].length; j++) {
+        out[i][j] = v[i][j];
+      }
+    }
+    return out;
+  }
+
   private void analysed(Analysis res, Asked q) {
     end();
     if (q.gen() != generation || res == null) {
@@ -585,6 +642,7 @@ public final class MainViewModel {
     }
     scores.setAll(res.scores());
     session.setTraces(r[0], r[1], q.currentFavor(), q.first(), q.second());
+    publishSummaries(res.summaries());
     // stale again at once if the text changed while this input ran (the next run is due)
     stale.set(!(q.a0().equals(strip(textA.get())) && q.b0().equals(strip(textB.get()))));
     Encoding e = r[0].encoding();

@@ -42,6 +42,7 @@ public final class HeadFactsView extends VBox {
     ViewLoader.load(this);
     vm.scoreProperty().addListener((o, a, b) -> refresh());
     vm.selectedOffProperty().addListener((o, a, b) -> refresh());
+    vm.firstTokenProperty().addListener((o, a, b) -> refresh());
     vm.layersProperty().addListener((ListChangeListener<LayerTokenTypes>) c -> refresh());
     refresh();
   }
@@ -68,6 +69,24 @@ public final class HeadFactsView extends VBox {
               + "categories are defined on bidirectional maps."
           : "No category yet: type a sentence and pick a head.");
       looks.setText("");
+      HeadFactsViewModel.FirstToken f = vm.firstTokenProperty().get();
+      if (f != null && vm.categoriesWithheld()) {
+        // a decoder's token types: the first token is its attention sink, as [CLS] is BERT's
+        looks.setText(String.format(Locale.ROOT, "Entropy %.2f nats  ·  largest weight %.2f", f.entropy(), f.largest()));
+        String[] names = {"first token (sink)", "punctuation", "other"};
+        Color[] colors = {FxColors.tokenType(TokenType.CLS), FxColors.tokenType(TokenType.PUNCT),
+            FxColors.tokenType(TokenType.OTHER)};
+        for (int i = 0; i < 3; i++) {
+          Label name = Bars.name(names[i]);
+          if (i == 0) {
+            name.setId("facts-sink");
+            Tooltip.install(name, new Tooltip("The mean over the query rows of the weight on the first token: "
+                + "decoders park attention there (the attention sink), as BERT's heads park it on [CLS] and [SEP]."));
+          }
+          types.add(name, 0, i);
+          types.add(Bars.bar(f.shares()[i], colors[i]), 1, i);
+        }
+      }
       return;
     }
     swatch.setFill(s.uncertain() ? Color.TRANSPARENT : FxColors.category(s.category()));

@@ -29,6 +29,7 @@ public final class HeadFactsViewModel {
   public HeadFactsViewModel(MainViewModel main) {
     this.main = main;
     main.selectedProperty().addListener((o, a, b) -> update());
+    main.summariesProperty().addListener((o, a, b) -> update());
     main.maskProperty().addListener((o, a, b) -> update());
     main.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> {
       layers.setAll(main.scoresProperty().isEmpty() ? List.of() : LayerTokenTypes.of(main.scoresProperty()));
@@ -119,5 +120,38 @@ public final class HeadFactsViewModel {
     Head h = main.selectedProperty().get();
     selectedOff.set(h != null && main.maskProperty().get().isOff(h));
     score.set(h == null ? null : main.score(h));
+    first.set(h == null ? null : firstToken(h));
+  }
+
+  /**
+   * A head's attention by key type where no category is given (a causal model): the first token's share
+   * (the attention sink, as [CLS] is BERT's first token), punctuation's and the rest's, from the run's
+   * summaries (the mean over query rows of the weight each key receives).
+   *
+   * @param shares first token, punctuation, other, in that order (summing to 1)
+   */
+  public record FirstToken(Head head, double[] shares, double entropy, double largest) {}
+
+  private final ReadOnlyObjectWrapper<FirstToken> first = new ReadOnlyObjectWrapper<>();
+
+  /** The selected head's {@link FirstToken} facts (null: no head, or no input yet). */
+  public ReadOnlyObjectProperty<FirstToken> firstTokenProperty() {
+    return first.getReadOnlyProperty();
+  }
+
+  private FirstToken firstToken(Head h) {
+    io.headscope.model.HeadSummaries s = main.summariesProperty().get();
+    io.headscope.model.AttentionTrace t = main.traceProperty().get();
+    if (s == null || t == null || h.layer() >= s.layers() || h.head() >= s.heads()) {
+      return null;
+    }
+    float[] received = s.received()[h.layer()][h.head()];
+    double[] shares = new double[3];
+    for (int j = 0; j < received.length; j++) {
+      boolean punct = io.headscope.analysis.heads.TokenType.of(t.tokens().get(j))
+          == io.headscope.analysis.heads.TokenType.PUNCT;
+      shares[j == 0 ? 0 : punct ? 1 : 2] += received[j];
+    }
+    return new FirstToken(h, shares, s.entropy()[h.layer()][h.head()], s.maxWeight()[h.layer()][h.head()]);
   }
 }

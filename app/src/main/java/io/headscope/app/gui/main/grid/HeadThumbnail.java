@@ -114,10 +114,37 @@ final class HeadThumbnail extends VBox {
     pattern = p;
     this.uncertain = p != null && uncertain;
     category = p == null || uncertain ? UNKNOWN : FxColors.category(p);
+    this.description = description;
     tip.setText("Head " + head + " (layer " + (head.layer() + 1) + ", head " + (head.head() + 1) + ")"
-        + (description == null ? "" : ": " + description) + ".\n" + HINT);
+        + (description == null ? "" : ": " + description) + "." + (group == null ? "" : "\n" + group) + "\n" + HINT);
     updateBorder();
   }
+
+  private String description;
+  /** The key/value group it shares (grouped-query attention), as the tooltip says it; null: its own. */
+  private String group;
+
+  void setGroup(String note) {
+    group = note;
+    setCategory(pattern, uncertain, description);
+  }
+
+  /** A dense grid (hundreds of heads): no name under the map (the row and column labels name it) and a thin frame. */
+  void setCompact(boolean compact) {
+    name.setVisible(!compact);
+    name.setManaged(!compact);
+    power.setManaged(!compact); // its button's own minimum width would hold the map at 16 px; the cross says OFF
+    if (compact && !getStyleClass().contains("compact")) {
+      getStyleClass().add("compact");
+    } else if (!compact) {
+      getStyleClass().remove("compact");
+    }
+    frameWidth = compact ? 1.5 : 3;
+    frame.setPadding(new Insets(compact ? 0 : 1));
+    updateBorder();
+  }
+
+  private double frameWidth = 3;
 
   /** The category the frame shows (for tests and the legend), or null. */
   HeadPattern category() {
@@ -158,7 +185,7 @@ final class HeadThumbnail extends VBox {
 
   private void updateBorder() {
     frame.setBorder(new Border(new BorderStroke(category, uncertain ? BorderStrokeStyle.DASHED : BorderStrokeStyle.SOLID,
-        CornerRadii.EMPTY, new BorderWidths(3))));
+        CornerRadii.EMPTY, new BorderWidths(frameWidth))));
     // the selected head's dark background wins over the picked orange (headscope.css)
     pseudoClassStateChanged(States.SELECTED, selected);
     pseudoClassStateChanged(States.PICKED, picked);

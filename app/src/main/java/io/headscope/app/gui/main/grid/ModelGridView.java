@@ -34,6 +34,45 @@ public final class ModelGridView extends VBox {
   /** The smallest thumbnail: 12 x 12 heads at 1280x800 fit at about 22 px (a map's pattern still shows). */
   private static final double MIN_THUMB = 20;
   private static final double MAX_THUMB = 180;
+  /** A grid of more heads than this (bert-large's 384 is not; a 1B Llama's 704 is) drops the names under its maps. */
+  static final int DENSE_FROM = 400;
+  /** The smallest thumbnail of a dense grid: 22 x 32 heads fit a 1280x800 window at about 12 px. */
+  private static final double MIN_DENSE_THUMB = 8;
+  /** The gap between key/value groups of grouped-query attention. */
+  private static final double GROUP_GAP = 5;
+  private static final double ZOOM_STEP = 1.25;
+  private static final double MAX_ZOOM = 12;
+  /** The thumbnails' size over the size that fits the view (1: all fit). */
+  private double zoom = 1;
+  private boolean dense;
+
+  /** Zooms the thumbnails by {@code factor}, between the fitted size and {@link #MAX_ZOOM} times it. */
+  public void zoom(double factor) {
+    zoom = Math.max(1, Math.min(MAX_ZOOM, zoom * factor));
+    fittedWidth = -100; // not a nudge: fit again
+    resize();
+  }
+
+  /** The zoom (1: the grid fits the view), for tests. */
+  double zoomFactor() {
+    return zoom;
+  }
+
+  /** The loaded model's key/value heads ({@code heads} when every head has its own). */
+  private int keyValueGroups(int heads) {
+    io.headscope.model.BertModel m = vm.modelProperty().get();
+    int g = m == null ? heads : m.config().parts().keyValueHeads();
+    return heads <= 0 ? 1 : g <= 0 || g > heads || heads % g != 0 ? heads : g; // (a model's heads come after its layers)
+  }
+
+  /** What a grouped-query head's tooltip and its group's label say. */
+  static String groupNote(int group, int share, int groups) {
+    int first = group * share + 1;
+    return groups == 1 ? "Multi-query attention: every head reads the one key/value head."
+        : String.format(Locale.ROOT, "Key/value group %d of %d: heads %d-%d read the same keys and values (grouped-query "
+            + "attention); their maps differ by their queries only.", group + 1, groups, first, first + share - 1);
+  }
+
   /** Longer inputs are max-pooled to this many cells a side in the thumbnails (the head view shows every cell). */
   static final int THUMB_CELLS = 128;
 
@@ -52,6 +91,7 @@ public final class ModelGridView extends VBox {
     ViewLoader.load(this);
 
     vm.layersProperty().addListener((o, a, b) -> rebuild());
+    vm.modelProperty().addListener((o, a, b) -> rebuild()); // its key/value groups
     vm.headsProperty().addListener((o, a, b) -> rebuild());
     vm.traceProperty().addListener((o, a, b) -> refreshImages());
     vm.ablatedProperty().addListener((o, a, b) -> refreshImages());
@@ -63,12 +103,29 @@ public final class ModelGridView extends VBox {
     vm.scoresProperty().addListener((javafx.collections.ListChangeListener<HeadScore>) c -> refreshCategories());
     vm.shownCategoriesProperty().addListener((o, a, b) -> refreshCategories());
     scroll.viewportBoundsProperty().addListener((o, a, b) -> resize());
+    // zoom: Ctrl + wheel (or Ctrl + plus / minus, Ctrl + 0 to fit again); past the fit the grid scrolls
+    scroll.addEventFilter(javafx.scene.input.ScrollEvent.SCROLL, e -> {
+      if (e.isControlDown() || e.isShortcutDown()) {
+        zoom(e.getDeltaY() > 0 ? ZOOM_STEP : 1 / ZOOM_STEP);
+        e.consume();
+      }
+    });
     setOnKeyPressed(e -> {
       if (e.getCode() == KeyCode.X || e.getCode() == KeyCode.DELETE) {
         vm.toggleSelectedHeads();
         e.consume();
       } else if (e.getCode() == KeyCode.ESCAPE) {
         vm.clearSelection();
+      } else if (e.isShortcutDown() && (e.getCode() == KeyCode.PLUS || e.getCode() == KeyCode.EQUALS
+          || e.getCode() == KeyCode.ADD)) {
+        zoom(ZOOM_STEP);
+        e.consume();
+      } else if (e.isShortcutDown() && (e.getCode() == KeyCode.MINUS || e.getCode() == KeyCode.SUBTRACT)) {
+        zoom(1 / ZOOM_STEP);
+        e.consume();
+      } else if (e.isShortcutDown() && (e.getCode() == KeyCode.DIGIT0 || e.getCode() == KeyCode.NUMPAD0)) {
+        zoom(1 / zoom);
+        e.consume();
       }
     });
     rebuild();
@@ -138,11 +195,44 @@ public final class ModelGridView extends VBox {
       grid.add(box, 0, 0);
       return;
     }
+    int groups = keyValueGroups(heads);
+    int share = Math.max(1, heads / Math.max(1, groups)); // query heads per key/value group
+    boolean grouped = groups < heads;
+    int top = grouped ? 1 : 0; // grouped-query: a row naming each key/value group above the head numbers
+    dense = (long) layers * heads > DENSE_FROM;
+    grid.setHgap(dense ? 1 : 3);
+    if (grouped) {
+      for (int g = 0; g < groups; g++) {
+        Label gl = new Label(groups == 1 ? "one key/value head, shared by all " + heads + " heads"
+            : (dense || share < 3 ? "KV " : "key/value group ") + (g + 1));
+        gl.setId("kv-group-" + (g + 1));
+        gl.getStyleClass().add("grid-group-label");
+        gl.setMaxWidth(Double.MAX_VALUE);
+        gl.setAlignment(Pos.CENTER);
+        gl.setTooltip(new Tooltip(groupNote(g, share, groups)));
+        GridPane.setMargin(gl, new Insets(0, 0, 0, g > 0 ? GROUP_GAP : 0));
+        grid.add(gl, g * share + 1, 0, share, 1);
+      }
+    }
     for (int h = 0; h < heads; h++) {
-      Label col = new Label(heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
+      // a dense grid numbers every fourth head: two-digit numbers over every 10 px map would set its width
+      Label col = new Label(dense && h % 4 != 0 ? "" : heads > 16 ? String.valueOf(h + 1) : "h" + (h + 1));
       col.getStyleClass().add("grid-column-label");
-      GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
-      grid.add(col, h + 1, 0);
+      if (dense && h % 4 != 0) {
+        continue;
+      }
+      if (!dense) {
+        GridPane.setHalignment(col, javafx.geometry.HPos.CENTER);
+      }
+      if (grouped && h > 0 && h % share == 0) {
+        GridPane.setMargin(col, new Insets(0, 0, 0, GROUP_GAP));
+      }
+      if (dense) {
+        col.setMinWidth(0);
+        grid.add(col, h + 1, top, Math.min(4, heads - h), 1); // over its four columns: they keep their own width
+      } else {
+        grid.add(col, h + 1, top);
+      }
     }
     for (int l = 0; l < layers; l++) {
       int layer = l;
@@ -155,10 +245,17 @@ public final class ModelGridView extends VBox {
       layerButton.setFocusTraversable(false);
       VBox lab = new VBox(layerButton);
       lab.setAlignment(Pos.CENTER);
-      grid.add(lab, 0, l + 1);
+      grid.add(lab, 0, l + 1 + top);
       for (int h = 0; h < heads; h++) {
         Head head = new Head(l, h);
         HeadThumbnail t = new HeadThumbnail(head);
+        t.setCompact(dense);
+        if (grouped) {
+          t.setGroup(groupNote(h / share, share, groups));
+          if (h > 0 && h % share == 0) {
+            GridPane.setMargin(t, new Insets(0, 0, 0, GROUP_GAP)); // a gap between groups: they read as blocks
+          }
+        }
         t.setOnMouseClicked(e -> {
           requestFocus();
           if (e.isControlDown() || e.isShortcutDown() || e.isShiftDown()) {
@@ -173,7 +270,7 @@ public final class ModelGridView extends VBox {
           e.consume();
         });
         thumbs.put(head, t);
-        grid.add(t, h + 1, l + 1);
+        grid.add(t, h + 1, l + 1 + top);
       }
     }
     resize();
@@ -223,9 +320,13 @@ public final class ModelGridView extends VBox {
     if (nudge && grid.prefWidth(-1) <= width + 0.5 && grid.prefHeight(-1) <= height + 0.5) {
       return;
     }
-    double byWidth = (width - 48 - heads * 14) / heads;
-    double byHeight = (height - 24 - layers * 22) / layers;
-    double size = Math.max(MIN_THUMB, Math.min(MAX_THUMB, Math.min(byWidth, byHeight)));
+    int groups = keyValueGroups(heads);
+    double gaps = groups < heads ? (groups - 1) * GROUP_GAP + 20 : 0;
+    // a dense grid has no names under its maps and thin frames: per head 3 px of gap and 4 of frame
+    double byWidth = (width - 48 - gaps - heads * (dense ? 4 : 14)) / heads;
+    double byHeight = (height - 24 - (groups < heads ? 20 : 0) - layers * (dense ? 4 : 22)) / layers;
+    double min = dense ? MIN_DENSE_THUMB : MIN_THUMB;
+    double size = Math.max(min, Math.min(MAX_THUMB, Math.min(byWidth, byHeight) * zoom));
     thumbs.values().forEach(t -> t.setSize(size));
     // the estimate above ignores the labels' own widths (a model's "10-12" under a 24 px map): once laid out,
     // take off what still overflows the view, so that at 1280x800 the last layer and head are not behind scroll
@@ -236,8 +337,8 @@ public final class ModelGridView extends VBox {
       double overW = grid.prefWidth(-1) - scroll.getViewportBounds().getWidth();
       double overH = grid.prefHeight(-1) - scroll.getViewportBounds().getHeight();
       double shrink = Math.max(overW / heads, overH / layers);
-      if (shrink > 0.5 && scroll.getViewportBounds().getWidth() > 0) {
-        double fitted = Math.max(MIN_THUMB, size - Math.ceil(shrink));
+      if (zoom == 1 && shrink > 0.5 && scroll.getViewportBounds().getWidth() > 0) {
+        double fitted = Math.max(min, size - Math.ceil(shrink));
         thumbs.values().forEach(t -> t.setSize(fitted));
       }
     });

@@ -41,14 +41,23 @@ final class Thumbnails {
   /** With {@code words}, each map is first converted to words (Clark's conversion, {@link WordAttention}). */
   static Map<Head, Pixels> compute(AttentionTrace intact, AttentionTrace run, MapsShown shown, boolean words,
       List<Head> heads, int side) {
-    WordAttention.Words w = words ? WordAttention.of(intact.tokens()) : null;
+    // a trace of summaries holds no map but each head's thumbnail, max-pooled in the run as Palette.pooled
+    // pools (a difference is then the thumbnails' difference; words need the full maps: the head view has them)
+    boolean kept = !intact.hasFullMaps() || !run.hasFullMaps();
+    io.headscope.model.HeadSummaries si = kept ? intact.summaries(side) : null;
+    io.headscope.model.HeadSummaries sr = kept ? run.summaries(side) : null;
+    WordAttention.Words w = words && !kept ? WordAttention.of(intact.tokens()) : null;
     Map<Head, Pixels> out = new HashMap<>();
     for (Head h : heads) {
       if (h.layer() >= intact.layers() || h.head() >= intact.heads()) {
         out.put(h, null);
         continue;
       }
-      float[][] m = switch (shown) {
+      float[][] m = kept ? switch (shown) {
+        case INTACT -> si.thumbnail(h);
+        case AS_RUN -> sr.thumbnail(h);
+        case DIFFERENCE -> Palette.difference(sr.thumbnail(h), si.thumbnail(h));
+      } : switch (shown) {
         case INTACT -> intact.map(h);
         case AS_RUN -> run.map(h);
         case DIFFERENCE -> Palette.difference(run.map(h), intact.map(h));

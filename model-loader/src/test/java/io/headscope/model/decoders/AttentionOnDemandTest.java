@@ -1,0 +1,193 @@
+package io.headscope.model.decoders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.HeadSummaries;
+import io.headscope.model.TraceRequest;
+import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadMask;
+import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.engine.Activation;
+import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.RunRequest;
+import io.headscope.model.engine.RunResult;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.testing.Float32Bounds;
+import io.headscope.model.testing.TinyBert;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A trace of summaries ({@link TraceRequest.Keep#SUMMARIES}) against a full trace of the same batch, on a
+ * tiny grouped-query Llama and a tiny BERT, with inputs of two lengths (so padding is in play):
+ *
+ * <ul>
+ *   <li>every head's map recomputed on demand equals the full trace's map: bit for bit where the engine
+ *       measures its products batch-invariant (then one head's product is the bits of the batched one),
+ *       else within the float32 bound {@link #bound} derives from the queries and keys themselves;
+ *   <li>the summaries equal what {@link #expected} computes from the full maps in double: the largest weight,
+ *       the thumbnails (max-pooling picks cells) and the first token's share exactly, the entropy and the
+ *       weight each key receives within the float32 bound of their sums.
+ * </ul>
+ */
+class AttentionOnDemandTest {
+  private static final double U = Math.ulp(1.0f) / 2; // float32's unit roundoff, 2^-24
+  @TempDir Path dir;
+
+  @Test
+  void aGroupedQueryLlamasMapsOnDemandAreTheFullTracesMaps() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 41);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
+      assertThat(batch.get(0).length()).isGreaterThan(batch.get(1).length());
+      check(model, batch);
+    }
+  }
+
+  @Test
+  void aBertsMapsOnDemandAreTheFullTracesMaps() {
+    try (BertModel model = BertModel.load(TinyBert.create(2, 4, 7).writeTo(dir.resolve("bert")))) {
+      List<Encoding> batch = List.of(model.encode("the cat sat on the mat .", null), model.encode("a dog", null));
+      check(model, batch);
+    }
+  }
+
+  @Test
+  void aTraceOfSummariesRefusesAsRunMapsOfSwitchedOffHeadsAndAClosedModel() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 42);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    AttentionTrace t;
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      Encoding e = model.encode(HandLlamaTokenizer.TEXT, null);
+      assertThatThrownBy(() -> TraceRequest.of(e).mask(HeadMask.of(java.util.Set.of(new Head(0, 1)), HeadMask.Mode.ZERO)).maps(AttentionTrace.Maps.AS_RUN)
+          .summaries()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("as computed");
+      t = model.trace(TraceRequest.of(e).summaries()).get(0);
+      assertThat(t.hasFullMaps()).isFalse();
+    }
+    assertThatThrownBy(() -> t.map(new Head(0, 0))).isInstanceOf(HeadScopeException.class)
+        .hasMessageContaining("closed");
+  }
+
+  private static void check(BertModel model, List<Encoding> batch) {
+    int side = 4; // below the 9-token input's length: blocks of 2 and 3 rows
+    List<AttentionTrace> full = model.trace(TraceRequest.of(batch));
+    List<AttentionTrace> kept = model.trace(TraceRequest.of(batch).summaries(side));
+    // the queries and keys as the run's scores read them, for the bound
+    RunResult qk = model.run(RunRequest.of(batch).capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K)));
+    boolean bitwise = model.batchInvariant();
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    for (int i = 0; i < batch.size(); i++) {
+      AttentionTrace f = full.get(i);
+      AttentionTrace s = kept.get(i);
+      assertThat(s.hasFullMaps()).isFalse();
+      assertThat(s.attention()).isNull();
+      int n = batch.get(i).length();
+      HeadSummaries got = s.summaries(side);
+      for (int l = 0; l < layers; l++) {
+        for (int h = 0; h < heads; h++) {
+          Head head = new Head(l, h);
+          float[][] want = f.map(head);
+          float[][] map = s.map(head);
+          assertThat(map.length).isEqualTo(n);
+          for (int q = 0; q < n; q++) {
+            for (int k = 0; k < n; k++) {
+              double b = bitwise ? 0 : bound(qk, i, l, h, q, k, n, want[q][k], map[q][k], model);
+              assertThat((double) Math.abs(map[q][k] - want[q][k])).as("input %d head %s query %d key %d", i, head, q, k)
+                  .isLessThanOrEqualTo(b);
+            }
+          }
+          Expected e = expected(want, side);
+          assertThat(got.maxWeight()[l][h]).isEqualTo(e.max);
+          assertThat(got.sink()[l][h]).isEqualTo((float) e.sink);
+          assertThat(got.thumbnail(head)).isDeepEqualTo(e.thumbnail);
+          // entropy: each term p log p in float32 (log within 2 ulp, the product 1 ulp), summed over n terms
+          // (gamma_{n-1}), the row means in double; the floor adds at most n 1e-30 69 per row
+          double entBound = (Float32Bounds.gamma(n - 1) + 4 * U) * e.absEntropy + n * 1e-30 * 70 + Math.ulp((float) e.entropy);
+          assertThat((double) Math.abs(got.entropy()[l][h] - e.entropy)).as("entropy %s", head).isLessThanOrEqualTo(entBound);
+          for (int k = 0; k < n; k++) {
+            // the column's float32 sum over n rows (gamma_{n-1} of the sum of non-negative terms), then / n
+            double recBound = (Float32Bounds.gamma(n - 1) + 2 * U) * e.received[k] + Math.ulp((float) e.received[k]);
+            assertThat((double) Math.abs(got.received()[l][h][k] - e.received[k])).as("received %s key %d", head, k)
+                .isLessThanOrEqualTo(recBound);
+          }
+        }
+      }
+      // a full trace's summaries are computed from its maps
+      assertThat(f.summaries(side).maxWeight()[0][0]).isEqualTo(expected(f.map(new Head(0, 0)), side).max);
+    }
+  }
+
+  /**
+   * Where products are not batch-invariant (another CPU's kernels), the recomputed score and the run's
+   * differ only by the rounding of their two dot products of dh terms: each within {@code gamma_dh sum_k
+   * |q_k k_k| / sqrt(dh)} of the exact score, plus the rounding of the division by sqrt(dh) (u |s|). Scores
+   * that all move by at most delta change the exact softmax by a factor within {@code e^{+-2 delta}}, and each
+   * float32 softmax is within {@code (n + 4) u} of its exact value (exp within 1 ulp, the sum gamma_n, the
+   * division u). So |p1 - p2| <= max(p) ((e^{2 delta} - 1) + 2 (n + 4) u), delta the largest over the row's keys.
+   */
+  private static double bound(RunResult qk, int row, int l, int h, int q, int key, int n, float p1, float p2,
+      BertModel model) {
+    Activation queries = qk.cache().get(HookPoint.of(HookPoint.Kind.ATTN_Q, l));
+    Activation keys = qk.cache().get(HookPoint.of(HookPoint.Kind.ATTN_K, l));
+    int dh = queries.dim(3);
+    double root = Math.sqrt(dh);
+    double delta = 0;
+    for (int k = 0; k < n; k++) {
+      double abs = 0;
+      double dot = 0;
+      for (int c = 0; c < dh; c++) {
+        double a = queries.get(row, h, q, c);
+        double b = keys.get(row, h, k, c);
+        abs += Math.abs(a * b);
+        dot += a * b;
+      }
+      delta = Math.max(delta, 2 * (Float32Bounds.gamma(dh) * abs / root + U * Math.abs(dot) / root));
+    }
+    return Math.max(p1, p2) * (Math.expm1(2 * delta) + 2 * (n + 4) * U);
+  }
+
+  /** What the summaries should hold, computed here in double from a full map. */
+  private record Expected(float max, double sink, double entropy, double absEntropy, double[] received,
+      float[][] thumbnail) {}
+
+  private static Expected expected(float[][] m, int side) {
+    int n = m.length;
+    float max = 0;
+    double sink = 0;
+    double entropy = 0;
+    double[] received = new double[n];
+    for (float[] row : m) {
+      sink += row[0];
+      for (int j = 0; j < n; j++) {
+        max = Math.max(max, row[j]);
+        received[j] += row[j];
+        if (row[j] > 0) {
+          entropy -= row[j] * Math.log(row[j]);
+        }
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      received[j] /= n;
+    }
+    // the grid's pooling written out: block k of g holds the rows (and columns) i with floor(i g / n) = k
+    int g = Math.min(n, side);
+    float[][] thumb = new float[g][g];
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        int r = i * g / n;
+        int c = j * g / n;
+        thumb[r][c] = Math.max(thumb[r][c], m[i][j]);
+      }
+    }
+    return new Expected(max, sink / n, entropy / n, entropy / n, received, thumb);
+  }
+}
