@@ -41,7 +41,7 @@ final class OnDemandMaps {
     float[] key = slice(k, row, group, dh);
     try {
       synchronized (engine) { // one recomputation at a time, beside the model's own calls
-        return engine.attentionMap(query, key, width, length);
+        return engine.attentionMap(h.layer(), query, key, width, length);
       }
     } catch (IllegalStateException e) {
       throw new HeadScopeException("The model this trace came from is closed, so its maps cannot be recomputed.");

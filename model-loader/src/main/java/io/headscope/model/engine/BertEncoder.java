@@ -94,11 +94,15 @@ final class BertEncoder {
    * {@code ModernBertModel._update_attention_mask} builds its {@code sliding_window_mask} ({@code distance <=
    * local_attention // 2} kept).
    */
-  private NDArray layerMask(int l, NDArray scoreMask, NDArray x) {
+  NDArray layerMask(int l, NDArray scoreMask, NDArray x) {
+    return layerMask(l, scoreMask, (int) x.getShape().get(1), x.getManager());
+  }
+
+  /** {@link #layerMask(int, NDArray, NDArray)} for a width of {@code t} tokens: also the maps recomputed on demand. */
+  NDArray layerMask(int l, NDArray scoreMask, int t, ai.djl.ndarray.NDManager manager) {
     if (parts.mask() != Parts.Mask.BIDIRECTIONAL || !parts.windowed(l)) {
       return scoreMask;
     }
-    int t = (int) x.getShape().get(1);
     int reach = parts.window() / 2;
     float[] far = new float[t * t];
     for (int i = 0; i < t; i++) {
@@ -106,7 +110,7 @@ final class BertEncoder {
         far[i * t + j] = Math.abs(i - j) > reach ? PADDING_SCORE : 0f;
       }
     }
-    NDArray band = x.getManager().create(far, new Shape(1, 1, t, t));
+    NDArray band = manager.create(far, new Shape(1, 1, t, t));
     return scoreMask == null ? band : scoreMask.add(band); // (B|1, 1, T, T)
   }
 

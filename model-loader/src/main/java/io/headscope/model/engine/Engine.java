@@ -278,12 +278,13 @@ public final class Engine implements AutoCloseable {
    * wherever the products are batch-invariant ({@link #batchInvariant}), and within the float32 bound
    * {@code AttentionOnDemandTest} derives elsewhere.
    *
+   * @param layer the head's layer (0-based): a windowed layer's band (ModernBERT's local layers) is part of its mask
    * @param query the head's queries, {@code width x dh} row-major (after rotary, as {@code hook_q})
    * @param key its key/value group's keys, {@code width x dh}
    * @param width the padded width of the run's batch
    * @param length the input's real length
    */
-  public float[][] attentionMap(float[] query, float[] key, int width, int length) {
+  public float[][] attentionMap(int layer, float[] query, float[] key, int width, int length) {
     int dh = config().headSize();
     if (query.length != width * dh || key.length != width * dh || length > width || length < 1) {
       throw new IllegalArgumentException("queries " + query.length + " and keys " + key.length + " for width "
@@ -296,7 +297,7 @@ public final class Engine implements AutoCloseable {
       long[] real = new long[width];
       java.util.Arrays.fill(real, 0, length, 1L);
       NDArray realTokens = scope.create(real, new Shape(1, width));
-      NDArray pattern = BertEncoder.scores(q, k, encoder.scoreMask(realTokens), dh).softmax(-1); // (1, 1, T, T)
+      NDArray pattern = BertEncoder.scores(q, k, encoder.layerMask(layer, encoder.scoreMask(realTokens), width, scope), dh).softmax(-1); // (1, 1, T, T)
       float[] flat = pattern.toFloatArray();
       float[][] map = new float[length][];
       for (int i = 0; i < length; i++) {

@@ -60,6 +60,24 @@ class AttentionOnDemandTest {
     }
   }
 
+  /**
+   * ModernBERT's local layers see only the keys within {@code window / 2}: a map recomputed on demand must carry
+   * its layer's band, or its far cells would hold weight the run never gave (the tiny model's window is 4, so
+   * the 10-token input has far cells in every local layer).
+   */
+  @Test
+  void aModernBertsWindowedMapsOnDemandAreTheFullTracesMaps() {
+    TinyNeoxModern m = new TinyNeoxModern(NeoxModernFamiliesTest.modernBert(), 43);
+    Path folder = m.writeTo(dir.resolve("modernbert"));
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      List<Encoding> batch = List.of(model.encode(HandModernTokenizer.TEXT, null), model.encode("a cab", null));
+      check(model, batch);
+      AttentionTrace t = model.trace(TraceRequest.of(batch.get(0)).summaries()).get(0);
+      float[][] local = t.map(new Head(1, 0)); // layer 0 is global, layer 1 local (every 2nd layer global)
+      assertThat(local[0][local.length - 1]).isZero();
+    }
+  }
+
   @Test
   void aTraceOfSummariesRefusesAsRunMapsOfSwitchedOffHeadsAndAClosedModel() {
     TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 42);
