@@ -26,6 +26,15 @@ public final class ReferenceBertSteps {
     void edit(int layer, double[][][] result);
   }
 
+  /**
+   * Sees (and may change in place) one point of one layer, as TransformerLens names them: {@code resid_pre}
+   * (T, d) as the layer starts, {@code v} (T, H dh: head h in columns h dh .. h dh + dh - 1) after the value
+   * projection, {@code mlp_out} (T, d) before the second residual add.
+   */
+  public interface PointEdit {
+    void edit(String point, int layer, double[][] values);
+  }
+
   private final JsonNode config;
   private final ReferenceWeights w;
   private final int vocab;
@@ -99,7 +108,12 @@ public final class ReferenceBertSteps {
 
   /** The masked-LM logits of the given rows only ({@code rows.length}, V): the others are not decoded. */
   public double[][] logitsFrom(int first, double[][] input, ResultEdit edit, int[] rows) {
-    double[][] x = stack(first, input, edit);
+    return logitsAt(first, input, edit, null, rows);
+  }
+
+  /** The masked-LM logits of the given rows, with edits of the head results and of the other points. */
+  public double[][] logitsAt(int first, double[][] input, ResultEdit edit, PointEdit points, int[] rows) {
+    double[][] x = stack(first, input, edit, points);
     double[][] picked = new double[rows.length][];
     for (int i = 0; i < rows.length; i++) {
       picked[i] = x[rows[i]];
@@ -123,11 +137,27 @@ public final class ReferenceBertSteps {
   }
 
   private double[][] stack(int first, double[][] input, ResultEdit edit) {
+    return stack(first, input, edit, null);
+  }
+
+  private double[][] stack(int first, double[][] input, ResultEdit edit, PointEdit points) {
     double[][] x = input;
     for (int l = first; l < layers; l++) {
-      x = layer(l, x, edit);
+      if (points != null) {
+        x = copy(x);
+        points.edit("resid_pre", l, x);
+      }
+      x = layer(l, x, edit, points);
     }
     return x;
+  }
+
+  private static double[][] copy(double[][] x) {
+    double[][] c = new double[x.length][];
+    for (int t = 0; t < x.length; t++) {
+      c[t] = x[t].clone();
+    }
+    return c;
   }
 
   private double[][] decode(double[][] x) {
@@ -208,7 +238,7 @@ public final class ReferenceBertSteps {
   }
 
   /** BertLayer with the attention output written as the sum of its heads: {@code sum_h z^h W_O^h + b_O}. */
-  private double[][] layer(int l, double[][] x, ResultEdit edit) {
+  private double[][] layer(int l, double[][] x, ResultEdit edit, PointEdit points) {
     String p = "encoder.layer." + l + ".";
     double[][] q = linear(x, w.baseMatrix(p + "attention.self.query.weight", hidden, hidden),
         w.baseVector(p + "attention.self.query.bias", hidden)); // (T, d)
@@ -216,6 +246,9 @@ public final class ReferenceBertSteps {
         w.baseVector(p + "attention.self.key.bias", hidden));
     double[][] v = linear(x, w.baseMatrix(p + "attention.self.value.weight", hidden, hidden),
         w.baseVector(p + "attention.self.value.bias", hidden));
+    if (points != null) {
+      points.edit("v", l, v);
+    }
     int dh = hidden / heads;
     double[][] z = attention(q, k, v, heads, 1 / Math.sqrt(dh), false, new double[heads][][]); // (T, H dh)
     double[][] wo = w.baseMatrix(p + "attention.output.dense.weight", hidden, hidden); // (out d, in H dh)
@@ -251,6 +284,9 @@ public final class ReferenceBertSteps {
     double[][] f = linear(activation(act, linear(a, w.baseMatrix(p + "intermediate.dense.weight", inter, hidden),
         w.baseVector(p + "intermediate.dense.bias", inter))), w.baseMatrix(p + "output.dense.weight", hidden, inter),
         w.baseVector(p + "output.dense.bias", hidden));
+    if (points != null) {
+      points.edit("mlp_out", l, f);
+    }
     return layerNorm(add(a, f), w.baseVector(p + "output.LayerNorm.weight", hidden),
         w.baseVector(p + "output.LayerNorm.bias", hidden), eps);
   }
