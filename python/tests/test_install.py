@@ -9,6 +9,8 @@ import pytest
 
 from bridge_support import PYTHON_DIR, ROOT
 
+pytestmark = pytest.mark.slow  # the slow tier: ./headscope test slow
+
 
 def clean_env(**extra):
     env = {k: v for k, v in os.environ.items()

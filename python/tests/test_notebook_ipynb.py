@@ -13,6 +13,8 @@ import pytest
 
 from bridge_support import ROOT
 
+pytestmark = pytest.mark.slow  # the slow tier: ./headscope test slow
+
 NOTEBOOK = os.path.join(ROOT, "docs", "notebook", "headscope-lab.ipynb")
 DRIVER = """
 import sys, nbformat

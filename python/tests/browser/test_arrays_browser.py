@@ -13,6 +13,8 @@ from page_support import REPO, headscope
 sys.path.insert(0, str(REPO / "python"))
 import headscope as hs  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the slow tier: ./headscope test slow
+
 HOSTILE = ["[CLS]", "</script><img src=x onerror=alert(1)>", "<b>bold</b>", "&amp;", "\u0120world", "\u2028",
            "<!--", "[SEP]"]
 

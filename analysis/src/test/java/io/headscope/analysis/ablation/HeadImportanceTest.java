@@ -8,7 +8,9 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
+import io.headscope.model.testing.Float32Bounds;
 import io.headscope.model.testing.TinyBert;
+import io.headscope.model.testing.families.ReferenceBertSteps;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,10 +26,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HeadImportanceTest {
   @TempDir static Path dir;
   static BertModel model;
+  static ReferenceBertSteps reference;
 
   @BeforeAll
   static void load() {
     model = BertModel.load(TinyBert.create(3, 4, 5).writeTo(dir.resolve("tiny")));
+    reference = new ReferenceBertSteps(dir.resolve("tiny"));
   }
 
   @AfterAll
@@ -35,23 +39,42 @@ class HeadImportanceTest {
     model.close();
   }
 
+  /**
+   * The engine's float32 gradient in each head's multiplier against the derivative of the same loss taken
+   * in float64 ({@link ReferenceBertSteps#headMultiplierDerivative}: the head's result scaled, Richardson's
+   * differences, no float32 rounding divided by a step). The bound is the float32 backward pass's alone,
+   * {@link Float32Bounds#gradient} of the terms' scale (the sum of |d loss / d result * result| over the
+   * head's entries, from the same float64 reference), so it holds on any CPU; the loss itself within
+   * {@link Float32Bounds#forward} of its float64 value, relative to a scale of at least 1 (a loss sums
+   * log-probabilities of order 1).
+   */
   @ParameterizedTest
   @ValueSource(strings = {"the [MASK] sat on the [MASK] .", "the king was in paris and the queen was in france ."})
-  void gradientMatchesFiniteDifferencesOfTheLoss(String text) {
+  void gradientMatchesTheFloat64DerivativeOfTheLoss(String text) {
     MlmProbe probe = MlmProbe.of(model, model.encode(text, null), 2);
     HeadImportance.Gradient g = new HeadImportance(model).gradient(probe);
     long[] targets = targets(probe);
-    double intact = loss(probe, targets, 3, 4, -1, -1, 0);
-    assertThat(g.loss()).isCloseTo(intact, within(1e-5));
-    double eps = 1e-2;
+    double[][] x = reference.embeddings(probe.input().ids(), probe.input().segments());
+    int tokens = x.length;
+    java.util.function.ToDoubleFunction<ReferenceBertSteps.ResultEdit> loss = edit -> {
+      double[][] logits = reference.logitsFrom(0, x, edit, probe.positions());
+      double sum = 0;
+      for (int i = 0; i < targets.length; i++) {
+        sum -= ReferenceBertSteps.logSoftmax(logits[i])[(int) targets[i]];
+      }
+      return sum / targets.length;
+    };
+    double intact = loss.applyAsDouble(null);
+    assertThat(g.loss()).isCloseTo(intact,
+        within(Float32Bounds.forward(model.config(), tokens) * Math.max(1, Math.abs(intact))));
+    double bound = Float32Bounds.gradient(model.config(), tokens);
     double largest = 0;
     for (int l = 0; l < 3; l++) {
       for (int h = 0; h < 4; h++) {
-        // central difference: m_h = 1 + eps minus m_h = 1 - eps
-        double fd = (loss(probe, targets, 3, 4, l, h, -eps) - loss(probe, targets, 3, 4, l, h, eps)) / (2 * eps);
+        double[] d = ReferenceBertSteps.headMultiplierDerivative(loss, l, h, tokens, model.config().hiddenSize());
         assertThat(g.dLossDm()[l][h]).as("head %d-%d", l + 1, h + 1)
-            .isCloseTo(fd, within(2e-3 + 0.02 * Math.abs(fd)));
-        largest = Math.max(largest, Math.abs(fd));
+            .isCloseTo(d[0], within(bound * Math.max(d[1], 1e-3)));
+        largest = Math.max(largest, Math.abs(d[0]));
       }
     }
     assertThat(largest).as("the heads matter to the loss").isGreaterThan(1e-2);
@@ -90,23 +113,6 @@ class HeadImportanceTest {
       return probe.originals();
     }
     return AblationSweep.argMax(logProbs(probe, null));
-  }
-
-  /** The masked-LM loss with head (l, h)'s multiplier at {@code 1 - eps}, by a plain forward pass. */
-  private double loss(MlmProbe probe, long[] targets, int layers, int heads, int l, int h, double eps) {
-    float[][] m = new float[layers][heads];
-    for (float[] row : m) {
-      Arrays.fill(row, 1f);
-    }
-    if (l >= 0) {
-      m[l][h] = (float) (1 - eps);
-    }
-    float[][] lp = logProbs(probe, m);
-    double sum = 0;
-    for (int i = 0; i < targets.length; i++) {
-      sum -= lp[i][(int) targets[i]];
-    }
-    return sum / targets.length;
   }
 
   /** Log-probabilities at the probe's positions, {@code [position][vocab]}, with these head multipliers. */

@@ -15,6 +15,7 @@ import io.headscope.model.engine.RunRequest;
 import io.headscope.model.store.ProgressListener;
 import io.headscope.model.testing.Float32Bounds;
 import io.headscope.model.testing.TinyBert;
+import io.headscope.model.testing.families.ReferenceBertSteps;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,6 +48,7 @@ class TaskSweepTest {
   static List<Encoding> inputs = new ArrayList<>();
   static int[] gold;
   static int[] intactPredictions;
+  static ReferenceBertSteps reference;
 
   @BeforeAll
   static void load() {
@@ -57,6 +59,7 @@ class TaskSweepTest {
             w[i] *= 8;
           }
         }).writeTo(dir.resolve("tiny-classifier")));
+    reference = new ReferenceBertSteps(dir.resolve("tiny-classifier"));
     for (String[] t : TEXTS) {
       inputs.add(model.encode(t[0], t[1]));
     }
@@ -176,22 +179,52 @@ class TaskSweepTest {
     assertThat(s.loglik()).isEqualTo(-3.5);
   }
 
+  /**
+   * The engine's float32 gradient of the cross-entropy in each head's multiplier against the derivative
+   * of the same cross-entropy taken in float64 ({@link ReferenceBertSteps#headMultiplierDerivative}; pairs
+   * with their token types, the pooler and the classifier), within {@link Float32Bounds#gradient} of the
+   * terms' scale: a bound of the float32 backward pass alone, so it holds on any CPU (see HeadImportanceTest).
+   */
   @Test
-  void taskImportanceMatchesFiniteDifferencesOfTheCrossEntropy() {
+  void taskImportanceMatchesTheFloat64DerivativeOfTheCrossEntropy() {
     double largest = 0;
     for (int i : new int[] {2, 5}) {
       Encoding e = inputs.get(i);
       var g = model.gradient(GradientRequest.classifierHeadMask(e, gold[i], List.of()));
-      assertThat(g.loss()).isCloseTo(-Math.log(plain(e, Set.of(), HeadMask.Mode.ZERO)[gold[i]]), within(1e-5));
-      double eps = 1e-2;
+      var ce = crossEntropy64(e, gold[i], null);
+      double intact = ce.applyAsDouble(null);
+      assertThat(g.loss()).isCloseTo(intact,
+          within(Float32Bounds.forward(model.config(), e.length()) * Math.max(1, Math.abs(intact))));
+      double bound = Float32Bounds.gradient(model.config(), e.length());
       for (Head h : Head.all(LAYERS, HEADS)) {
-        double fd = (crossEntropy(e, gold[i], h, 1 + eps) - crossEntropy(e, gold[i], h, 1 - eps)) / (2 * eps);
+        double[] d = ReferenceBertSteps.headMultiplierDerivative(ce, h.layer(), h.head(), e.length(),
+            model.config().hiddenSize());
         assertThat(g.headMask()[h.layer()][h.head()]).as("input %d head %s", i, h)
-            .isCloseTo(fd, within(2e-3 + 0.02 * Math.abs(fd)));
-        largest = Math.max(largest, Math.abs(fd));
+            .isCloseTo(d[0], within(bound * Math.max(d[1], 1e-3)));
+        largest = Math.max(largest, Math.abs(d[0]));
       }
     }
     assertThat(largest).as("the heads matter to the loss").isGreaterThan(1e-2);
+  }
+
+  /**
+   * The float64 cross-entropy of {@code label} on {@code e}, heads in {@code off} switched off (result 0,
+   * as mode zero), then the edit given.
+   */
+  private static java.util.function.ToDoubleFunction<ReferenceBertSteps.ResultEdit> crossEntropy64(Encoding e,
+      int label, Head off) {
+    double[][] x = reference.embeddings(e.ids(), e.segments());
+    return edit -> {
+      double[] logits = reference.classifierLogits(x, (l, result) -> {
+        if (off != null) {
+          ReferenceBertSteps.scaling(off.layer(), off.head(), -1, -1, 0).edit(l, result);
+        }
+        if (edit != null) {
+          edit.edit(l, result);
+        }
+      });
+      return -ReferenceBertSteps.logSoftmax(logits)[label];
+    };
   }
 
   /**
@@ -221,6 +254,7 @@ class TaskSweepTest {
     }
   }
 
+  /** The gradient of the pruned model (a head at 0), against its float64 derivative as above. */
   @Test
   void taskImportanceWithPrunedHeadsDifferentiatesThePrunedModel() {
     Encoding e = inputs.get(4);
@@ -229,28 +263,11 @@ class TaskSweepTest {
     var g = model.gradient(GradientRequest.classifierHeadMask(e, gold[4], List.of(masks)));
     assertThat(g.headMask()[0][1]).as("a head already at 0 has no gradient in zero mode").isZero();
     Head other = new Head(1, 2);
-    double eps = 1e-2;
-    double fd = (crossEntropy(e, gold[4], Set.of(pruned), other, 1 + eps)
-        - crossEntropy(e, gold[4], Set.of(pruned), other, 1 - eps)) / (2 * eps);
-    assertThat(g.headMask()[1][2]).isCloseTo(fd, within(2e-3 + 0.02 * Math.abs(fd)));
-  }
-
-  private static double crossEntropy(Encoding e, int label, Head h, double multiplier) {
-    return crossEntropy(e, label, Set.of(), h, multiplier);
-  }
-
-  private static double crossEntropy(Encoding e, int label, Set<Head> off, Head h, double multiplier) {
-    float[][] m = new float[LAYERS][HEADS];
-    for (float[] row : m) {
-      Arrays.fill(row, 1f);
-    }
-    for (Head o : off) {
-      m[o.layer()][o.head()] = 0f;
-    }
-    m[h.layer()][h.head()] = (float) multiplier;
-    float[] p = model.run(RunRequest.of(e).intervene(new Intervention.HeadMasks(new float[][][] {m},
-        HeadMask.Mode.ZERO)).read(Readouts.none().withClassifier())).classProbabilities()[0];
-    return -Math.log(p[label]);
+    double[] d = ReferenceBertSteps.headMultiplierDerivative(crossEntropy64(e, gold[4], pruned), other.layer(),
+        other.head(), e.length(), model.config().hiddenSize());
+    assertThat(g.headMask()[1][2])
+        .isCloseTo(d[0], within(Float32Bounds.gradient(model.config(), e.length()) * Math.max(d[1], 1e-3)));
+    assertThat(Math.abs(d[0])).as("the head matters to the pruned model's loss").isGreaterThan(1e-3);
   }
 
   @Test

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * two percentage points, so a regression fails; they never look at the training folds' results.
  */
 @Tag("full-model")
+@Tag("slow") // about 95 s (cross-validation over 1,384 maps): ./headscope test slow
 class ClassifierEvaluationTest {
   /**
    * Held out, the two-labeller maps (all 1,384: sets 1 and 2 labelled again under the written definition,

@@ -75,6 +75,27 @@ class CorpusViewModelTest {
     assertThat(main.selectedProperty().get()).isEqualTo(new Head(1, 0));
   }
 
+  /**
+   * Issue 40's walk-through: Run on the corpus screen of a GPT-2 folder put an error dialog over the window
+   * (the session's error) after a run that could not classify. Now nothing runs, the screen's line says why,
+   * and the session has no error to show.
+   */
+  @Test
+  void aCausalModelsCorpusRunIsRefusedInTheScreensLineWithoutAnErrorDialog() throws Exception {
+    Path gpt2 = io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", dir.resolve("gpt2"), 3)
+        .config().getParent();
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.textAProperty().set("the cat sat on the mat");
+    main.loadModel(gpt2.toString());
+    CorpusViewModel vm = new CorpusViewModel(main.session());
+    vm.sourceProperty().set(CorpusSource.file(corpus));
+    vm.run();
+    assertThat(main.session().errorProperty().get()).as("no error dialog").isNull();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.runningProperty().get()).isFalse();
+    assertThat(vm.statusProperty().get()).startsWith("No corpus run: ").contains("causal").doesNotContain("\n");
+  }
+
   @Test
   void theCurrentSentencesCsvIsClassifyTextsFileAndTheSweepsIsAblatesFile() throws Exception {
     MainViewModel main = main(new DirectWorker());

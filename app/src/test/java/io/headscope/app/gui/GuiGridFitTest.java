@@ -86,4 +86,32 @@ class GuiGridFitTest {
       }
     }
   }
+
+  /**
+   * The walk-through at 1920x1080 (issue 40): after a 12 x 12 model, a 2 x 3 one kept the small thumbnails
+   * (the fit was skipped as a scroll bar's nudge, the view's size being the same). Another model's shape is
+   * fitted anew: its thumbnails fill the pane as far as their width allows.
+   */
+  @Test
+  void aSmallModelAfterALargeOneFillsThePane(FxRobot robot) throws Exception {
+    WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> view.viewModel().layersProperty().get() == 12
+        && view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
+    WaitForAsyncUtils.sleep(500, TimeUnit.MILLISECONDS);
+    Path small = TinyBert.create(2, 3, 6).writeTo(dir.resolve("tiny2x3")).config().getParent();
+    robot.interact(() -> view.viewModel().loadModel(small.toString()));
+    WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> view.viewModel().layersProperty().get() == 2
+        && view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
+    WaitForAsyncUtils.sleep(500, TimeUnit.MILLISECONDS);
+    WaitForAsyncUtils.waitForFxEvents();
+    ScrollPane scroll = robot.lookup("#model-grid").lookup(".scroll-pane").queryAs(ScrollPane.class);
+    double paneWidth = scroll.getViewportBounds().getWidth();
+    Node thumb = robot.lookup("#thumb-1-1").query();
+    // three thumbnails and their gaps (48 + 3 x 14 px) across the pane, or the largest thumbnail (180 px)
+    double expected = Math.min(180, (paneWidth - 48 - 3 * 14) / 3);
+    assertThat(thumb.getBoundsInLocal().getWidth()).as("a thumbnail of the 2 x 3 model in a %.0f px pane", paneWidth)
+        .isGreaterThan(0.8 * expected);
+    Node last = robot.lookup("#thumb-2-3").query();
+    Bounds paneOnScreen = scroll.localToScreen(scroll.getBoundsInLocal());
+    assertThat(paneOnScreen.contains(last.localToScreen(last.getBoundsInLocal()))).isTrue();
+  }
 }

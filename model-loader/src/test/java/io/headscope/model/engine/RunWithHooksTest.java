@@ -8,7 +8,9 @@ import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
+import io.headscope.model.testing.Float32Bounds;
 import io.headscope.model.testing.TinyBert;
+import io.headscope.model.testing.families.ReferenceBertSteps;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Path;
 import java.util.List;
@@ -290,37 +292,63 @@ class RunWithHooksTest {
     assertThat(maxDiff(again, whole.get(HookPoint.residPost(1)))).isGreaterThan(1e-3);
   }
 
+  /**
+   * The engine's float32 gradient at layer 3's input against the derivative of the same loss taken in
+   * float64 from the engine's own captured input ({@link ReferenceBertSteps#logitsFrom}, Richardson's
+   * differences: no float32 rounding divided by a step). The bound is the float32 backward pass's,
+   * {@link Float32Bounds#gradient}, of the entry's scale: LayerNorm's backward writes each entry of a row's
+   * gradient from sums over the whole row, so the scale is that row's sum of |d loss / d x_j| (from the same
+   * float64 reference). The loss within {@link Float32Bounds#forward} of its float64 value (scale at least 1).
+   */
   @Test
-  void gradientAtAPointMatchesFiniteDifferencesOfTheLoss() {
+  void gradientAtAPointMatchesTheFloat64DerivativeOfTheLoss() {
     Encoding e = model.encode("the [MASK] sat on the mat.", null);
     int[] positions = {2};
     GradientResult g = model.gradient(new GradientRequest(e, List.of(), positions, null, HookPoint.residPre(2)));
     ActivationCache c = plainPass(e);
     Activation x = c.get(HookPoint.residPre(2));
     assertThat(g.point().shape()).containsExactly(x.shape());
-    double eps = 1e-2;
+    ReferenceBertSteps reference = new ReferenceBertSteps(dir.resolve("tiny"));
+    int t = x.dim(1);
+    int d = x.dim(2);
+    double[][] x64 = new double[t][d];
+    for (int i = 0; i < t; i++) {
+      for (int j = 0; j < d; j++) {
+        x64[i][j] = x.get(0, i, j);
+      }
+    }
+    long[] targets = g.targets();
+    java.util.function.BiFunction<int[], Double, Double> loss = (idx, eps) -> {
+      double[][] moved = new double[t][];
+      for (int i = 0; i < t; i++) {
+        moved[i] = x64[i].clone();
+      }
+      if (idx != null) {
+        moved[idx[1]][idx[2]] += eps;
+      }
+      double[][] logits = reference.logitsFrom(2, moved, null, positions);
+      double sum = 0;
+      for (int i = 0; i < positions.length; i++) {
+        sum -= ReferenceBertSteps.logSoftmax(logits[i])[(int) targets[i]];
+      }
+      return sum / positions.length;
+    };
+    double intact = loss.apply(null, 0.0);
+    assertThat(g.loss()).isCloseTo(intact, within(Float32Bounds.forward(model.config(), t) * Math.max(1, intact)));
+    double bound = Float32Bounds.gradient(model.config(), t);
     double largest = 0;
     for (int[] idx : new int[][] {{0, 2, 0}, {0, 2, 5}, {0, 1, 3}, {0, 4, 11}, {0, 0, 7}}) {
-      double fd = (loss(e, positions, g.targets(), x, idx, eps) - loss(e, positions, g.targets(), x, idx, -eps)) / (2 * eps);
+      double fd = ReferenceBertSteps.richardson(eps -> loss.apply(idx, eps), 1e-3);
+      double scale = 0;
+      for (int j = 0; j < d; j++) {
+        int[] other = {0, idx[1], j};
+        scale += Math.abs(ReferenceBertSteps.richardson(eps -> loss.apply(other, eps), 1e-3));
+      }
       assertThat((double) g.point().get(idx)).as("d loss / d x%s", java.util.Arrays.toString(idx))
-          .isCloseTo(fd, within(2e-3 + 0.02 * Math.abs(fd)));
+          .isCloseTo(fd, within(bound * Math.max(scale, 1e-3)));
       largest = Math.max(largest, Math.abs(fd));
     }
     assertThat(largest).as("the stream matters to the loss").isGreaterThan(1e-2);
-    assertThat(g.loss()).isCloseTo(loss(e, positions, g.targets(), x, new int[] {0, 0, 0}, 0), within(1e-5));
-  }
-
-  /** The loss with one coordinate of layer 2's input moved by {@code eps}, by a plain partial run. */
-  private static double loss(Encoding e, int[] positions, long[] targets, Activation x, int[] idx, double eps) {
-    float[] moved = x.data().clone();
-    moved[x.index(idx)] += (float) eps;
-    float[][] lp = model.run(RunRequest.of(e).startingAt(2, new Activation(moved, x.shape()))
-        .read(Readouts.none().withLogProbs(positions))).logProbs()[0];
-    double sum = 0;
-    for (int i = 0; i < positions.length; i++) {
-      sum -= lp[i][(int) targets[i]];
-    }
-    return sum / positions.length;
   }
 
   @Test

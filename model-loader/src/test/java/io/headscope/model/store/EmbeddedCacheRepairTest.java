@@ -18,6 +18,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * broken folder or failing forever. The real conversion (about 10 s) is done once up front; each
  * test damages its own copy.
  */
+@Tag("slow") // about 70 s (eight real conversions in child JVMs): ./headscope test slow
 class EmbeddedCacheRepairTest {
   private static final String MODEL = "bert-base-uncased";
   private static final List<String> FILES =

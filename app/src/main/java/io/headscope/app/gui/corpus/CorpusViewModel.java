@@ -41,6 +41,16 @@ public final class CorpusViewModel extends ScreenModel<CorpusResult> {
     if (m == null || job.isRunning()) {
       return;
     }
+    if (!io.headscope.analysis.heads.HeadClassifier.appliesTo(m)) {
+      // said on the screen before any run, not as an error dialog after one (issue 40's walk-through: the
+      // dialog over a causal model's corpus screen); the line is the CLI's classify refusal
+      try {
+        io.headscope.analysis.heads.HeadClassifier.refuseUnlessApplies(m);
+      } catch (io.headscope.model.core.HeadScopeException e) {
+        job.say("No corpus run: " + e.getMessage());
+      }
+      return;
+    }
     CorpusSource src = source.get();
     int heads = m.config().numHiddenLayers() * m.config().numAttentionHeads();
     job.task("Reading " + src.label() + "…", p -> {

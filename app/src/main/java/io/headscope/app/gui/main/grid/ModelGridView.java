@@ -300,6 +300,9 @@ public final class ModelGridView extends VBox {
   /** The view's size at the last fitting, so that a scroll bar coming or going does not start another. */
   private double fittedWidth = -100;
   private double fittedHeight = -100;
+  /** The model's shape at the last fitting: another shape is always fitted anew, however small the grid. */
+  private int fittedLayers = -1;
+  private int fittedHeads = -1;
 
   private void resize() {
     int heads = Math.max(1, vm.headsProperty().get());
@@ -314,9 +317,14 @@ public final class ModelGridView extends VBox {
     }
     // a scroll bar that the fitting pass below made go away widens the view by its own width: not a new size
     // of the window, and refitting to it would bring the bar back (the two passes would take turns for ever)
-    boolean nudge = Math.abs(width - fittedWidth) <= 24 && Math.abs(height - fittedHeight) <= 24;
+    // (only for the same model's shape: a 2 x 3 model after a 12 x 12 one fits the old view with the old small
+    // thumbnails, and skipping its fit left it small at 1920x1080: the walk-through's GPT-2 grid)
+    boolean nudge = Math.abs(width - fittedWidth) <= 24 && Math.abs(height - fittedHeight) <= 24
+        && layers == fittedLayers && heads == fittedHeads;
     fittedWidth = width;
     fittedHeight = height;
+    fittedLayers = layers;
+    fittedHeads = heads;
     if (nudge && grid.prefWidth(-1) <= width + 0.5 && grid.prefHeight(-1) <= height + 0.5) {
       return;
     }
