@@ -85,7 +85,7 @@ class TextEncodersTest {
     Files.copy(HandTokenizers.albert(dir), folder.resolve("tokenizer.json"));
     Path config = Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"mamba\"}");
     assertRefused(() -> TextEncoders.open(folder, 32), config
-        + " is a \"mamba\" model; HeadScope reads albert, bart, bert, distilbert, electra, gemma, gpt2, llama, mistral, mt5, qwen2, roberta, t5, xlm-roberta.");
+        + " is a \"mamba\" model; HeadScope reads albert, bart, bert, distilbert, electra, gemma, gpt2, gpt_neox, llama, mistral, modernbert, mt5, qwen2, roberta, t5, xlm-roberta.");
   }
 
   @Test
