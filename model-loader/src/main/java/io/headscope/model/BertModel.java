@@ -250,6 +250,11 @@ public final class BertModel implements AutoCloseable {
     return engine.postLayerNormWeights(tokens);
   }
 
+  /** Each layer's LayerNorms: see {@link io.headscope.model.engine.Engine#layerNormWeights}. */
+  public io.headscope.model.engine.LayerNormWeights layerNormWeights() {
+    return engine.layerNormWeights();
+  }
+
   /** Every head's weight matrices: see {@link io.headscope.model.engine.Engine#headWeights}. */
   public io.headscope.model.engine.HeadWeights headWeights() {
     return engine.headWeights();

@@ -159,6 +159,30 @@ public final class Engine implements AutoCloseable {
         weights.mlmLnWeight.toFloatArray(), weights.mlmLnBias.toFloatArray(), rows, bias);
   }
 
+  /**
+   * Each layer's two LayerNorms as plain Java, for a model whose norms are LayerNorms (BERT's kin, GPT-2); null
+   * for the RMSNorm decoders. Post-LayerNorm: {@code ln1} after the attention, {@code ln2} after the MLP;
+   * pre-LayerNorm: {@code ln1} before the attention, {@code ln2} before the MLP.
+   */
+  public LayerNormWeights layerNormWeights() {
+    if (config().parts().rms()) {
+      return null;
+    }
+    int layers = weights.layers.length;
+    float[][] g1 = new float[layers][];
+    float[][] b1 = new float[layers][];
+    float[][] g2 = new float[layers][];
+    float[][] b2 = new float[layers][];
+    for (int l = 0; l < layers; l++) {
+      BertWeights.Layer p = weights.layers[l];
+      g1[l] = p.ln1Weight().toFloatArray();
+      b1[l] = p.ln1Bias().toFloatArray();
+      g2[l] = p.ln2Weight().toFloatArray();
+      b2[l] = p.ln2Bias().toFloatArray();
+    }
+    return new LayerNormWeights(g1, b1, g2, b2, config().layerNormEps(), config().family().preLayerNorm());
+  }
+
   /** Every head's {@code W_Q, W_K, W_V, W_O} as plain Java, row-vector convention, no biases ({@link HeadWeights}). */
   public HeadWeights headWeights() {
     int layers = weights.layers.length;
@@ -406,8 +430,13 @@ public final class Engine implements AutoCloseable {
     }
     try (NDManager scope = manager.newSubManager();
         GradientCollector collector = scope.getEngine().newGradientCollector()) {
-      Batch batch = Batch.of(scope, List.of(g.input()));
+      int rows = g.rows();
+      Batch batch = Batch.of(scope, java.util.Collections.nCopies(rows, g.input()));
       Hooks hooks = new Hooks();
+      if (g.embeddings() != null) {
+        // registered first: a gradient point at hook_embed then adds its zero to the given embeddings
+        hooks.intervene(HookPoint.embed(), a -> fromJava(scope, g.embeddings()));
+      }
       java.util.Map<HookPoint, NDArray> zeros = new java.util.LinkedHashMap<>();
       for (HookPoint p : g.points()) {
         hooks.intervene(p, a -> {
@@ -421,9 +450,19 @@ public final class Engine implements AutoCloseable {
       NDArray x = encoder.embed(batch.ids(), batch.segments(), hooks);
       x = encoder.encode(x, encoder.scoreMask(batch.real()), 0, config().numHiddenLayers(), hooks); // (1, T, d)
       x = hooks.at(HookPoint.fin(), encoder.finalNorm(x));
-      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (M, V)
-      NDArray terms = MlmReadouts.targetLogProbs(logq, g.tokens()).reshape(-1); // (M)
-      NDArray value = terms.mul(scope.create(g.weights())).sum();
+      NDArray logq = MlmReadouts.logProbs(encoder, x, g.positions()); // (N M, V), row after row
+      long[] tokens = g.tokens();
+      float[] weights = g.weights();
+      if (rows > 1) {
+        tokens = new long[rows * g.tokens().length];
+        weights = new float[tokens.length];
+        for (int b = 0; b < rows; b++) {
+          System.arraycopy(g.tokens(), 0, tokens, b * g.tokens().length, g.tokens().length);
+          System.arraycopy(g.weights(), 0, weights, b * g.weights().length, g.weights().length);
+        }
+      }
+      NDArray terms = MlmReadouts.targetLogProbs(logq, tokens).reshape(-1); // (N M)
+      NDArray value = terms.mul(scope.create(weights)).sum();
       collector.backward(value);
       List<Activation> out = new java.util.ArrayList<>();
       for (HookPoint p : g.points()) {

@@ -18,8 +18,16 @@ import java.util.List;
  * @param positions the position of each term
  * @param tokens the token of each term
  * @param weights each term's weight {@code w_i}
+ * @param embeddings null: the input's own embeddings; else (N, T, d) put in place of {@code hook_embed}, one row
+ *     per pass of a batch of N (an integrated-gradients path): {@code M} is then the sum of the rows' metrics,
+ *     and since rows do not interact each row's gradient is its own
  */
-public record PointGradients(Encoding input, List<HookPoint> points, int[] positions, long[] tokens, float[] weights) {
+public record PointGradients(Encoding input, List<HookPoint> points, int[] positions, long[] tokens, float[] weights,
+    Activation embeddings) {
+
+  public PointGradients(Encoding input, List<HookPoint> points, int[] positions, long[] tokens, float[] weights) {
+    this(input, points, positions, tokens, weights, null);
+  }
 
   public PointGradients {
     points = List.copyOf(points);
@@ -32,11 +40,21 @@ public record PointGradients(Encoding input, List<HookPoint> points, int[] posit
     if (points.isEmpty() || points.stream().distinct().count() != points.size()) {
       throw new IllegalArgumentException("no points, or a point twice");
     }
+    if (embeddings != null && (embeddings.rank() != 3 || embeddings.dim(1) != input.length())) {
+      throw new IllegalArgumentException("embeddings of shape " + java.util.Arrays.toString(embeddings.shape())
+          + " for an input of " + input.length() + " tokens");
+    }
+  }
+
+  /** The rows of the batch: 1, or the embeddings' N. */
+  public int rows() {
+    return embeddings == null ? 1 : embeddings.dim(0);
   }
 
   /**
    * @param value {@code M} on the pass
-   * @param gradients {@code dM/da} at each point, in the request's order, shaped as the point
+   * @param gradients {@code dM/da} at each point, in the request's order, shaped as the point (N rows with
+   *     {@code embeddings})
    */
   public record Result(double value, List<Activation> gradients) {
     public Result {
