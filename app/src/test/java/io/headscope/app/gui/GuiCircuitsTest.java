@@ -66,7 +66,12 @@ class GuiCircuitsTest {
     robot.moveTo(circuits.edgeOnScreen(best));
     waitFor(() -> robot.lookup("#circuits-hover").queryAs(Label.class).getText().startsWith(label + ":"));
     robot.clickOn(circuits.edgeOnScreen(best));
-    waitFor(() -> robot.lookup("#circuits-check").queryAs(Label.class).getText().startsWith(label + ": exact patch"));
+    try {
+      waitFor(() -> robot.lookup("#circuits-check").queryAs(Label.class).getText().startsWith(label + ": exact patch"));
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("check: " + robot.lookup("#circuits-check").queryAs(Label.class).getText() + " | status: "
+          + robot.lookup("#circuits-status").queryAs(Label.class).getText(), e);
+    }
     assertThat(robot.lookup("#circuits-check").queryAs(Label.class).getText()).contains("EAP estimate");
   }
 }

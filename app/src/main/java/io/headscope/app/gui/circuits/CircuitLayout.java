@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Where the graph's nodes sit in a w x h area: one column per layer (its heads top to bottom, its MLP under
- * them), the embeddings in a column of their own on the left and the logits on the right, both at mid height.
+ * them and a little to the right), the embeddings in a column of their own on the left and the logits on the right, both at mid height.
  * An edge is the segment between its two nodes, offset a little by the receiver's input (q above, v below)
  * so that q, k and v edges into one head can be told apart; hit testing finds the nearest drawn segment.
  */
@@ -26,7 +26,8 @@ record CircuitLayout(int layers, int heads, double width, double height) {
     return switch (n.kind()) {
       case EMBEDDINGS -> new double[] {columnX(0), rowY(heads / 2.0)};
       case HEAD -> new double[] {columnX(n.layer() + 1), rowY(n.head())};
-      case MLP -> new double[] {columnX(n.layer() + 1), rowY(heads)};
+      // right of its layer's column, so an edge from a head into its own layer's MLP crosses no other head
+      case MLP -> new double[] {(columnX(n.layer() + 1) * 0.6 + columnX(n.layer() + 2) * 0.4), rowY(heads)};
       case LOGITS -> new double[] {columnX(layers + 1), rowY(heads / 2.0)};
     };
   }

@@ -120,9 +120,10 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
         ? (vm.selectedProperty().get() == null ? "Click an edge: its exact patch (one run) beside its estimate."
             : "Patching " + vm.selectedProperty().get().label() + " exactly…")
         : CircuitsViewModel.checkText(b, vm.resultProperty().get().scores().method())));
+    // a head node under the pointer wins over the edges that start or end in it (as the click does)
     graph.setOnMouseMoved(e -> {
-      int i = edgeAt(e.getX(), e.getY());
-      CircuitNode n = graphLayout() == null ? null : graphLayout().nodeAt(e.getX(), e.getY(), 6);
+      CircuitNode n = graphLayout() == null ? null : graphLayout().nodeAt(e.getX(), e.getY(), 5);
+      int i = n != null ? -1 : edgeAt(e.getX(), e.getY());
       if (i != pointed) {
         pointed = i;
         draw();
@@ -132,7 +133,7 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     });
     graph.setOnMouseClicked(e -> {
       CircuitLayout lay = graphLayout();
-      CircuitNode n = lay == null ? null : lay.nodeAt(e.getX(), e.getY(), 6);
+      CircuitNode n = lay == null ? null : lay.nodeAt(e.getX(), e.getY(), 5);
       if (n != null) {
         vm.receiverProperty().set(new Head(n.layer(), n.head()));
         return;
@@ -219,10 +220,12 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     g.setFont(Font.font(10));
     g.setTextAlign(TextAlignment.CENTER);
     Head receiver = vm.receiverProperty().get();
+    // layer numbers over the columns: "L" only where there is room for it
+    double spacing = lay.columnX(1) - lay.columnX(0);
     for (int l = 0; l < lay.layers(); l++) {
       double[] top = lay.at(CircuitNode.head(l, 0));
       g.setFill(Color.gray(0.25));
-      g.fillText("L" + (l + 1), top[0], 14);
+      g.fillText((spacing >= 26 || l == 0 ? "L" : "") + (l + 1), top[0], 14);
       for (int hd = 0; hd < lay.heads(); hd++) {
         double[] p = lay.at(CircuitNode.head(l, hd));
         boolean isReceiver = receiver != null && receiver.layer() == l && receiver.head() == hd;
@@ -263,7 +266,7 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
   private void showComposition() {
     double[][] m = vm.compositionMatrix();
     compositionLabel.setText(vm.compositionCaption());
-    composition.show(m == null ? new double[0][0] : m, vm.receiverProperty().get(), 330);
+    composition.show(m == null ? new double[0][0] : m, vm.receiverProperty().get(), 280);
   }
 
   private String describeComposition(Head h) {

@@ -256,7 +256,8 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     int best = s.top(1)[0];
     Faithfulness f = r.faithfulness();
     String kept = f.points().stream().filter(pt -> pt.edges() >= 20).findFirst()
-        .map(pt -> String.format(Locale.ROOT, " The top %d edges alone keep %.0f%% of it.", pt.edges(), 100 * pt.kept()))
+        .map(pt -> String.format(Locale.ROOT, " The top %d edges alone keep %d%% of it.", pt.edges(),
+            Math.round(100 * pt.kept())))
         .orElse("");
     return String.format(Locale.ROOT, "%s of %d edges (%s ablation): %s clean %.3f, corrupted %.3f. Largest: %s (%+.3f).%s"
         + " Click an edge for its exact patch.", s.method().toUpperCase(Locale.ROOT), s.edges().size(),

@@ -773,7 +773,7 @@
     const row = (r) => M + r * (Hh - 2 * M) / C.heads;
     const at = (n) => n.kind === "embeddings" ? [col(0), row(C.heads / 2)]
       : n.kind === "head" ? [col(n.layer + 1), row(n.head)]
-      : n.kind === "mlp" ? [col(n.layer + 1), row(C.heads)] : [col(C.layers + 1), row(C.heads / 2)];
+      : n.kind === "mlp" ? [0.6 * col(n.layer + 1) + 0.4 * col(n.layer + 2), row(C.heads)] : [col(C.layers + 1), row(C.heads / 2)];
     const s = svg("svg", { id: "circuit-svg", width: W, height: Hh, viewBox: "0 0 " + W + " " + Hh, role: "img" });
     s.appendChild(svg("title", {})).textContent = "Circuit graph: the top edges by score";
     const max = C.edges.reduce((m, e) => Math.max(m, Math.abs(e.estimate)), 0) || 1;
