@@ -87,6 +87,7 @@ public final class CircuitsBenchmark {
       }, () -> false);
       profile.append(String.format(Locale.ROOT, "%n  %-48s %7.0f", "total", (System.nanoTime() - t0) / 1e6));
       System.out.println(profile);
+      CircuitEdgesSection.run(model, in, reps);
       System.out.printf(Locale.ROOT, "load average at the end %s%n", AblationBenchmark.loadAverage());
     }
   }

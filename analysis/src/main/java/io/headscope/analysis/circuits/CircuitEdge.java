@@ -53,6 +53,85 @@ public record CircuitEdge(CircuitNode sender, CircuitNode receiver, Input input)
     };
   }
 
+  /**
+   * An edge as {@link #label()} writes it, {@code SENDER->RECEIVER}: senders {@code embed}, {@code L-H},
+   * {@code mlpL}; receivers {@code L-H:q|k|v}, {@code mlpL}, {@code logits} (1-based), checked against the
+   * model's shape; anything else one line naming the forms.
+   */
+  public static CircuitEdge parse(String s, int layers, int heads) {
+    String t = s == null ? "" : s.trim();
+    int arrow = t.indexOf("->");
+    String form = " (SENDER->RECEIVER: senders embed, L-H or mlpL; receivers L-H:q|k|v, mlpL or logits; 1-based)";
+    if (arrow < 0) {
+      throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\" is not an edge" + form + ".");
+    }
+    CircuitNode sender = node(t.substring(0, arrow).trim(), layers, heads, t, form);
+    String r = t.substring(arrow + 2).trim();
+    Input in;
+    String node = r;
+    int colon = r.indexOf(':');
+    if (colon >= 0) {
+      node = r.substring(0, colon);
+      in = switch (r.substring(colon + 1).trim().toLowerCase(java.util.Locale.ROOT)) {
+        case "q" -> Input.Q;
+        case "k" -> Input.K;
+        case "v" -> Input.V;
+        default -> throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\": a head's input is q, k "
+            + "or v" + form + ".");
+      };
+    } else {
+      in = r.equalsIgnoreCase("logits") ? Input.LOGITS : Input.MLP;
+    }
+    CircuitNode receiver = r.equalsIgnoreCase("logits") ? CircuitNode.LOGITS : node(node.trim(), layers, heads, t, form);
+    if (receiver.kind() == CircuitNode.Kind.EMBEDDINGS || sender.kind() == CircuitNode.Kind.LOGITS) {
+      throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\": the embeddings only send and the "
+          + "logits only receive" + form + ".");
+    }
+    if (receiver.kind() == CircuitNode.Kind.HEAD && colon < 0) {
+      throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\": name the head's input, "
+          + receiver.label() + ":q, :k or :v" + form + ".");
+    }
+    if (receiver.kind() != CircuitNode.Kind.HEAD && colon >= 0) {
+      throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\": only a head has q, k and v inputs"
+          + form + ".");
+    }
+    if (sender.stage() >= receiver.stage()) {
+      throw new io.headscope.model.core.HeadScopeException("--edges: \"" + t + "\": " + sender.label()
+          + " does not come before " + receiver.label() + " (a head reads the layers below it, an MLP its own layer's "
+          + "heads too).");
+    }
+    return new CircuitEdge(sender, receiver, in);
+  }
+
+  private static CircuitNode node(String p, int layers, int heads, String whole, String form) {
+    String lower = p.toLowerCase(java.util.Locale.ROOT);
+    try {
+      if (lower.equals("embed")) {
+        return CircuitNode.EMBEDDINGS;
+      }
+      if (lower.equals("logits")) {
+        return CircuitNode.LOGITS;
+      }
+      if (lower.startsWith("mlp")) {
+        int l = Integer.parseInt(lower.substring(3));
+        if (l >= 1 && l <= layers) {
+          return CircuitNode.mlp(l - 1);
+        }
+      } else {
+        int dash = lower.indexOf('-');
+        int l = Integer.parseInt(lower.substring(0, dash));
+        int h = Integer.parseInt(lower.substring(dash + 1));
+        if (l >= 1 && l <= layers && h >= 1 && h <= heads) {
+          return CircuitNode.head(l - 1, h - 1);
+        }
+      }
+    } catch (RuntimeException e) {
+      // falls through to the one-line refusal
+    }
+    throw new io.headscope.model.core.HeadScopeException("--edges: \"" + whole + "\": \"" + p + "\" is not a node of "
+        + "this model (layers 1-" + layers + ", heads 1-" + heads + ")" + form + ".");
+  }
+
   /** {@code 5-1->9-6:q}. */
   public String label() {
     return sender.label() + "->" + receiverLabel();

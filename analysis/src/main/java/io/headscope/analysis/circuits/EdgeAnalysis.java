@@ -126,6 +126,37 @@ public final class EdgeAnalysis {
     return forward.metric(mask);
   }
 
+  /**
+   * A circuit of the top-N edges by |score| at each N, and the metric it keeps (every edge outside ablated), with
+   * the {@code checks} edges of largest |estimate| patched exactly one by one and the estimates' Spearman
+   * correlation with those exact patches.
+   */
+  public Faithfulness faithfulness(EdgeScores ranking, int[] sizes, int checks, BooleanSupplier cancelled) {
+    double full = runs.cleanMetric;
+    double none = empty();
+    List<Faithfulness.Point> points = new ArrayList<>();
+    int[] sorted = java.util.Arrays.stream(sizes).map(n -> Math.min(Math.max(n, 0), ranking.edges().size())).distinct()
+        .sorted().toArray();
+    for (int n : sorted) {
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("faithfulness cancelled");
+      }
+      double m = circuitMetric(ranking.topEdges(n));
+      points.add(new Faithfulness.Point(n, m, (m - none) / (full - none)));
+    }
+    List<CircuitEdge> top = ranking.topEdges(checks);
+    EdgeScores exact = exact(top, cancelled);
+    int[] idx = ranking.top(checks);
+    List<EdgeCheck> out = new ArrayList<>();
+    double[] est = new double[idx.length];
+    for (int i = 0; i < idx.length; i++) {
+      est[i] = ranking.score(idx[i]);
+      out.add(new EdgeCheck(top.get(i), est[i], exact.score(i)));
+    }
+    return new Faithfulness(ranking.method(), runs.ablation, runs.metric.column(), full, none, points,
+        Spearman.of(est, exact.scores()), out);
+  }
+
   private static int indexOf(Map<CircuitEdge, Integer> index, CircuitEdge e) {
     Integer i = index.get(e);
     if (i == null) {

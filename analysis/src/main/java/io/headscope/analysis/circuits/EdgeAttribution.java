@@ -59,10 +59,19 @@ final class EdgeAttribution {
     int t = runs.tokens;
     int d = runs.hidden;
     int dh = w.headSize();
+    float[][][] transposed = new float[3][layers][];
+    for (int l = 0; l < layers; l++) {
+      transposed[0][l] = transposeHeads(w.q()[l], heads, d, dh);
+      transposed[1][l] = transposeHeads(w.k()[l], heads, d, dh);
+      transposed[2][l] = transposeHeads(w.v()[l], heads, d, dh);
+    }
     double[] scores = new double[runs.graph.edges().size()];
     Stats stats = runs.pre ? null : new Stats(runs);
     double[][] delta = deltas();
-    for (EdgeForward.Group grp : forward.groups()) {
+    List<EdgeForward.Group> groups = forward.groups();
+    // receivers are independent (each writes its own edges' scores): two cores halve the Java part
+    java.util.stream.IntStream.range(0, groups.size()).parallel().forEach(gi -> {
+      EdgeForward.Group grp = groups.get(gi);
       CircuitNode r = grp.receiver();
       double[] in;
       int top;
@@ -72,14 +81,29 @@ final class EdgeAttribution {
           int l = r.layer();
           int m = grp.input().ordinal(); // Q 0, K 1, V 2
           Activation a = g.get(l * 5 + m); // (rows, H, T, dh)
-          float[] wm = (m == 0 ? w.q() : m == 1 ? w.k() : w.v())[l];
+          float[] wt = transposed[m][l];
           in = new double[t * d];
-          for (int row = 0; row < rows; row++) {
-            double[] x = project(a, row, r.head(), wm, t, d, dh, heads);
-            if (runs.pre) {
-              x = lnBack(x, residPre[row][l], runs.norms.ln1Weight()[l], t, d, runs.norms.eps());
+          float[] x = new float[t * d];
+          if (runs.pre) {
+            for (int row = 0; row < rows; row++) {
+              java.util.Arrays.fill(x, 0f);
+              project(a.data(), (row * heads + r.head()) * t * dh, r.head(), wt, t, d, dh, x);
+              EdgeRuns.add(in, lnBack(EdgeForward.toDouble(x), residPre[row][l], runs.norms.ln1Weight()[l], t, d,
+                  runs.norms.eps()));
             }
-            EdgeRuns.add(in, x);
+          } else {
+            // the projection is linear: the rows' blocks summed, projected once
+            float[] sum = new float[t * dh];
+            for (int row = 0; row < rows; row++) {
+              int base = (row * heads + r.head()) * t * dh;
+              for (int i = 0; i < sum.length; i++) {
+                sum[i] += a.data()[base + i];
+              }
+            }
+            project(sum, 0, r.head(), wt, t, d, dh, x);
+            for (int i = 0; i < x.length; i++) {
+              in[i] = x[i];
+            }
           }
           scale(in, 1.0 / rows);
           top = l;
@@ -96,8 +120,8 @@ final class EdgeAttribution {
         }
       }
       carry(in, top, mid, grp.start(), stats, delta, scores);
-    }
-    return new EdgeScores(steps == 0 ? "eap" : "eap-ig", Math.max(1, steps) * (steps == 0 ? 1 : 1), runs.ablation,
+    });
+    return new EdgeScores(steps == 0 ? "eap" : "eap-ig", Math.max(1, steps), runs.ablation,
         runs.metric.column(), runs.cleanMetric, runs.corruptedMetric, runs.graph.edges(), scores);
   }
 
@@ -108,10 +132,16 @@ final class EdgeAttribution {
   private void carry(double[] grad, int top, boolean mid, int start, Stats stats, double[][] delta, double[] scores) {
     int heads = runs.heads;
     double[] cur = grad;
+    // two buffers the LayerNorms' products alternate between, rather than one new array per norm
+    double[] spare = stats == null ? null : new double[grad.length];
+    double[] other = stats == null ? null : new double[grad.length];
     if (mid) {
       int l = top;
       if (stats != null) {
-        cur = stats.back(cur, stats.ua[l], stats.uaInv[l], runs.norms.ln1Weight()[l]);
+        stats.back(cur, stats.ua[l], stats.uaInv[l], runs.norms.ln1Weight()[l], spare);
+        cur = spare;
+        spare = other;
+        other = cur;
       }
       for (int h = 0; h < heads; h++) {
         int s = 1 + l * (heads + 1) + h;
@@ -120,12 +150,18 @@ final class EdgeAttribution {
     }
     for (int j = top - 1; j >= 0; j--) {
       if (stats != null) {
-        cur = stats.back(cur, stats.um[j], stats.umInv[j], runs.norms.ln2Weight()[j]);
+        stats.back(cur, stats.um[j], stats.umInv[j], runs.norms.ln2Weight()[j], spare);
+        cur = spare;
+        spare = other;
+        other = cur;
       }
       int s = 1 + j * (heads + 1) + heads;
       scores[start + s] = dot(delta[s], cur);
       if (stats != null) {
-        cur = stats.back(cur, stats.ua[j], stats.uaInv[j], runs.norms.ln1Weight()[j]);
+        stats.back(cur, stats.ua[j], stats.uaInv[j], runs.norms.ln1Weight()[j], spare);
+        cur = spare;
+        spare = other;
+        other = cur;
       }
       for (int h = 0; h < heads; h++) {
         s = 1 + j * (heads + 1) + h;
@@ -210,21 +246,34 @@ final class EdgeAttribution {
     return out;
   }
 
-  /** Head h's block of row {@code row} of a (rows, H, T, dh) gradient times the head's {@code W^T}: (T d). */
-  private static double[] project(Activation a, int row, int h, float[] w, int t, int d, int dh, int heads) {
-    double[] out = new double[t * d];
-    int base = (row * heads + h) * t * dh;
-    int wBase = h * d * dh;
-    float[] g = a.data();
+  /**
+   * A (T, dh) block of a head's gradient, from {@code base} in {@code g}, times head h's {@code W^T}: (T d), added
+   * to {@code out}. {@code wt} is the layer's weights transposed per head, (H, dh, d), so the inner loop runs along
+   * d over contiguous memory (an axpy the JIT vectorises).
+   */
+  private static void project(float[] g, int base, int h, float[] wt, int t, int d, int dh, float[] out) {
+    int wBase = h * dh * d;
     for (int i = 0; i < t; i++) {
-      int gi = base + i * dh;
-      for (int e = 0; e < d; e++) {
-        int wi = wBase + e * dh;
-        double s = 0;
-        for (int j = 0; j < dh; j++) {
-          s += g[gi + j] * w[wi + j];
+      int o = i * d;
+      for (int j = 0; j < dh; j++) {
+        float c = g[base + i * dh + j];
+        int wi = wBase + j * d;
+        for (int e = 0; e < d; e++) {
+          out[o + e] += c * wt[wi + e];
         }
-        out[i * d + e] = s;
+      }
+    }
+  }
+
+  /** (H, d, dh) row-major to (H, dh, d). */
+  private static float[] transposeHeads(float[] w, int heads, int d, int dh) {
+    float[] out = new float[w.length];
+    for (int h = 0; h < heads; h++) {
+      int b = h * d * dh;
+      for (int e = 0; e < d; e++) {
+        for (int j = 0; j < dh; j++) {
+          out[b + j * d + e] = w[b + e * dh + j];
+        }
       }
     }
     return out;
@@ -279,7 +328,10 @@ final class EdgeAttribution {
 
   /** The LayerNorm's vector-Jacobian product: {@code inv (g' - mean(g') - xhat mean(g' xhat))}, {@code g' = gamma grad}. */
   static double[] back(double[] grad, double[] xhat, double[] inv, float[] gamma, int t, int d) {
-    double[] out = new double[grad.length];
+    return back(grad, xhat, inv, gamma, t, d, new double[grad.length]);
+  }
+
+  static double[] back(double[] grad, double[] xhat, double[] inv, float[] gamma, int t, int d, double[] out) {
     for (int i = 0; i < t; i++) {
       int o = i * d;
       double m1 = 0;
@@ -348,8 +400,8 @@ final class EdgeAttribution {
       }
     }
 
-    double[] back(double[] grad, double[] xhat, double[] inv, float[] gamma) {
-      return EdgeAttribution.back(grad, xhat, inv, gamma, t, d);
+    void back(double[] grad, double[] xhat, double[] inv, float[] gamma, double[] out) {
+      EdgeAttribution.back(grad, xhat, inv, gamma, t, d, out);
     }
   }
 }

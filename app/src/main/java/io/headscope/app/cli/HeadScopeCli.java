@@ -13,7 +13,7 @@ import picocli.CommandLine;
     description = "Look inside the attention heads of BERT and its family (RoBERTa, XLM-R, DistilBERT, ELECTRA, "
         + "ALBERT), GPT-2 and the rotary decoders (Llama, Qwen2, Mistral, Gemma). Without a command, opens the desktop app.",
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
-        AblateCommand.class, PatchCommand.class, CompositionCommand.class, DetectCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
+        AblateCommand.class, PatchCommand.class, EdgesCommand.class, CircuitCommand.class, CompositionCommand.class, DetectCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
         FinetuneCommand.class,
         LensCommand.class,
         SaliencyCommand.class,
