@@ -897,6 +897,16 @@ class HeadScope:
         return self._call("patch", dict(options, clean=clean, corrupted=corrupted, target=target, by="path",
                                         receivers=receivers))
 
+    def edges(self, clean, corrupted, target, **options):
+        """Edge scores of the circuit graph (``./headscope edges``): a table ``sender, receiver, input, score``,
+        the largest |score| first (``method="eap"|"eap-ig"|"exact"``, ``top=N``, ``contrast=``...)."""
+        return self._call("edges", dict(options, clean=clean, corrupted=corrupted, target=target))
+
+    def circuit(self, clean, corrupted, target, **options):
+        """A circuit as the top-N edges and its faithfulness (``./headscope circuit``): a table ``edges, metric,
+        kept`` (``faithfulness="10,100"``, ``check=K``, ``method=``...)."""
+        return self._call("circuit", dict(options, clean=clean, corrupted=corrupted, target=target))
+
     def lens(self, text, **options):
         """The logit lens (``./headscope lens``)."""
         return self._call("lens", dict(options, text=text))

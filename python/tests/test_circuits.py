@@ -91,3 +91,26 @@ def test_path_patching_into_a_heads_values_without_pandas(hs, monkeypatch):
     # the senders: every head before layer 12
     assert isinstance(rows, list) and len(rows) == 132
     assert max(r["layer"] for r in rows) == 11 and isinstance(rows[0]["recovered"], float)
+
+
+@pytest.mark.parametrize("pandas_on", [True, False])
+def test_edges_are_a_table_largest_first(hs, monkeypatch, pandas_on):
+    if pandas_on and not headscope._client._frames():
+        pytest.skip("pandas is not installed (apt-get install python3-pandas)")
+    if not pandas_on:
+        monkeypatch.setattr(headscope._client, "_pandas", False)
+    table = hs.edges(CLEAN, CORRUPTED, "she", contrast="he", method="eap", top=50)
+    assert_table_kind(table, pandas_on)
+    rows = as_rows(table)
+    assert len(rows) == 50 and list(rows[0]) == ["sender", "receiver", "input", "score"]
+    sizes = [abs(r["score"]) for r in rows]
+    assert sizes == sorted(sizes, reverse=True)
+    assert {r["input"] for r in rows} <= {"q", "k", "v", "mlp", "logits"}
+
+
+def test_a_circuits_faithfulness_is_a_table_ending_at_the_clean_run(hs):
+    rows = as_rows(hs.circuit(CLEAN, CORRUPTED, "she", contrast="he", method="eap", faithfulness="10,32491",
+                              check=0))
+    assert [r["edges"] for r in rows] == [10, 32491]
+    # every edge kept is the clean run: all of the behaviour (float32 runs of the same input)
+    assert rows[-1]["kept"] == pytest.approx(1, abs=1e-3)
