@@ -197,7 +197,7 @@ public record CompositionNorms(int layers, int heads, double[][] ov, double[][] 
         NDArray pi = all.get(":, :, " + i * w + ":" + (i + 1) * w).transpose(0, 2, 1); // (Ns, w, dh)
         for (int j = i; j < n; j++) {
           NDArray g = pi.matMul(all.get(":, :, " + j * w + ":" + (j + 1) * w)).reshape(ns, (long) w * w);
-          gs.add(i < j ? g.mul(2) : g);
+          gs.add(i < j ? g.mul(Scalars.of(g, 2f)) : g);
         }
       }
       for (int l2 = 1; l2 < layers; l2++) {
