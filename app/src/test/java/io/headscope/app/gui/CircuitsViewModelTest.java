@@ -139,6 +139,31 @@ class CircuitsViewModelTest {
   }
 
   @Test
+  void anotherModelTakesTheEdgesTheWeightsAndTheDetectorsAway() {
+    Path other = TinyBert.create(2, 3, 8).writeTo(dir.resolve("other")).config().getParent();
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache2")));
+    own.textAProperty().set(CLEAN);
+    own.loadModel(dir.resolve("tiny").toString());
+    own.analyse();
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    String idle = vm.statusProperty().get();
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    vm.computeWeights();
+    assertThat(vm.resultProperty().get()).isNotNull();
+    assertThat(own.session().measures()).containsKeys("circuits-induction");
+    own.loadModel(other.toString());
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.weightsProperty().get()).isNull();
+    assertThat(vm.shownProperty().get()).isEmpty();
+    assertThat(vm.statusProperty().get()).isEqualTo(idle);
+    assertThat(own.session().measures()).doesNotContainKeys("circuits-previous", "circuits-duplicate",
+        "circuits-induction");
+  }
+
+  @Test
   void withoutTheContrastTheStatusSaysWhatToType() {
     CircuitsViewModel vm = new CircuitsViewModel(main.session());
     vm.corruptedProperty().set(CORRUPTED);
