@@ -6,6 +6,8 @@ import io.headscope.analysis.circuits.Ablation;
 import io.headscope.analysis.circuits.EdgeAnalysis;
 import io.headscope.analysis.circuits.EdgeScores;
 import io.headscope.model.BertModel;
+import io.headscope.model.engine.HookPoint;
+import io.headscope.model.engine.PointGradients;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import java.util.ArrayList;
@@ -31,9 +33,23 @@ final class CircuitEdgesSection {
     Runnable ig = () -> a.eapIg(20);
     Runnable exact = () -> a.exact(eap.topEdges(1));
     Runnable circuit = () -> a.circuitMetric(eap.topEdges(100));
-    List<Runnable> work = List.of(forward, all, ig, exact, circuit);
-    String[] names = {"plain forward pass (clean input)", "EAP, every edge (goal 1 s)", "EAP-IG, 20 steps, every edge "
-        + "(goal 10 s)", "exact edge patching, one edge (EAP's largest)", "circuit run, top 100 edges by EAP"};
+    // EAP's one backward pass alone (the points it reads), so the rest is its Java part
+    List<HookPoint> points = new ArrayList<>();
+    for (int l = 0; l < model.config().numHiddenLayers(); l++) {
+      for (HookPoint.Kind k : List.of(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K, HookPoint.Kind.ATTN_V,
+          HookPoint.Kind.RESID_MID, HookPoint.Kind.MLP_OUT)) {
+        points.add(HookPoint.of(k, l));
+      }
+    }
+    points.add(HookPoint.residPost(model.config().numHiddenLayers() - 1));
+    int[] at = in.positions();
+    PointGradients pg = new PointGradients(in.clean(), points, new int[] {at[0], at[0]},
+        new long[] {m.target(), m.contrast()}, new float[] {1f, -1f});
+    Runnable backward = () -> model.gradients(pg);
+    List<Runnable> work = List.of(forward, backward, all, ig, exact, circuit);
+    String[] names = {"plain forward pass (clean input)", "EAP's backward pass alone (61 points)",
+        "EAP, every edge (goal 1 s)", "EAP-IG, 20 steps, every edge (goal 10 s)",
+        "exact edge patching, one edge (EAP's largest)", "circuit run, top 100 edges by EAP"};
     List<List<Double>> t = new ArrayList<>();
     work.forEach(w -> t.add(new ArrayList<>()));
     for (int i = 0; i < reps; i++) {

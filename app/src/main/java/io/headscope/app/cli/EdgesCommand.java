@@ -75,10 +75,7 @@ final class EdgesCommand implements Callable<Integer> {
         return Cancellation.cancelled();
       }
       double seconds = (System.nanoTime() - start) / 1e9;
-      output.write(o -> EdgeCsv.write(s, top, o));
-      if (output.out != null) {
-        System.err.println("headscope: wrote " + output.out);
-      }
+      output.write(o -> EdgeCsv.write(s, top, o)); // says "wrote" itself
       int best = s.top(1).length == 0 ? -1 : s.top(1)[0];
       System.err.printf(Locale.ROOT, "headscope: %s %s, %s ablation: clean %.4f, corrupted %.4f; %d edges took %.2f s"
           + "%s%n", method, s.metric(), s.ablation().label(), s.clean(), s.corrupted(), s.edges().size(), seconds,
