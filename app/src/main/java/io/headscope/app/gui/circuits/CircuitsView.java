@@ -266,7 +266,7 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
   private void showComposition() {
     double[][] m = vm.compositionMatrix();
     compositionLabel.setText(vm.compositionCaption());
-    composition.show(m == null ? new double[0][0] : m, vm.receiverProperty().get(), 280);
+    composition.show(m == null ? new double[0][0] : m, vm.receiverProperty().get(), 230);
   }
 
   private String describeComposition(Head h) {
