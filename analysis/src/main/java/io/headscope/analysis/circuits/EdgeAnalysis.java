@@ -164,8 +164,4 @@ public final class EdgeAnalysis {
     }
     return i;
   }
-
-  static List<CircuitEdge> list(CircuitEdge... e) {
-    return new ArrayList<>(List.of(e));
-  }
 }

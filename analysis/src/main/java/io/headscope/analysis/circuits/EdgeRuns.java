@@ -8,7 +8,6 @@ import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HeadWeights;
 import io.headscope.model.engine.HookPoint;
-import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.LayerNormWeights;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
@@ -309,9 +308,5 @@ final class EdgeRuns {
       case V -> HookPoint.of(HookPoint.Kind.ATTN_V, layer);
       default -> throw new IllegalArgumentException(input.toString());
     };
-  }
-
-  static Intervention none() {
-    return null;
   }
 }
