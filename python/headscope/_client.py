@@ -878,6 +878,35 @@ class HeadScope:
         """Activation patching (``./headscope patch``): a table."""
         return self._call("patch", dict(options, clean=clean, corrupted=corrupted, target=target))
 
+    # -- circuits (issue 43) -----------------------------------------------------------------------
+    def composition(self, mode, **options):
+        """Composition scores from the weights (``./headscope composition --mode q|k|v``): a table
+        ``sender_layer, sender_head, receiver_layer, receiver_head, score`` (1-based), one row per pair
+        with the sender in an earlier layer; a DataFrame when pandas imports, else a list of dicts."""
+        return self._call("composition", dict(options, mode=mode))
+
+    def detect(self, **options):
+        """TransformerLens's head detector (``./headscope detect``): a table ``layer, head,
+        previous_token, duplicate_token, induction`` (1-based), one row per head."""
+        return self._call("detect", dict(options))
+
+    def path_patch(self, clean, corrupted, target, receivers="logits", **options):
+        """Path patching (``./headscope patch --by path --receivers ...``): a table ``layer, head,
+        patched, recovered``, one row per sender head before the first receiver. ``receivers``:
+        ``"logits"`` or heads' inputs ``"L-H:q|k|v"`` (a string with commas, or a list)."""
+        return self._call("patch", dict(options, clean=clean, corrupted=corrupted, target=target, by="path",
+                                        receivers=receivers))
+
+    def edges(self, clean, corrupted, target, **options):
+        """Edge scores of the circuit graph (``./headscope edges``): a table ``sender, receiver, input, score``,
+        the largest |score| first (``method="eap"|"eap-ig"|"exact"``, ``top=N``, ``contrast=``...)."""
+        return self._call("edges", dict(options, clean=clean, corrupted=corrupted, target=target))
+
+    def circuit(self, clean, corrupted, target, **options):
+        """A circuit as the top-N edges and its faithfulness (``./headscope circuit``): a table ``edges, metric,
+        kept`` (``faithfulness="10,100"``, ``check=K``, ``method=``...)."""
+        return self._call("circuit", dict(options, clean=clean, corrupted=corrupted, target=target))
+
     def lens(self, text, **options):
         """The logit lens (``./headscope lens``)."""
         return self._call("lens", dict(options, text=text))

@@ -63,6 +63,11 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("circuits")) {
+      circuits(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("patch")) {
       // CAUSAL.md's pair A on the Patching screen, with attribution patching beside it
       io.headscope.app.gui.patch.PatchView patch = fx(() -> {
@@ -578,6 +583,47 @@ public final class ScreenshotTour {
     });
     Thread.sleep(1500);
     shot(out, name + "-zoomed", w, h);
+  }
+
+  /** The Circuits screen on CAUSAL.md's pair A: EAP's edges, the largest one clicked, then the weights' side. */
+  private static void circuits(Path out, int w, int h) throws Exception {
+    io.headscope.app.gui.circuits.CircuitsView c = fx(() -> {
+      view.viewModel().textAProperty().set("My sister lost her keys . The doctor said [MASK] would be late .");
+      view.viewModel().analyse();
+      view.showScreen("circuits");
+      var v = (io.headscope.app.gui.circuits.CircuitsView) view.lookup("#circuits-view");
+      v.viewModel().corruptedProperty().set("My brother lost his keys . The doctor said [MASK] would be late .");
+      v.viewModel().targetProperty().set("she");
+      v.viewModel().contrastProperty().set("he");
+      return v;
+    });
+    idle();
+    fx(() -> {
+      c.viewModel().run();
+      return null;
+    });
+    waitWhile(() -> c.viewModel().runningProperty().get());
+    shot(out, "17-circuits", w, h);
+    fx(() -> {
+      c.viewModel().selectEdge(c.viewModel().shownProperty().get().get(0));
+      return null;
+    });
+    waitWhile(() -> c.viewModel().runningProperty().get());
+    fx(() -> {
+      c.viewModel().computeWeights();
+      return null;
+    });
+    waitWhile(() -> c.viewModel().runningProperty().get());
+    shot(out, "17b-circuits-edge-composition", w, h);
+  }
+
+  private static void waitWhile(Supplier<Boolean> busy) throws Exception {
+    Thread.sleep(500);
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < end && fx(busy)) {
+      Thread.sleep(300);
+    }
+    idle();
   }
 
   private static void shot(Path dir, String name, int w, int h) throws Exception {

@@ -260,6 +260,12 @@ public final class BertModel implements AutoCloseable {
     return engine.headWeights();
   }
 
+  /** Composition scores' norms of the model's own heads: see {@link io.headscope.model.engine.CompositionNorms}. */
+  public io.headscope.model.engine.CompositionNorms compositionNorms(
+      java.util.Set<io.headscope.model.engine.CompositionNorms.Mode> modes) {
+    return engine.compositionNorms(modes);
+  }
+
   /** Composition scores' norms: see {@link io.headscope.model.engine.CompositionNorms}. */
   public io.headscope.model.engine.CompositionNorms compositionNorms(io.headscope.model.engine.HeadWeights w,
       java.util.Set<io.headscope.model.engine.CompositionNorms.Mode> modes) {

@@ -43,15 +43,14 @@ public final class CompositionScores {
 
   /** The scores of every pair of the model's heads, for each mode asked (one pass over the weights). */
   public static Map<Mode, CompositionResult> of(BertModel model, EnumSet<Mode> modes) {
-    return of(model, model.headWeights(), modes, model.config().hiddenSize());
+    return results(model.compositionNorms(modes), modes);
   }
 
   public static CompositionResult of(BertModel model, Mode mode) {
     return of(model, EnumSet.of(mode)).get(mode);
   }
 
-  static Map<Mode, CompositionResult> of(BertModel model, HeadWeights w, EnumSet<Mode> modes, int d) {
-    CompositionNorms n = model.compositionNorms(w, modes);
+  private static Map<Mode, CompositionResult> results(CompositionNorms n, EnumSet<Mode> modes) {
     Map<Mode, CompositionResult> out = new EnumMap<>(Mode.class);
     for (Mode m : modes) {
       out.put(m, new CompositionResult(m, n.layers(), n.heads(), scores(n, m), null));

@@ -53,6 +53,26 @@ final class HtmlCommand implements Callable<Integer> {
 
   @Mixin HtmlOutput output;
 
+  @Option(names = "--circuit", paramLabel = "CORRUPTED",
+      description = "Add the circuit graph (a Circuit tab, drawn offline as SVG): every edge between the --text and "
+          + "this corrupted input (same length, a cue changed) scored by EAP, the top --circuit-top drawn by layer, "
+          + "the first 5 with their exact patch beside the estimate. Needs --target and --contrast.")
+  String circuit;
+
+  @Option(names = "--target", paramLabel = "WORD", description = "With --circuit: the word followed at [MASK].")
+  String target;
+
+  @Option(names = "--contrast", paramLabel = "WORD", description = "With --circuit: the metric is the logit difference "
+      + "target - contrast.")
+  String contrast;
+
+  @Option(names = "--circuit-top", defaultValue = "40", paramLabel = "N",
+      description = "With --circuit: how many edges are drawn (default 40).")
+  int circuitTop;
+
+  /** The edges of the page's circuit whose exact patch is run beside the estimate. */
+  static final int CIRCUIT_CHECKS = 5;
+
   @Mixin ModelOptions model;
 
   @Mixin EncoderDecoderOptions twoStacks;
@@ -71,6 +91,14 @@ final class HtmlCommand implements Callable<Integer> {
     }
     Warnings.lowerCaseMask(text);
     Warnings.lowerCaseMask(pair);
+    if ((circuit != null) != (target != null && contrast != null)) {
+      throw new UsageException(circuit == null ? "--target and --contrast go with --circuit CORRUPTED."
+          : "--circuit needs --target WORD and --contrast WORD: the metric is their logit difference at [MASK].");
+    }
+    if (circuit != null && (circuitTop < 1 || pair != null)) {
+      throw new UsageException(circuitTop < 1 ? "--circuit-top must be 1 or more."
+          : "--circuit runs one input against its corrupted copy: leave out --pair.");
+    }
     output.check();
     HeadMask.Mode m = UsageException.mode(mode);
     twoStacks.check();
@@ -92,9 +120,21 @@ final class HtmlCommand implements Callable<Integer> {
       Set<Head> off = UsageException.heads("--disable", disable, bert.config());
       PageData d = PageData.build(bert, text, pair, HeadMask.of(off, m), new HeadClassifier());
       Warnings.truncation(d.intact().encoding());
-      output.write(InteractivePage.content(d));
+      output.write(InteractivePage.content(d, circuit == null ? null : circuit(bert)));
     }
     return 0;
+  }
+
+  /** EAP over every edge between --text and --circuit, the top edges with the first few patched exactly. */
+  private io.headscope.app.render.page.CircuitPart circuit(BertModel bert) {
+    long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
+    var metric = new io.headscope.analysis.ablation.TargetMetric(
+        io.headscope.analysis.ablation.TargetMetric.Kind.LOGIT_DIFF, tc[0], tc[1]);
+    var in = io.headscope.analysis.causal.PatchInputs.of(bert, text, circuit);
+    var a = io.headscope.analysis.circuits.EdgeAnalysis.of(bert, in, metric,
+        io.headscope.analysis.circuits.Ablation.CORRUPTED, java.util.List.of());
+    return io.headscope.app.render.page.CircuitPart.of(a, a.eap(), bert.config().numHiddenLayers(),
+        bert.config().numAttentionHeads(), circuitTop, CIRCUIT_CHECKS);
   }
 
   private Integer fromArrays() {

@@ -1,5 +1,6 @@
 package io.headscope.app.gui;
 
+import io.headscope.app.gui.circuits.CircuitsView;
 import io.headscope.app.gui.compare.CompareView;
 import io.headscope.app.gui.corpus.CorpusView;
 import io.headscope.app.gui.favor.FavorView;
@@ -27,6 +28,7 @@ public final class Screens {
       CorpusView.DESCRIPTOR,
       SweepView.DESCRIPTOR,
       PatchView.DESCRIPTOR,
+      CircuitsView.DESCRIPTOR,
       LensView.DESCRIPTOR,
       PruneView.DESCRIPTOR,
       LinguisticsView.DESCRIPTOR,

@@ -195,6 +195,35 @@ public final class Engine implements AutoCloseable {
     return HeadWeights.fromLinear(config().numAttentionHeads(), config().hiddenSize(), qkv, out);
   }
 
+  /**
+   * The norms composition scores divide, from the model's own weight tensors (no copy into Java and back):
+   * views of the fused (3d, d) projection and the output weight, per layer. A model whose keys and values
+   * are shared between heads (grouped queries) goes through {@link #headWeights} as before.
+   */
+  public CompositionNorms compositionNorms(java.util.Set<CompositionNorms.Mode> modes) {
+    BertConfig c = config();
+    int h = c.numAttentionHeads();
+    int d = c.hiddenSize();
+    int layers = weights.layers.length;
+    if (layers == 0 || d % h != 0 || weights.layers[0].qkvWeight().getShape().get(0) != 3L * d) {
+      return compositionNorms(headWeights(), modes);
+    }
+    int r = d / h;
+    return CompositionNorms.compute(manager, layers, h, d, r, (m, l) -> {
+      BertWeights.Layer p = weights.layers[l];
+      NDArray[] out = new NDArray[4];
+      for (int i = 0; i < 3; i++) {
+        NDArray rows = p.qkvWeight().get(i * d + ":" + (i + 1) * d); // (H dh, d) of the (out, in) weight: a view
+        rows.attach(m);
+        out[i] = rows.reshape(h, r, d).transpose(0, 2, 1); // (H, d, dh)
+      }
+      NDArray t = p.outWeight().transpose(); // (H dh, d): head h's W_O is rows h dh .. (h + 1) dh
+      t.attach(m);
+      out[3] = t.reshape(h, r, d); // (H, dh, d)
+      return out;
+    }, modes, null, 0);
+  }
+
   /** The norms composition scores divide, for any heads' weights (the model's, or random ones of its shapes). */
   public CompositionNorms compositionNorms(HeadWeights w, java.util.Set<CompositionNorms.Mode> modes) {
     return CompositionNorms.compute(manager, w, modes);

@@ -76,6 +76,11 @@ public final class InteractivePage {
 
   /** The page's bytes in the finest encoding of {@link Encoding#LADDER} that fits under {@link #PAGE_LIMIT}. */
   public static byte[] html(PageData d) {
+    return html(d, (CircuitPart) null);
+  }
+
+  /** As {@link #html(PageData)}, with the circuit graph's tab when {@code circuit} is not null. */
+  public static byte[] html(PageData d, CircuitPart circuit) {
     byte[] page = null;
     Map<String, String> packed = new HashMap<>(); // the maps' and the vectors' blobs, each made once
     long exactBytes = 4L * d.layers() * d.heads() * d.tokens() * ((d.asRun() != d.intact() ? 2L : 1L) * d.tokens()
@@ -84,7 +89,7 @@ public final class InteractivePage {
       if (e.exact() && exactBytes > 2 * PAGE_LIMIT) {
         continue; // float32 never gzips to less than half: no need to try
       }
-      page = html(d, e, packed);
+      page = html(d, e, packed, circuit);
       if (page.length <= PAGE_LIMIT) {
         break;
       }
@@ -94,12 +99,12 @@ public final class InteractivePage {
 
   /** The page's bytes in one encoding. */
   public static byte[] html(PageData d, Encoding e) {
-    return html(d, e, new HashMap<>());
+    return html(d, e, new HashMap<>(), null);
   }
 
-  private static byte[] html(PageData d, Encoding e, Map<String, String> packed) {
+  private static byte[] html(PageData d, Encoding e, Map<String, String> packed, CircuitPart circuit) {
     Blobs b = Blobs.of(d, e, packed);
-    return assemble(json(d, b));
+    return assemble(json(d, b, circuit));
   }
 
   /** The page around its data (the JSON of the {@code headscope-data} block): template, style, script, policy. */
@@ -118,7 +123,12 @@ public final class InteractivePage {
 
   /** The page as written content (the command line's output path). */
   public static SafeFiles.Content content(PageData d) {
-    byte[] page = html(d);
+    return content(d, null);
+  }
+
+  /** The page with the circuit graph's tab (null: none) as written content. */
+  public static SafeFiles.Content content(PageData d, CircuitPart circuit) {
+    byte[] page = html(d, circuit);
     return (OutputStream out) -> out.write(page);
   }
 
@@ -164,7 +174,7 @@ public final class InteractivePage {
     }
   }
 
-  private static String json(PageData d, Blobs b) {
+  private static String json(PageData d, Blobs b, CircuitPart circuit) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (JsonGenerator g = FACTORY.createGenerator(bytes, JsonEncoding.UTF8)) {
       g.writeStartObject();
@@ -214,6 +224,9 @@ public final class InteractivePage {
       g.writeNumberField("perQueryOverlay", LineSelection.perQuery(d.tokens(), 2));
       g.writeNumberField("minShare", LineSelection.MIN_SHARE);
       g.writeEndObject();
+      if (circuit != null) {
+        circuit.write(g);
+      }
       if (d.predictionsJson() != null) {
         g.writeFieldName("predictions");
         g.writeRawValue(d.predictionsJson());

@@ -749,17 +749,92 @@
       + (D.disabled.length ? " (The neuron view shows the intact model.)" : "");
   }
 
+  // ---- the circuit graph (headscope html --circuit): an SVG built here from the data, no library ----
+  const SVG = "http://www.w3.org/2000/svg";
+  const INPUT_COLOURS = { q: "#e07b00", k: "#2e9e44", v: "#7b3fb5", mlp: "#737373", logits: "#737373" };
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  }
+  function circuitText(e) {
+    const C = D.circuit;
+    const into = e.input === "q" || e.input === "k" || e.input === "v"
+      ? e.to.label + "'s " + { q: "queries", k: "keys", v: "values" }[e.input]
+      : e.input === "mlp" ? "the MLP of layer " + (e.to.layer + 1) : "the logits";
+    return e.label + ": " + e.from.label + "'s output into " + into + ". " + C.method.toUpperCase() + " estimate "
+      + fmt(e.estimate, 4) + (e.exact === undefined ? "" : ", exact patch " + fmt(e.exact, 4))
+      + " (" + C.metric + ", ablated minus clean).";
+  }
+  function drawCircuit() {
+    const C = D.circuit;
+    const box = $("circuit-scroll");
+    if (!C || box.firstChild) return;
+    $("circuit-facts").textContent = "The top " + C.edges.length + " of " + C.total + " edges by |" + C.method.toUpperCase()
+      + " score| (" + C.ablation + " ablation); " + C.metric + ": clean " + fmt(C.clean, 3) + ", corrupted " + fmt(C.corrupted, 3) + ".";
+    const W = Math.max(640, box.clientWidth - 8), Hh = 520, M = 28;
+    const col = (c) => M + c * (W - 2 * M) / (C.layers + 1);
+    const row = (r) => M + r * (Hh - 2 * M) / C.heads;
+    const at = (n) => n.kind === "embeddings" ? [col(0), row(C.heads / 2)]
+      : n.kind === "head" ? [col(n.layer + 1), row(n.head)]
+      : n.kind === "mlp" ? [0.6 * col(n.layer + 1) + 0.4 * col(n.layer + 2), row(C.heads)] : [col(C.layers + 1), row(C.heads / 2)];
+    const s = svg("svg", { id: "circuit-svg", width: W, height: Hh, viewBox: "0 0 " + W + " " + Hh, role: "img" });
+    s.appendChild(svg("title", {})).textContent = "Circuit graph: the top edges by score";
+    const max = C.edges.reduce((m, e) => Math.max(m, Math.abs(e.estimate)), 0) || 1;
+    const edges = svg("g", { id: "circuit-edges" });
+    for (let i = C.edges.length - 1; i >= 0; i--) { // the largest drawn last, on top
+      const e = C.edges[i];
+      const a = at(e.from), b = at(e.to);
+      const dy = e.input === "q" ? -3 : e.input === "v" ? 3 : 0;
+      const t = Math.abs(e.estimate) / max;
+      const line = svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1] + dy, stroke: INPUT_COLOURS[e.input],
+        "stroke-width": 0.8 + 5 * t, "stroke-opacity": 0.35 + 0.6 * t, "stroke-linecap": "round",
+        "data-edge": i, class: "circuit-edge" });
+      if (e.estimate > 0) line.setAttribute("stroke-dasharray", "6 4");
+      line.appendChild(svg("title", {})).textContent = circuitText(e);
+      line.addEventListener("mouseenter", () => { $("circuit-readout").textContent = circuitText(e); });
+      line.addEventListener("click", () => { $("circuit-readout").textContent = circuitText(e); });
+      edges.appendChild(line);
+    }
+    s.appendChild(edges);
+    const nodes = svg("g", { id: "circuit-nodes" });
+    for (let l = 0; l < C.layers; l++) {
+      const lab = svg("text", { x: col(l + 1), y: 14, "text-anchor": "middle", "font-size": 10, fill: "#404040" });
+      lab.textContent = "L" + (l + 1);
+      nodes.appendChild(lab);
+      for (let h = 0; h < C.heads; h++) {
+        const p = at({ kind: "head", layer: l, head: h });
+        const c = svg("circle", { cx: p[0], cy: p[1], r: 4, fill: "#d0d6e0", class: "circuit-node" });
+        c.appendChild(svg("title", {})).textContent = "head " + (l + 1) + "-" + (h + 1);
+        nodes.appendChild(c);
+      }
+      const m = at({ kind: "mlp", layer: l });
+      nodes.appendChild(svg("rect", { x: m[0] - 4, y: m[1] - 4, width: 8, height: 8, fill: "#b8c0cc" }));
+    }
+    for (const [kind, name] of [["embeddings", "embed"], ["logits", "logits"]]) {
+      const p = at({ kind: kind });
+      nodes.appendChild(svg("rect", { x: p[0] - 5, y: p[1] - 5, width: 10, height: 10, fill: "#5b6b80" }));
+      const t = svg("text", { x: p[0], y: p[1] - 9, "text-anchor": "middle", "font-size": 10, fill: "#404040" });
+      t.textContent = name;
+      nodes.appendChild(t);
+    }
+    s.appendChild(nodes);
+    box.appendChild(s);
+  }
+  api.drawCircuit = drawCircuit;
+
   // ---- views ----
   function showView(v) {
     S.view = v;
     for (const t of document.querySelectorAll("[role=tab]")) t.setAttribute("aria-selected", t.dataset.view === v ? "true" : "false");
-    for (const name of ["head", "model", "neuron"]) $("view-" + name).hidden = name !== v;
+    for (const name of ["head", "model", "neuron", "circuit"]) $("view-" + name).hidden = name !== v;
     redraw();
   }
   function redraw() {
     if (!api.ready) return;
     if (S.view === "head") drawHead();
     else if (S.view === "model") { legend(); drawGrid(); drawZoom(); }
+    else if (S.view === "circuit") drawCircuit();
     else drawNeuron();
   }
   api.showView = showView;
@@ -804,6 +879,7 @@
     if (PARTS) $("tab-neuron").hidden = true; // no q or k: nothing ran here
     else neuronControls();
     zoomEvents();
+    if (D.circuit) $("tab-circuit").hidden = false;
     api.ready = true;
     if (D.open && D.open.view === "model") {
       showView("model");

@@ -1,0 +1,176 @@
+package io.headscope.app.gui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.headscope.analysis.ablation.TargetMetric;
+import io.headscope.analysis.causal.PatchInputs;
+import io.headscope.analysis.circuits.Ablation;
+import io.headscope.analysis.circuits.CircuitEdge;
+import io.headscope.analysis.circuits.CompositionResult;
+import io.headscope.analysis.circuits.CompositionScores;
+import io.headscope.analysis.circuits.EdgeAnalysis;
+import io.headscope.analysis.circuits.EdgeScores;
+import io.headscope.analysis.circuits.Faithfulness;
+import io.headscope.app.gui.circuits.CircuitsViewModel;
+import io.headscope.app.gui.exec.DirectWorker;
+import io.headscope.app.gui.main.MainViewModel;
+import io.headscope.model.BertModel;
+import io.headscope.model.core.Head;
+import io.headscope.model.engine.CompositionNorms.Mode;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.testing.TinyBert;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Circuits screen's state without a window: the edges drawn are the service's top edges by |score| over
+ * the threshold, a clicked edge's exact patch is the run with that edge alone ablated, the faithfulness curve
+ * ends where every edge is kept (the clean run: all of the behaviour), the composition matrix is the
+ * service's scores into the chosen head, and the detectors reach the ranking of heads.
+ */
+class CircuitsViewModelTest {
+  static final String CLEAN = "the king was in paris and [MASK] was a queen .";
+  static final String CORRUPTED = "the queen was in paris and [MASK] was a king .";
+  @TempDir static Path dir;
+  static MainViewModel main;
+
+  @BeforeAll
+  static void load() {
+    Path tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny")).config().getParent();
+    main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.textAProperty().set(CLEAN);
+    main.loadModel(tiny.toString());
+    main.analyse();
+  }
+
+  private static CircuitsViewModel ran() {
+    CircuitsViewModel vm = new CircuitsViewModel(main.session());
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    assertThat(vm.resultProperty().get()).as(vm.statusProperty().get()).isNotNull();
+    return vm;
+  }
+
+  @Test
+  void theDrawnEdgesAreTheServicesTopEdgesOverTheThreshold() {
+    CircuitsViewModel vm = ran();
+    BertModel m = main.session().model();
+    TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, m.tokenizer().singleTokenId("she"),
+        m.tokenizer().singleTokenId("he"));
+    EdgeScores want = EdgeAnalysis.of(m, PatchInputs.of(m, CLEAN, CORRUPTED), metric, Ablation.CORRUPTED, List.of())
+        .eap();
+    EdgeScores got = vm.resultProperty().get().scores();
+    assertThat(got.edges()).isEqualTo(want.edges());
+    assertThat(got.scores()).containsExactly(want.scores(), within(0.0));
+
+    vm.topProperty().set(7);
+    assertThat(vm.shownProperty().get()).hasSize(7);
+    for (int k = 1; k < 7; k++) {
+      assertThat(Math.abs(got.score(vm.shownProperty().get().get(k - 1))))
+          .isGreaterThanOrEqualTo(Math.abs(got.score(vm.shownProperty().get().get(k))));
+    }
+    // no edge left out is larger than the smallest drawn
+    double smallest = Math.abs(got.score(vm.shownProperty().get().get(6)));
+    for (int i = 0; i < got.edges().size(); i++) {
+      if (!vm.shownProperty().get().contains(i)) {
+        assertThat(Math.abs(got.score(i))).isLessThanOrEqualTo(smallest);
+      }
+    }
+    vm.thresholdProperty().set(smallest * 1.0000001);
+    assertThat(vm.shownProperty().get()).hasSizeLessThan(7);
+    vm.thresholdProperty().set(Double.POSITIVE_INFINITY);
+    assertThat(vm.shownProperty().get()).isEmpty();
+    assertThat(vm.statusProperty().get()).startsWith("EAP of " + got.edges().size() + " edges");
+  }
+
+  @Test
+  void aClickedEdgesExactPatchIsTheRunWithThatEdgeAloneAblated() {
+    CircuitsViewModel vm = ran();
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    int i = r.scores().top(1)[0];
+    CircuitEdge e = r.scores().edges().get(i);
+    vm.selectEdge(i);
+    assertThat(vm.checkProperty().get()).as(vm.statusProperty().get()).isNotNull();
+    assertThat(vm.checkProperty().get().edge()).isEqualTo(e);
+    assertThat(vm.checkProperty().get().estimate()).isEqualTo(r.scores().score(i));
+    assertThat(vm.checkProperty().get().exact()).isEqualTo(r.analysis().metricWithout(List.of(e)) - r.analysis().clean());
+    assertThat(vm.statusProperty().get()).contains(e.label()).contains("exact patch");
+  }
+
+  @Test
+  void theFaithfulnessCurveEndsWithEveryEdgeKeptAtTheWholeBehaviour() {
+    CircuitsViewModel vm = ran();
+    Faithfulness f = vm.resultProperty().get().faithfulness();
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    Faithfulness.Point last = f.points().get(f.points().size() - 1);
+    assertThat(last.edges()).isEqualTo(r.scores().edges().size());
+    // every edge kept is the clean run (the forward pass with nothing swapped): float32 runs of the same
+    // input, so equal to rounding of the metric's size
+    assertThat(last.metric()).isCloseTo(r.analysis().clean(), within(1e-4 * (1 + Math.abs(r.analysis().clean()))));
+    assertThat(f.empty()).isCloseTo(r.analysis().corrupted(), within(1e-4 * (1 + Math.abs(r.analysis().corrupted()))));
+    for (Faithfulness.Point p : f.points()) {
+      assertThat(p.kept()).isCloseTo((p.metric() - f.empty()) / (f.full() - f.empty()), within(1e-12));
+    }
+    assertThat(f.points()).extracting(Faithfulness.Point::edges).isSorted();
+  }
+
+  @Test
+  void theCompositionMatrixIsTheServicesScoresIntoTheChosenHeadAndTheDetectorsAreRanked() {
+    CircuitsViewModel vm = new CircuitsViewModel(main.session());
+    vm.computeWeights();
+    assertThat(vm.weightsProperty().get()).as(vm.statusProperty().get()).isNotNull();
+    vm.receiverProperty().set(new Head(1, 2));
+    vm.modeProperty().set(Mode.K);
+    CompositionResult want = CompositionScores.of(main.session().model(), Mode.K);
+    double[][] got = vm.compositionMatrix();
+    for (int h = 0; h < 3; h++) {
+      assertThat(got[0][h]).isEqualTo(want.score(0, h, 1, 2));
+      assertThat(got[1][h]).as("the receiver's own layer sends nothing to it").isNaN();
+    }
+    assertThat(main.session().measures().values()).extracting(io.headscope.app.gui.session.HeadMeasure::name)
+        .contains("previous-token detector (Circuits)", "duplicate-token detector (Circuits)",
+            "induction detector (Circuits)");
+  }
+
+  @Test
+  void anotherModelTakesTheEdgesTheWeightsAndTheDetectorsAway() {
+    Path other = TinyBert.create(2, 3, 8).writeTo(dir.resolve("other")).config().getParent();
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache2")));
+    own.textAProperty().set(CLEAN);
+    own.loadModel(dir.resolve("tiny").toString());
+    own.analyse();
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    String idle = vm.statusProperty().get();
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    vm.computeWeights();
+    assertThat(vm.resultProperty().get()).isNotNull();
+    assertThat(own.session().measures()).containsKeys("circuits-induction");
+    own.loadModel(other.toString());
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.weightsProperty().get()).isNull();
+    assertThat(vm.shownProperty().get()).isEmpty();
+    assertThat(vm.statusProperty().get()).isEqualTo(idle);
+    assertThat(own.session().measures()).doesNotContainKeys("circuits-previous", "circuits-duplicate",
+        "circuits-induction");
+  }
+
+  @Test
+  void withoutTheContrastTheStatusSaysWhatToType() {
+    CircuitsViewModel vm = new CircuitsViewModel(main.session());
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("");
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("contrast");
+  }
+}
