@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 final class EncoderDecoderOptions {
   @Option(names = "--target", paramLabel = "TEXT",
       description = "For an encoder-decoder (T5, BART): the target the decoder reads, tokenized with the tokenizer's "
-          + "own special tokens and not shifted (as BertViz passes decoder_input_ids); --text is then the source.")
+          + "own special tokens and not shifted (as BertViz passes decoder_input_ids); --text is then the source. "
+          + "(html --circuit: the word followed at [MASK].)")
   String target;
 
   @Option(names = "--disable-encoder", paramLabel = "HEADS",

@@ -59,8 +59,8 @@ final class HtmlCommand implements Callable<Integer> {
           + "the first 5 with their exact patch beside the estimate. Needs --target and --contrast.")
   String circuit;
 
-  @Option(names = "--target", paramLabel = "WORD", description = "With --circuit: the word followed at [MASK].")
-  String target;
+  // --target is the encoder-decoders' option (EncoderDecoderOptions): with --circuit it names the word followed at
+  // [MASK] instead, as patch's --target does; the circuit is refused on encoder-decoders, so the two never meet.
 
   @Option(names = "--contrast", paramLabel = "WORD", description = "With --circuit: the metric is the logit difference "
       + "target - contrast.")
@@ -91,8 +91,9 @@ final class HtmlCommand implements Callable<Integer> {
     }
     Warnings.lowerCaseMask(text);
     Warnings.lowerCaseMask(pair);
-    if ((circuit != null) != (target != null && contrast != null)) {
-      throw new UsageException(circuit == null ? "--target and --contrast go with --circuit CORRUPTED."
+    String target = twoStacks.target;
+    if (circuit != null ? target == null || contrast == null : contrast != null) {
+      throw new UsageException(circuit == null ? "--contrast goes with --circuit CORRUPTED (and --target WORD)."
           : "--circuit needs --target WORD and --contrast WORD: the metric is their logit difference at [MASK].");
     }
     if (circuit != null && (circuitTop < 1 || pair != null)) {
@@ -102,7 +103,7 @@ final class HtmlCommand implements Callable<Integer> {
     output.check();
     HeadMask.Mode m = UsageException.mode(mode);
     twoStacks.check();
-    if (twoStacks.given()) {
+    if (twoStacks.given() && circuit == null) {
       if (pair != null || disable != null) {
         throw new UsageException("--target (an encoder-decoder's source and target) goes without --pair and --disable: "
             + "switch heads off with --disable-encoder, --disable-decoder and --disable-cross.");
@@ -127,7 +128,7 @@ final class HtmlCommand implements Callable<Integer> {
 
   /** EAP over every edge between --text and --circuit, the top edges with the first few patched exactly. */
   private io.headscope.app.render.page.CircuitPart circuit(BertModel bert) {
-    long[] tc = bert.tokenizer().targetAndContrast(target, contrast);
+    long[] tc = bert.tokenizer().targetAndContrast(twoStacks.target, contrast);
     var metric = new io.headscope.analysis.ablation.TargetMetric(
         io.headscope.analysis.ablation.TargetMetric.Kind.LOGIT_DIFF, tc[0], tc[1]);
     var in = io.headscope.analysis.causal.PatchInputs.of(bert, text, circuit);

@@ -750,7 +750,9 @@
   }
 
   // ---- the circuit graph (headscope html --circuit): an SVG built here from the data, no library ----
-  const SVG = "http://www.w3.org/2000/svg";
+  // The SVG namespace as the HTML parser assigns it to an <svg> element: the page holds no address of any kind
+  // (PageChecks: nothing in it may look like one), not even a namespace name that is never fetched.
+  const SVG = (() => { const d = document.createElement("div"); d.innerHTML = "<svg></svg>"; return d.firstChild.namespaceURI; })();
   const INPUT_COLOURS = { q: "#e07b00", k: "#2e9e44", v: "#7b3fb5", mlp: "#737373", logits: "#737373" };
   function svg(tag, attrs) {
     const e = document.createElementNS(SVG, tag);
