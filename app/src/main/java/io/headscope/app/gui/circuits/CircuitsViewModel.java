@@ -179,8 +179,7 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     if (!clean.get().isBlank()) {
       return clean.get().strip();
     }
-    String[] typed = session.inputText();
-    return typed[1].isBlank() ? typed[0] : typed[0] + " " + typed[1];
+    return session.inputAsOneText();
   }
 
   /** Scores every edge, then runs the faithfulness of the top-N circuits exactly (progress, Cancel between runs). */

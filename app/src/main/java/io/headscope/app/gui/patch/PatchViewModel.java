@@ -115,8 +115,7 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     if (!clean.get().isBlank()) {
       return clean.get().strip();
     }
-    String[] typed = session.inputText();
-    return typed[1].isBlank() ? typed[0] : typed[0] + " " + typed[1];
+    return session.inputAsOneText();
   }
 
   /** Patches every head at the chosen site on the worker (progress per layer, Cancel between layers). */

@@ -141,6 +141,14 @@ public final class Session {
     return inputText.clone();
   }
 
+  /**
+   * The typed input as one text, sentence b after sentence a: what the causal screens (Patching, Circuits) run
+   * as their clean input when none is typed on the screen itself.
+   */
+  public String inputAsOneText() {
+    return inputText[1].isBlank() ? inputText[0] : inputText[0] + " " + inputText[1];
+  }
+
   /** Sets both traces of one input together, with the text they were made from. */
   public void setTraces(AttentionTrace intact, AttentionTrace withHeadsOff, String a, String b) {
     setTraces(intact, withHeadsOff, FavorHeads.NONE, a, b);
