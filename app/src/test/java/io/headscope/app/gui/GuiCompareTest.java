@@ -49,22 +49,7 @@ class GuiCompareTest {
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
-    view.setFileAsker(new FileAsker() {
-      @Override
-      public Path save(String title, String extension, String suggestedName) {
-        return exportTarget;
-      }
-
-      @Override
-      public Path openFolder(String title) {
-        return tiny;
-      }
-
-      @Override
-      public Path openFile(String title) {
-        return null;
-      }
-    });
+    view.setFileAsker(FixedAnswers.saving(() -> exportTarget).openingFolder(() -> tiny));
     stage.show();
     view.viewModel().textAProperty().set("the cat sat on the mat .");
     view.viewModel().loadModel(tiny.toString());

@@ -49,22 +49,7 @@ class GuiFullModelTest {
   void start(Stage stage) {
     this.stage = stage;
     view = HeadScopeApp.create(stage, new FxWorker(), ModelRepository.standard());
-    view.setFileAsker(new FileAsker() {
-      @Override
-      public Path save(String title, String extension, String suggestedName) {
-        return exportTarget;
-      }
-
-      @Override
-      public Path openFolder(String title) {
-        return null;
-      }
-
-      @Override
-      public Path openFile(String title) {
-        return corpusFile;
-      }
-    });
+    view.setFileAsker(FixedAnswers.saving(() -> exportTarget).openingFile(() -> corpusFile));
     view.viewModel().textAProperty().set(HeadScopeApp.FIRST_SENTENCE);
     stage.show();
     view.viewModel().loadModel(ModelRepository.DEFAULT_MODEL);

@@ -41,22 +41,7 @@ class GuiPageExportTest {
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
-    view.setFileAsker(new FileAsker() {
-      @Override
-      public Path save(String title, String extension, String suggestedName) {
-        return target;
-      }
-
-      @Override
-      public Path openFolder(String title) {
-        return null;
-      }
-
-      @Override
-      public Path openFile(String title) {
-        return null;
-      }
-    });
+    view.setFileAsker(FixedAnswers.saving(() -> target));
     stage.show();
     view.viewModel().textAProperty().set("the cat sat on the [MASK] .");
     view.viewModel().loadModel(tiny.toString());

@@ -45,22 +45,7 @@ class GuiPruneTest {
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
-    view.setFileAsker(new FileAsker() {
-      @Override
-      public Path save(String title, String extension, String suggestedName) {
-        return exportTarget;
-      }
-
-      @Override
-      public Path openFolder(String title) {
-        return null;
-      }
-
-      @Override
-      public Path openFile(String title) {
-        return labelled;
-      }
-    });
+    view.setFileAsker(FixedAnswers.saving(() -> exportTarget).openingFile(() -> labelled));
     stage.show();
     view.viewModel().textAProperty().set("the cat sat on the mat .");
     view.viewModel().loadModel(classifier.toString());
