@@ -282,4 +282,51 @@ class CircuitsViewModelTest {
     assertThat(vm.statusProperty().get()).contains("Corrupted set, line 2:").doesNotContain("\n")
         .doesNotContain("Exception");
   }
+
+  @Test
+  void onADecoderTheScreenScoresTheNextTokenAsTheServiceDoes() {
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 5);
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache3")));
+    String clean = "x y x y x y x";
+    String corrupted = "x y x y y y x";
+    own.textAProperty().set(clean);
+    own.loadModel(gpt2.toString());
+    own.analyse();
+    BertModel m = own.session().model();
+    assertThat(m).as(own.statusProperty().get()).isNotNull();
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    vm.corruptedProperty().set(corrupted);
+    vm.targetProperty().set("x");
+    vm.contrastProperty().set("y");
+    vm.corruptedSetProperty().set(corrupted + "\ny y x y x y x");
+    vm.run();
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, m.tokenizer().singleTokenId("x"),
+        m.tokenizer().singleTokenId("y"));
+    EdgeScores want = EdgeAnalysis.of(m, PatchInputs.of(m, clean, corrupted), metric, Ablation.CORRUPTED, List.of())
+        .eap();
+    assertThat(r.scores().scores()).containsExactly(want.scores(), within(0.0));
+    assertThat(r.other().ablationName()).isEqualTo("mean over 2 corrupted inputs");
+    assertThat(CircuitsViewModel.comparison(r)).startsWith("Ablation corrupted vs mean over 2 corrupted inputs:");
+  }
+
+  @Test
+  void anEncoderDecoderNeverReachesTheScreenAndTheWindowSaysWhyInOneLine() {
+    Path t5 = io.headscope.model.encoderdecoders.EncoderDecoderFolders.write("t5", dir.resolve("t5"), 21);
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache4")));
+    own.textAProperty().set(CLEAN);
+    own.loadModel(t5.toString());
+    assertThat(own.session().model()).isNull();
+    assertThat(own.statusProperty().get()).contains("encoder-decoder").doesNotContain("\n");
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    String idle = vm.statusProperty().get();
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).isEqualTo(idle);
+  }
 }
