@@ -277,7 +277,7 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     g.fillRect(emb[0] - 5, emb[1] - 5, 10, 10);
     g.fillRect(out[0] - 5, out[1] - 5, 10, 10);
     g.fillText("embed", emb[0], emb[1] - 9);
-    g.fillText("logits", out[0], out[1] - 9);
+    g.fillText("logits", out[0], out[1] + 16);
     if (r == null) {
       g.setFill(Color.gray(0.4));
       g.fillText("Run to score the edges", w / 2, h / 2);

@@ -117,8 +117,9 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
   static final String[] MEASURES = {"circuits-previous", "circuits-duplicate", "circuits-induction"};
 
   public CircuitsViewModel(Session session) {
-    super(session, "Type a clean input with [MASK], a corrupted one of the same length (a cue changed), the word to "
-        + "follow and its contrast, then Run: every edge between heads is scored.", e -> { });
+    super(session, "Type a clean input (with [MASK] for a masked model; a decoder follows the next token), a "
+        + "corrupted one of the same length (a cue changed), the word to follow and its contrast, then Run: every edge "
+        + "between heads is scored.", e -> { });
     this.followed = new FollowedWords(session);
     top.addListener((o, a, b) -> choose());
     threshold.addListener((o, a, b) -> choose());
@@ -234,7 +235,8 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
       return;
     }
     if (word.isEmpty() || other.isEmpty()) {
-      job.say("Type the word to follow at [MASK] and its contrast: the metric is their logit difference.");
+      job.say("Type the word to follow " + (m.maskToken() == null ? "as the next token" : "at " + m.maskToken())
+          + " and its contrast: the metric is their logit difference.");
       return;
     }
     Method how = method.get();

@@ -86,7 +86,8 @@ public final class CircuitFigure {
       g.fill(emb[0] - 5, top + emb[1] - 5, 10, 10, 0x5b6b80);
       g.fill(out[0] - 5, top + out[1] - 5, 10, 10, 0x5b6b80);
       g.text("embed", emb[0], top + emb[1] - 9, 10, false, 0x404040, Surface.Anchor.MIDDLE, 0);
-      g.text("logits", out[0], top + out[1] - 9, 10, false, 0x404040, Surface.Anchor.MIDDLE, 0);
+      // under its node: the edges into the logits come from the upper left and would cross a label above it
+      g.text("logits", out[0], top + out[1] + 18, 10, false, 0x404040, Surface.Anchor.MIDDLE, 0);
       g.text("heads 1 to " + heads + " top to bottom; the layer's MLP under them", width / 2, top + graphHeight + 4, 10,
           false, 0x404040, Surface.Anchor.MIDDLE, 0);
       // the legend as filled swatches (not lines: every line of the figure is an edge)
