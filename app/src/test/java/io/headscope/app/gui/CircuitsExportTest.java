@@ -9,6 +9,7 @@ import io.headscope.analysis.circuits.EdgeScores;
 import io.headscope.analysis.circuits.Faithfulness;
 import io.headscope.app.gui.circuits.CircuitsViewModel;
 import io.headscope.app.gui.exec.DirectWorker;
+import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.main.MainViewModel;
 import io.headscope.app.render.figure.Figure;
 import io.headscope.app.render.figure.FigureFile;
@@ -67,7 +68,7 @@ class CircuitsExportTest {
   void theEdgeCsvHoldsEveryEdgesScoreAsTheServiceGaveItLargestFirst() throws Exception {
     CircuitsViewModel.Result r = vm.resultProperty().get();
     Path csv = dir.resolve("edges.csv");
-    CircuitsViewModel.writeEdgesCsv(r, csv);
+    Exports.edgeScoresCsv(r.scores(), csv);
     List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
     assertThat(lines.get(0)).isEqualTo("sender,receiver,input,score");
     EdgeScores s = r.scores();
@@ -100,7 +101,7 @@ class CircuitsExportTest {
   void theFaithfulnessCsvHoldsTheCurvesPoints() throws Exception {
     Faithfulness f = vm.resultProperty().get().faithfulness();
     Path csv = dir.resolve("faithfulness.csv");
-    CircuitsViewModel.writeFaithfulnessCsv(vm.resultProperty().get(), csv);
+    Exports.faithfulnessCsv(f, csv);
     List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
     assertThat(lines.get(0)).isEqualTo("edges,metric,kept");
     assertThat(lines).hasSize(f.points().size() + 1);
@@ -159,18 +160,18 @@ class CircuitsExportTest {
     Path blocker = dir.resolve("blocker");
     Files.writeString(blocker, "a file, not a folder");
     Path target = blocker.resolve("edges.csv");
-    assertThatThrownBy(() -> CircuitsViewModel.writeEdgesCsv(vm.resultProperty().get(), target))
+    assertThatThrownBy(() -> Exports.edgeScoresCsv(vm.resultProperty().get().scores(), target))
         .isInstanceOf(HeadScopeException.class)
         .satisfies(e -> assertThat(e.getMessage()).startsWith("Cannot write").doesNotContain("\n"));
     Path missing = dir.resolve("no-such-folder").resolve("f.csv");
-    assertThatThrownBy(() -> CircuitsViewModel.writeFaithfulnessCsv(vm.resultProperty().get(), missing))
+    assertThatThrownBy(() -> Exports.faithfulnessCsv(vm.resultProperty().get().faithfulness(), missing))
         .isInstanceOf(HeadScopeException.class)
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     assertThat(Files.exists(dir.resolve("no-such-folder"))).isFalse();
     try (var files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".") || n.contains("tmp"));
     }
-    assertThatThrownBy(() -> CircuitsViewModel.writeEdgesCsv(null, dir.resolve("x.csv")))
+    assertThatThrownBy(() -> Exports.edgeScoresCsv(null, dir.resolve("x.csv")))
         .hasMessageStartingWith("Run the edge scores first");
   }
 }

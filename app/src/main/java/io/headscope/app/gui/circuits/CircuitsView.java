@@ -6,6 +6,7 @@ import io.headscope.analysis.circuits.CircuitNode;
 import io.headscope.analysis.circuits.EdgeScores;
 import io.headscope.analysis.circuits.Faithfulness;
 import io.headscope.app.gui.chart.SignedHeadGrid;
+import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.screen.ExportItem;
 import io.headscope.app.render.figure.CircuitLayout;
 import io.headscope.app.gui.screen.ScreenContext;
@@ -182,12 +183,19 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
   public List<ExportItem> exports() {
     return List.of(
         whenDone("export-circuit-edges", "Circuit edge scores CSV (as headscope edges)…", () -> context.dialogs()
-            .export("edge scores CSV", "csv", "edges.csv", vm.resultProperty()::get, CircuitsViewModel::writeEdgesCsv)),
+            .export("edge scores CSV", "csv", "edges.csv", () -> part(CircuitsViewModel.Result::scores),
+                Exports::edgeScoresCsv)),
         whenDone("export-circuit-faithfulness", "Circuit faithfulness CSV (as headscope circuit)…", () -> context
-            .dialogs().export("faithfulness CSV", "csv", "faithfulness.csv", vm.resultProperty()::get,
-                CircuitsViewModel::writeFaithfulnessCsv)),
+            .dialogs().export("faithfulness CSV", "csv", "faithfulness.csv",
+                () -> part(CircuitsViewModel.Result::faithfulness), Exports::faithfulnessCsv)),
         whenDone("export-circuit-figure", "Circuit graph as figure (PNG 300 dpi or SVG)…",
             () -> context.dialogs().exportFigure("circuit", vm::figure)));
+  }
+
+  /** A part of the result for an export; null (the writer says what to run) without one. */
+  private <T> T part(java.util.function.Function<CircuitsViewModel.Result, T> f) {
+    var r = vm.resultProperty().get();
+    return r == null ? null : f.apply(r);
   }
 
   private CircuitLayout graphLayout() {

@@ -9,7 +9,6 @@ import io.headscope.analysis.circuits.CompositionResult;
 import io.headscope.analysis.circuits.CompositionScores;
 import io.headscope.analysis.circuits.EdgeAnalysis;
 import io.headscope.analysis.circuits.EdgeCheck;
-import io.headscope.analysis.circuits.EdgeCsv;
 import io.headscope.analysis.circuits.EdgeScores;
 import io.headscope.analysis.circuits.Faithfulness;
 import io.headscope.analysis.circuits.HeadDetectors;
@@ -23,9 +22,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.CompositionNorms.Mode;
-import io.headscope.model.store.SafeFiles;
 import io.headscope.model.tokenizer.Encoding;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -571,21 +568,5 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     }
     return CircuitFigure.of(m.name(), cleanText() + " \u2016 " + corrupted.get().strip(), r.ablationName(), r.scores(),
         shown.get(), m.config().numHiddenLayers(), m.config().numAttentionHeads());
-  }
-
-  /** Every edge's score as {@code headscope edges} writes it: {@code sender,receiver,input,score}, largest first. */
-  public static void writeEdgesCsv(Result r, Path file) {
-    if (r == null) {
-      throw new HeadScopeException("Run the edge scores first: the CSV holds every edge's score.");
-    }
-    SafeFiles.writeAtomically(file, true, o -> EdgeCsv.write(r.scores(), 0, o));
-  }
-
-  /** The faithfulness curve as {@code headscope circuit} writes it: {@code edges,metric,kept}. */
-  public static void writeFaithfulnessCsv(Result r, Path file) {
-    if (r == null) {
-      throw new HeadScopeException("Run the edge scores first: the CSV holds the faithfulness curve.");
-    }
-    SafeFiles.writeAtomically(file, true, o -> EdgeCsv.writeFaithfulness(r.faithfulness(), o));
   }
 }
