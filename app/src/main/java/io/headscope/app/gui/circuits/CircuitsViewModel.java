@@ -45,7 +45,9 @@ import javafx.beans.property.StringProperty;
  * scored by EAP (or EAP-IG), the top edges drawn by |score| over a threshold, one edge's exact patch beside its
  * estimate on a click, and the faithfulness of the top-N circuit, every point an exact run; from the weights,
  * composition scores as a layers x heads matrix per receiver; and the three head detectors, published to the
- * main window's ranking of heads. Every computation runs on the worker.
+ * main window's ranking of heads. An ablated edge carries the corrupted run's output or the mean over a typed
+ * set of corrupted inputs; with a set typed both ablations run, so the screen shows what the choice changes
+ * (Miller et al. 2024), and every number names its ablation. Every computation runs on the worker.
  */
 public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Result> {
   /** EAP-IG's points on the path (Hanna et al. 2024 use 5 to 20). */
