@@ -595,6 +595,10 @@ public final class ScreenshotTour {
       v.viewModel().corruptedProperty().set("My brother lost his keys . The doctor said [MASK] would be late .");
       v.viewModel().targetProperty().set("she");
       v.viewModel().contrastProperty().set("he");
+      // CAUSAL.md's set for mean ablation: with it typed, both ablations run and the screen compares them
+      v.viewModel().corruptedSetProperty().set(String.join("\n", java.util.stream.Stream.of("brother lost his",
+          "father lost his", "uncle lost his", "son lost his", "friend lost the", "boss lost the")
+          .map(x -> "My " + x + " keys . The doctor said [MASK] would be late .").toList()));
       return v;
     });
     idle();
@@ -604,6 +608,15 @@ public final class ScreenshotTour {
     });
     waitWhile(() -> c.viewModel().runningProperty().get());
     shot(out, "17-circuits", w, h);
+    // the graph as the Export menu writes it, to look at beside the screen
+    fx(() -> {
+      var f = c.viewModel().figure();
+      io.headscope.app.render.figure.FigureFile.write(f, out.resolve("17-circuit-figure.svg"),
+          io.headscope.app.render.figure.FigureFile.Format.SVG, 1);
+      io.headscope.app.render.figure.FigureFile.write(f, out.resolve("17-circuit-figure.png"),
+          io.headscope.app.render.figure.FigureFile.Format.PNG, 1.5);
+      return null;
+    });
     fx(() -> {
       c.viewModel().selectEdge(c.viewModel().shownProperty().get().get(0));
       return null;

@@ -179,4 +179,154 @@ class CircuitsViewModelTest {
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("contrast");
   }
+
+  /** Two more corrupted inputs of the clean input's length (the cue words swapped other ways). */
+  static final List<String> SET = List.of(CORRUPTED, "the king was in paris and [MASK] was a king .",
+      "the queen was in paris and [MASK] was a queen .");
+
+  private static TargetMetric sheHe(BertModel m) {
+    return new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, m.tokenizer().singleTokenId("she"),
+        m.tokenizer().singleTokenId("he"));
+  }
+
+  private static CircuitsViewModel ranWith(Ablation a, String set) {
+    CircuitsViewModel vm = new CircuitsViewModel(main.session());
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.ablationProperty().set(a);
+    vm.corruptedSetProperty().set(set);
+    vm.run();
+    assertThat(vm.resultProperty().get()).as(vm.statusProperty().get()).isNotNull();
+    return vm;
+  }
+
+  @Test
+  void meanAblationOverOneCorruptedInputIsCorruptedAblationWhereTheProductsAreBatchInvariant() {
+    BertModel m = main.session().model();
+    CircuitsViewModel vm = ranWith(Ablation.MEAN, CORRUPTED + "\n\n");
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    assertThat(r.analysis().ablation()).isEqualTo(Ablation.MEAN);
+    assertThat(r.ablationName()).isEqualTo("mean over 1 corrupted input");
+    assertThat(r.other().analysis().ablation()).isEqualTo(Ablation.CORRUPTED);
+    // the screen's numbers are the service's, run on the same batch: the same bits
+    PatchInputs in = PatchInputs.of(m, CLEAN, CORRUPTED);
+    EdgeScores mean = EdgeAnalysis.of(m, in, sheHe(m), Ablation.MEAN, List.of(m.encode(CORRUPTED, null))).eap();
+    assertThat(r.scores().scores()).containsExactly(mean.scores(), within(0.0));
+    EdgeScores corr = EdgeAnalysis.of(m, in, sheHe(m), Ablation.CORRUPTED, List.of()).eap();
+    assertThat(r.other().scores().scores()).containsExactly(corr.scores(), within(0.0));
+    // Mean over one input runs the batch [clean, corrupted, corrupted], corrupted ablation [clean, corrupted]: the
+    // same outputs to the bit only where the engine's products do not depend on the batch's size (Intel in MKL's
+    // strict mode); there the two ablations are one and the same arithmetic after the run, so equal scores,
+    // curve and every-edge-ablated metric. Elsewhere (AMD, the AVX2 leg) the rows' bits move with the batch and
+    // EAP carries that through a gradient no outside bound follows, so the equality is asked only where it holds.
+    if (m.batchInvariant()) {
+      assertThat(r.scores().scores()).containsExactly(r.other().scores().scores(), within(0.0));
+      assertThat(r.faithfulness().empty()).isEqualTo(r.other().faithfulness().empty());
+      assertThat(r.faithfulness().points()).isEqualTo(r.other().faithfulness().points());
+    }
+    assertThat(CircuitsViewModel.comparison(r)).startsWith("Ablation mean over 1 corrupted input vs corrupted:");
+  }
+
+  @Test
+  void meanAblationOverThreeInputsIsTheServicesAndChangesTheAnswer() {
+    BertModel m = main.session().model();
+    CircuitsViewModel vm = ranWith(Ablation.MEAN, String.join("\n", SET));
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    PatchInputs in = PatchInputs.of(m, CLEAN, CORRUPTED);
+    EdgeAnalysis a = EdgeAnalysis.of(m, in, sheHe(m), Ablation.MEAN,
+        SET.stream().map(t -> m.encode(t, null)).toList());
+    EdgeScores want = a.eap();
+    assertThat(r.ablationName()).isEqualTo("mean over 3 corrupted inputs");
+    assertThat(r.scores().ablation()).isEqualTo(Ablation.MEAN);
+    assertThat(r.scores().scores()).containsExactly(want.scores(), within(0.0));
+    // each point of the curve: the service's circuit of the top N edges, every edge outside it mean-ablated
+    for (Faithfulness.Point p : r.faithfulness().points()) {
+      assertThat(p.metric()).isEqualTo(a.circuitMetric(want.topEdges(p.edges())));
+    }
+    assertThat(r.faithfulness().empty()).isEqualTo(a.empty());
+    // the choice changes the answer: with every edge ablated the two runs are different inputs' worth of outputs
+    // (the corrupted run's against the mean of three), far apart next to float32 rounding of a metric this size
+    double corr = r.other().faithfulness().empty();
+    assertThat(r.faithfulness().empty()).isNotCloseTo(corr, within(1e-3 * (1 + Math.abs(corr))));
+    String c = CircuitsViewModel.comparison(r);
+    assertThat(c).contains("mean over 3 corrupted inputs vs corrupted").contains(String.format(java.util.Locale.ROOT,
+        "%.3f vs %.3f", r.faithfulness().empty(), corr));
+    assertThat(vm.statusProperty().get()).contains("(mean over 3 corrupted inputs ablation)");
+
+    // the clicked edge: its exact patch under each ablation, named
+    int i = r.scores().top(1)[0];
+    CircuitEdge e = r.scores().edges().get(i);
+    vm.selectEdge(i);
+    assertThat(vm.checkProperty().get().exact()).isEqualTo(a.metricWithout(List.of(e)) - a.clean());
+    assertThat(vm.otherCheckProperty().get().exact())
+        .isEqualTo(r.other().analysis().metricWithout(List.of(e)) - r.other().analysis().clean());
+    assertThat(vm.otherCheckProperty().get().estimate()).isEqualTo(r.other().scores().score(i));
+    assertThat(vm.statusProperty().get()).startsWith(e.label() + ": exact patch").contains("mean over 3 corrupted "
+        + "inputs ablation").contains("With corrupted ablation: exact");
+  }
+
+  @Test
+  void meanAblationWithoutASetOrWithAnInputOfAnotherLengthIsOneLine() {
+    CircuitsViewModel vm = new CircuitsViewModel(main.session());
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.ablationProperty().set(Ablation.MEAN);
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).startsWith("Mean ablation averages over a set").doesNotContain("\n");
+    vm.corruptedSetProperty().set(CORRUPTED + "\nthe king was in paris .");
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).contains("Corrupted set, line 2:").doesNotContain("\n")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void onADecoderTheScreenScoresTheNextTokenAsTheServiceDoes() {
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 5);
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache3")));
+    String clean = "x y x y x y x";
+    String corrupted = "x y x y y y x";
+    own.textAProperty().set(clean);
+    own.loadModel(gpt2.toString());
+    own.analyse();
+    BertModel m = own.session().model();
+    assertThat(m).as(own.statusProperty().get()).isNotNull();
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    vm.corruptedProperty().set(corrupted);
+    vm.targetProperty().set("x");
+    vm.contrastProperty().set("y");
+    vm.corruptedSetProperty().set(corrupted + "\ny y x y x y x");
+    vm.run();
+    CircuitsViewModel.Result r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, m.tokenizer().singleTokenId("x"),
+        m.tokenizer().singleTokenId("y"));
+    EdgeScores want = EdgeAnalysis.of(m, PatchInputs.of(m, clean, corrupted), metric, Ablation.CORRUPTED, List.of())
+        .eap();
+    assertThat(r.scores().scores()).containsExactly(want.scores(), within(0.0));
+    assertThat(r.other().ablationName()).isEqualTo("mean over 2 corrupted inputs");
+    assertThat(CircuitsViewModel.comparison(r)).startsWith("Ablation corrupted vs mean over 2 corrupted inputs:");
+  }
+
+  @Test
+  void anEncoderDecoderNeverReachesTheScreenAndTheWindowSaysWhyInOneLine() {
+    Path t5 = io.headscope.model.encoderdecoders.EncoderDecoderFolders.write("t5", dir.resolve("t5"), 21);
+    MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache4")));
+    own.textAProperty().set(CLEAN);
+    own.loadModel(t5.toString());
+    assertThat(own.session().model()).isNull();
+    assertThat(own.statusProperty().get()).contains("encoder-decoder").doesNotContain("\n");
+    CircuitsViewModel vm = new CircuitsViewModel(own.session());
+    String idle = vm.statusProperty().get();
+    vm.corruptedProperty().set(CORRUPTED);
+    vm.targetProperty().set("she");
+    vm.contrastProperty().set("he");
+    vm.run();
+    assertThat(vm.resultProperty().get()).isNull();
+    assertThat(vm.statusProperty().get()).isEqualTo(idle);
+  }
 }

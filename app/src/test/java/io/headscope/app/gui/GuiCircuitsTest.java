@@ -2,15 +2,21 @@ package io.headscope.app.gui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.headscope.analysis.circuits.Ablation;
 import io.headscope.app.gui.circuits.CircuitsView;
+import io.headscope.app.gui.dialog.FileAsker;
 import io.headscope.app.gui.exec.FxWorker;
 import io.headscope.app.gui.main.MainView;
 import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import javafx.scene.chart.LineChart;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,9 +42,27 @@ class GuiCircuitsTest {
     tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny")).config().getParent();
   }
 
+  Path exportTarget;
+
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
+    view.setFileAsker(new FileAsker() {
+      @Override
+      public Path save(String title, String extension, String suggestedName) {
+        return exportTarget;
+      }
+
+      @Override
+      public Path openFolder(String title) {
+        return null;
+      }
+
+      @Override
+      public Path openFile(String title) {
+        return null;
+      }
+    });
     stage.show();
     view.viewModel().textAProperty().set(CircuitsViewModelTest.CLEAN);
     view.viewModel().loadModel(tiny.toString());
@@ -73,5 +97,64 @@ class GuiCircuitsTest {
           + robot.lookup("#circuits-status").queryAs(Label.class).getText(), e);
     }
     assertThat(robot.lookup("#circuits-check").queryAs(Label.class).getText()).contains("EAP estimate");
+  }
+
+  /**
+   * A user's second pass: mean ablation over a typed set (both ablations run, the curve of each, the line of
+   * what changed), the threshold typed, the three exports through the Export menu's items (read back), and the
+   * weights' detectors among the main window's Rank heads by.
+   */
+  @Test
+  void meanAblationComparesBothExportsReadBackAndTheDetectorsJoinTheRanking(FxRobot robot) throws Exception {
+    waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
+    robot.clickOn("#tab-circuits");
+    robot.interact(() -> {
+      robot.lookup("#circuits-corrupted").queryAs(TextField.class).setText(CircuitsViewModelTest.CORRUPTED);
+      robot.lookup("#circuits-target").queryAs(TextField.class).setText("she");
+      robot.lookup("#circuits-contrast").queryAs(TextField.class).setText("he");
+      robot.lookup("#circuits-corrupted-set").queryAs(TextArea.class)
+          .setText(String.join("\n", CircuitsViewModelTest.SET));
+    });
+    robot.clickOn("#circuits-ablation").clickOn("mean over the set");
+    CircuitsView circuits = robot.lookup("#circuits-view").queryAs(CircuitsView.class);
+    assertThat(circuits.viewModel().ablationProperty().get()).isEqualTo(Ablation.MEAN);
+    robot.clickOn("#circuits-run");
+    waitFor(() -> robot.lookup("#circuits-status").queryAs(Label.class).getText().startsWith("EAP of"));
+    assertThat(robot.lookup("#circuits-status").queryAs(Label.class).getText())
+        .contains("(mean over 3 corrupted inputs ablation)");
+    assertThat(robot.lookup("#circuits-comparison").queryAs(Label.class).getText())
+        .startsWith("Ablation mean over 3 corrupted inputs vs corrupted:");
+    LineChart<?, ?> curve = robot.lookup("#circuits-curve").queryAs(LineChart.class);
+    assertThat(curve.getData()).extracting(x -> x.getName())
+        .containsExactly("mean over 3 corrupted inputs", "corrupted");
+
+    // the threshold typed: nothing drawn above an impossible one, the top N back at 0
+    robot.doubleClickOn("#circuits-threshold").write("1e9");
+    waitFor(() -> circuits.viewModel().shownProperty().get().isEmpty());
+    robot.interact(() -> robot.lookup("#circuits-threshold").queryAs(TextField.class).setText("0"));
+    waitFor(() -> circuits.viewModel().shownProperty().get().size() == Math.min(40,
+        circuits.viewModel().resultProperty().get().scores().edges().size()));
+
+    for (String[] x : new String[][] {{"edges.csv", "Circuit edge scores CSV (as headscope edges)…"},
+        {"faithfulness.csv", "Circuit faithfulness CSV (as headscope circuit)…"},
+        {"circuit.svg", "Circuit graph as figure (PNG 300 dpi or SVG)…"}}) {
+      exportTarget = dir.resolve(x[0]);
+      robot.clickOn("Export").clickOn(x[1]);
+      waitFor(() -> Files.exists(exportTarget));
+    }
+    var r = circuits.viewModel().resultProperty().get();
+    assertThat(Files.readAllLines(dir.resolve("edges.csv"))).hasSize(1 + r.scores().edges().size())
+        .first().isEqualTo("sender,receiver,input,score");
+    assertThat(Files.readAllLines(dir.resolve("faithfulness.csv"))).hasSize(1 + r.faithfulness().points().size())
+        .first().isEqualTo("edges,metric,kept");
+    String svg = Files.readString(dir.resolve("circuit.svg"));
+    assertThat(svg.split("<line ", -1)).hasSize(1 + circuits.viewModel().shownProperty().get().size());
+    assertThat(svg).contains("mean over 3 corrupted inputs ablation");
+
+    robot.clickOn("#circuits-weights");
+    waitFor(() -> circuits.viewModel().weightsProperty().get() != null);
+    ChoiceBox<?> rank = robot.lookup("#rank-measure").queryAs(ChoiceBox.class);
+    assertThat(rank.getItems()).extracting(Object::toString).contains("previous-token detector (Circuits)",
+        "duplicate-token detector (Circuits)", "induction detector (Circuits)");
   }
 }

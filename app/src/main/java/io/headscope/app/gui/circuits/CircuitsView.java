@@ -1,11 +1,14 @@
 package io.headscope.app.gui.circuits;
 
+import io.headscope.analysis.circuits.Ablation;
 import io.headscope.analysis.circuits.CircuitEdge;
 import io.headscope.analysis.circuits.CircuitNode;
 import io.headscope.analysis.circuits.EdgeScores;
 import io.headscope.analysis.circuits.Faithfulness;
 import io.headscope.app.gui.chart.SignedHeadGrid;
+import io.headscope.app.gui.export.Exports;
 import io.headscope.app.gui.screen.ExportItem;
+import io.headscope.app.render.figure.CircuitLayout;
 import io.headscope.app.gui.screen.ScreenContext;
 import io.headscope.app.gui.screen.ScreenDescriptor;
 import io.headscope.app.gui.screen.ScreenView;
@@ -24,6 +27,7 @@ import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.layout.Pane;
 import javafx.scene.paint.Color;
@@ -53,6 +57,9 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
   @FXML private TextField targetField;
   @FXML private TextField contrastField;
   @FXML private ChoiceBox<CircuitsViewModel.Method> methodChoice;
+  @FXML private ChoiceBox<Ablation> ablationChoice;
+  @FXML private TextArea corruptedSetArea;
+  @FXML private Label comparisonLabel;
   @FXML private Spinner<Integer> topSpinner;
   @FXML private TextField thresholdField;
   @FXML private Button weightsButton;
@@ -76,6 +83,20 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     contrastField.textProperty().bindBidirectional(vm.contrastProperty());
     methodChoice.getItems().setAll(CircuitsViewModel.Method.values());
     methodChoice.valueProperty().bindBidirectional(vm.methodProperty());
+    ablationChoice.getItems().setAll(Ablation.values());
+    ablationChoice.setConverter(new javafx.util.StringConverter<>() {
+      @Override
+      public String toString(Ablation a) {
+        return a == null ? "" : a == Ablation.MEAN ? "mean over the set" : "corrupted run";
+      }
+
+      @Override
+      public Ablation fromString(String s) {
+        return null;
+      }
+    });
+    ablationChoice.valueProperty().bindBidirectional(vm.ablationProperty());
+    corruptedSetArea.textProperty().bindBidirectional(vm.corruptedSetProperty());
     SpinnerValueFactory.IntegerSpinnerValueFactory tops =
         new SpinnerValueFactory.IntegerSpinnerValueFactory(1, 100_000, vm.topProperty().get(), 10);
     topSpinner.setValueFactory(tops);
@@ -115,11 +136,17 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
       draw();
       showComposition();
     });
-    vm.resultProperty().addListener((o, a, b) -> showCurve(b));
+    vm.resultProperty().addListener((o, a, b) -> {
+      showCurve(b);
+      String c = CircuitsViewModel.comparison(b);
+      comparisonLabel.setText(c != null ? c : b == null ? "Type a corrupted set to see what mean ablation changes."
+          : "One ablation run (" + b.ablationName() + "); type a corrupted set to compare with "
+              + (b.analysis().ablation() == Ablation.MEAN ? "corrupted" : "mean") + " ablation.");
+    });
     vm.checkProperty().addListener((o, a, b) -> checkLabel.setText(b == null
         ? (vm.selectedProperty().get() == null ? "Click an edge: its exact patch (one run) beside its estimate."
             : "Patching " + vm.selectedProperty().get().label() + " exactly…")
-        : CircuitsViewModel.checkText(b, vm.resultProperty().get().scores().method())));
+        : CircuitsViewModel.checkText(vm.resultProperty().get(), b, vm.otherCheckProperty().get())));
     // a head node under the pointer wins over the edges that start or end in it (as the click does)
     graph.setOnMouseMoved(e -> {
       CircuitNode n = graphLayout() == null ? null : graphLayout().nodeAt(e.getX(), e.getY(), 5);
@@ -154,7 +181,21 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
 
   @Override
   public List<ExportItem> exports() {
-    return List.of();
+    return List.of(
+        whenDone("export-circuit-edges", "Circuit edge scores CSV (as headscope edges)…", () -> context.dialogs()
+            .export("edge scores CSV", "csv", "edges.csv", () -> part(CircuitsViewModel.Result::scores),
+                Exports::edgeScoresCsv)),
+        whenDone("export-circuit-faithfulness", "Circuit faithfulness CSV (as headscope circuit)…", () -> context
+            .dialogs().export("faithfulness CSV", "csv", "faithfulness.csv",
+                () -> part(CircuitsViewModel.Result::faithfulness), Exports::faithfulnessCsv)),
+        whenDone("export-circuit-figure", "Circuit graph as figure (PNG 300 dpi or SVG)…",
+            () -> context.dialogs().exportFigure("circuit", vm::figure)));
+  }
+
+  /** A part of the result for an export; null (the writer says what to run) without one. */
+  private <T> T part(java.util.function.Function<CircuitsViewModel.Result, T> f) {
+    var r = vm.resultProperty().get();
+    return r == null ? null : f.apply(r);
   }
 
   private CircuitLayout graphLayout() {
@@ -244,23 +285,24 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     g.fillRect(emb[0] - 5, emb[1] - 5, 10, 10);
     g.fillRect(out[0] - 5, out[1] - 5, 10, 10);
     g.fillText("embed", emb[0], emb[1] - 9);
-    g.fillText("logits", out[0], out[1] - 9);
+    g.fillText("logits", out[0], out[1] + 16);
     if (r == null) {
       g.setFill(Color.gray(0.4));
       g.fillText("Run to score the edges", w / 2, h / 2);
     }
   }
 
+  /** The chosen ablation's curve, and the other's beside it when both ran (each named by its ablation). */
   private void showCurve(CircuitsViewModel.Result r) {
     curve.getData().clear();
-    if (r == null) {
-      return;
+    for (CircuitsViewModel.Result x = r; x != null; x = x == r ? r.other() : null) {
+      XYChart.Series<Number, Number> series = new XYChart.Series<>();
+      series.setName(x.ablationName());
+      for (Faithfulness.Point p : x.faithfulness().points()) {
+        series.getData().add(new XYChart.Data<>(Math.log10(p.edges()), p.kept()));
+      }
+      curve.getData().add(series);
     }
-    XYChart.Series<Number, Number> series = new XYChart.Series<>();
-    for (Faithfulness.Point p : r.faithfulness().points()) {
-      series.getData().add(new XYChart.Data<>(Math.log10(p.edges()), p.kept()));
-    }
-    curve.getData().add(series);
   }
 
   private void showComposition() {

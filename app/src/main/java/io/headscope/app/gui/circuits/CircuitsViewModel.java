@@ -16,9 +16,13 @@ import io.headscope.app.gui.screen.FollowedWords;
 import io.headscope.app.gui.screen.ScreenModel;
 import io.headscope.app.gui.session.HeadMeasure;
 import io.headscope.app.gui.session.Session;
+import io.headscope.app.render.figure.CircuitFigure;
+import io.headscope.app.render.figure.Figure;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
+import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.CompositionNorms.Mode;
+import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -41,7 +45,9 @@ import javafx.beans.property.StringProperty;
  * scored by EAP (or EAP-IG), the top edges drawn by |score| over a threshold, one edge's exact patch beside its
  * estimate on a click, and the faithfulness of the top-N circuit, every point an exact run; from the weights,
  * composition scores as a layers x heads matrix per receiver; and the three head detectors, published to the
- * main window's ranking of heads. Every computation runs on the worker.
+ * main window's ranking of heads. An ablated edge carries the corrupted run's output or the mean over a typed
+ * set of corrupted inputs; with a set typed both ablations run, so the screen shows what the choice changes
+ * (Miller et al. 2024), and every number names its ablation. Every computation runs on the worker.
  */
 public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Result> {
   /** EAP-IG's points on the path (Hanna et al. 2024 use 5 to 20). */
@@ -73,7 +79,20 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
    * One run: the analysis (kept for the exact patches a click asks for), every edge's estimate and the
    * faithfulness curve of the circuits of its top edges.
    */
-  public record Result(EdgeAnalysis analysis, EdgeScores scores, Faithfulness faithfulness) {}
+  public record Result(EdgeAnalysis analysis, EdgeScores scores, Faithfulness faithfulness, int averaged,
+      Result other) {
+
+    /** This result with the other ablation's beside it. */
+    Result comparedWith(Result o) {
+      return new Result(analysis, scores, faithfulness, averaged, o);
+    }
+
+    /** The ablation of this result's numbers as the screen names it: "corrupted" or "mean over 3 inputs". */
+    public String ablationName() {
+      return analysis.ablation() == Ablation.MEAN
+          ? "mean over " + averaged + (averaged == 1 ? " corrupted input" : " corrupted inputs") : "corrupted";
+    }
+  }
 
   /** The weights' side: composition scores of every mode, the detectors' scores. */
   public record Weights(Map<Mode, CompositionResult> composition, HeadDetectors.Result detectors) {}
@@ -82,11 +101,14 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
   private final StringProperty corrupted = new SimpleStringProperty("");
   private final FollowedWords followed;
   private final ObjectProperty<Method> method = new SimpleObjectProperty<>(Method.EAP);
+  private final ObjectProperty<Ablation> ablation = new SimpleObjectProperty<>(Ablation.CORRUPTED);
+  private final StringProperty corruptedSet = new SimpleStringProperty("");
   private final IntegerProperty top = new SimpleIntegerProperty(40);
   private final DoubleProperty threshold = new SimpleDoubleProperty(0);
   private final ReadOnlyObjectWrapper<List<Integer>> shown = new ReadOnlyObjectWrapper<>(List.of());
   private final ReadOnlyObjectWrapper<CircuitEdge> selected = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<EdgeCheck> check = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<EdgeCheck> otherCheck = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<Weights> weights = new ReadOnlyObjectWrapper<>();
   private final ObjectProperty<Mode> mode = new SimpleObjectProperty<>(Mode.Q);
   private final ObjectProperty<Head> receiver = new SimpleObjectProperty<>();
@@ -94,14 +116,16 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
   static final String[] MEASURES = {"circuits-previous", "circuits-duplicate", "circuits-induction"};
 
   public CircuitsViewModel(Session session) {
-    super(session, "Type a clean input with [MASK], a corrupted one of the same length (a cue changed), the word to "
-        + "follow and its contrast, then Run: every edge between heads is scored.", e -> { });
+    super(session, "Type a clean input (with [MASK] for a masked model; a decoder follows the next token), a "
+        + "corrupted one of the same length (a cue changed), the word to follow and its contrast, then Run: every edge "
+        + "between heads is scored.", e -> { });
     this.followed = new FollowedWords(session);
     top.addListener((o, a, b) -> choose());
     threshold.addListener((o, a, b) -> choose());
     result.addListener((o, a, b) -> {
       selected.set(null);
       check.set(null);
+      otherCheck.set(null);
       choose();
     });
   }
@@ -134,6 +158,19 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
 
   public ObjectProperty<Method> methodProperty() {
     return method;
+  }
+
+  /** What an ablated edge carries: the corrupted run's output, or the mean over the corrupted set. */
+  public ObjectProperty<Ablation> ablationProperty() {
+    return ablation;
+  }
+
+  /**
+   * Corrupted inputs, one a line, each of the clean input's number of tokens: mean ablation averages over them;
+   * typed, a run scores the edges under both ablations.
+   */
+  public StringProperty corruptedSetProperty() {
+    return corruptedSet;
   }
 
   /** At most this many edges are drawn, the largest |score| first. */
@@ -197,19 +234,32 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
       return;
     }
     if (word.isEmpty() || other.isEmpty()) {
-      job.say("Type the word to follow at [MASK] and its contrast: the metric is their logit difference.");
+      job.say("Type the word to follow " + (m.maskToken() == null ? "as the next token" : "at " + m.maskToken())
+          + " and its contrast: the metric is their logit difference.");
       return;
     }
     Method how = method.get();
-    job.task("Scoring every edge of " + m.name() + " (" + how + ")…", p -> {
+    Ablation chosen = ablation.get();
+    List<String> set = corruptedSetLines();
+    if (chosen == Ablation.MEAN && set.isEmpty()) {
+      job.say("Mean ablation averages over a set of corrupted inputs: type them, one a line, each of the clean "
+          + "input's number of tokens.");
+      return;
+    }
+    job.task("Scoring every edge of " + m.name() + " (" + how + ", " + chosen.label() + " ablation)…", p -> {
       long[] tc = m.tokenizer().targetAndContrast(word, other);
       TargetMetric metric = new TargetMetric(TargetMetric.Kind.LOGIT_DIFF, tc[0], tc[1]);
       PatchInputs in = PatchInputs.of(m, cleanText, corruptedText);
-      // the screen ablates to the corrupted run (the CLI offers the mean over a set of corrupted inputs)
-      EdgeAnalysis a = EdgeAnalysis.of(m, in, metric, Ablation.CORRUPTED, List.of());
-      p.update("Edge scores", 0.1);
-      EdgeScores s = how == Method.EAP ? a.eap() : a.eapIg(IG_STEPS);
-      return new Result(a, s, faithfulness(a, s, p));
+      List<Encoding> encoded = encodeSet(m, set, in.length());
+      // with a set typed, both ablations run: the chosen one is drawn, the other shows what the choice changes
+      // (Miller et al. 2024: circuit metrics are not robust to it)
+      boolean both = !encoded.isEmpty();
+      Result first = score(m, in, metric, chosen, encoded, how, p, 0, both ? 0.5 : 1);
+      if (!both) {
+        return first;
+      }
+      Ablation second = chosen == Ablation.CORRUPTED ? Ablation.MEAN : Ablation.CORRUPTED;
+      return first.comparedWith(score(m, in, metric, second, encoded, how, p, 0.5, 1));
     })
         .progress(0)
         .onSuccess(r -> {
@@ -221,8 +271,39 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
         .start();
   }
 
+  /** The typed corrupted set: its non-blank lines, stripped. */
+  List<String> corruptedSetLines() {
+    return corruptedSet.get().lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+  }
+
+  /** The set encoded as {@code circuit --corrupted-set} encodes it; a line of another length is one line of refusal. */
+  private static List<Encoding> encodeSet(BertModel m, List<String> lines, int length) {
+    List<Encoding> out = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      Encoding e = m.encode(lines.get(i), null);
+      if (e.length() != length) {
+        throw new HeadScopeException("Corrupted set, line " + (i + 1) + ": " + e.length() + " tokens, the clean input "
+            + length + "; every input of the set needs the clean input's number of tokens (" + String.join(" ",
+            e.tokens()) + ").");
+      }
+      out.add(e);
+    }
+    return out;
+  }
+
+  /** One ablation's analysis, its edge scores and its faithfulness curve, progress from {@code from} to {@code to}. */
+  private static Result score(BertModel m, PatchInputs in, TargetMetric metric, Ablation ablation, List<Encoding> set,
+      Method how, io.headscope.app.gui.exec.Worker.Progress p, double from, double to) {
+    EdgeAnalysis a = EdgeAnalysis.of(m, in, metric, ablation, set);
+    p.update("Edge scores (" + ablation.label() + " ablation)", from + 0.1 * (to - from));
+    EdgeScores s = how == Method.EAP ? a.eap() : a.eapIg(IG_STEPS);
+    return new Result(a, s, faithfulness(a, s, p, from + 0.2 * (to - from), to),
+        ablation == Ablation.MEAN ? set.size() : 1, null);
+  }
+
   /** The metric of the circuits of the top N edges at {@link #CURVE}'s sizes, each run exactly. */
-  static Faithfulness faithfulness(EdgeAnalysis a, EdgeScores s, io.headscope.app.gui.exec.Worker.Progress p) {
+  static Faithfulness faithfulness(EdgeAnalysis a, EdgeScores s, io.headscope.app.gui.exec.Worker.Progress p,
+      double from, double to) {
     double empty = a.empty();
     double full = a.clean();
     List<Faithfulness.Point> points = new ArrayList<>();
@@ -245,7 +326,8 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
       }
       double metric = a.circuitMetric(circuit);
       points.add(new Faithfulness.Point(n, metric, (metric - empty) / (full - empty)));
-      p.update("Faithfulness of the top " + n + " edges", 0.2 + 0.8 * (i + 1) / sizes.size());
+      p.update("Faithfulness of the top " + n + " edges (" + a.ablation().label() + " ablation)",
+          from + (to - from) * (i + 1) / sizes.size());
     }
     return new Faithfulness(s.method(), a.ablation(), s.metric(), full, empty, points, Double.NaN, List.of());
   }
@@ -260,7 +342,39 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
         .orElse("");
     return String.format(Locale.ROOT, "%s of %d edges (%s ablation): %s clean %.3f, corrupted %.3f. Largest: %s (%+.3f).%s"
         + " Click an edge for its exact patch.", s.method().toUpperCase(Locale.ROOT), s.edges().size(),
-        s.ablation().label(), s.metric(), s.clean(), s.corrupted(), s.edges().get(best).label(), s.score(best), kept);
+        r.ablationName(), s.metric(), s.clean(), s.corrupted(), s.edges().get(best).label(), s.score(best), kept);
+  }
+
+  /** The edges compared between the two ablations: the top this many of each. */
+  static final int COMPARED = 20;
+
+  /**
+   * What the choice of ablation changes (Miller et al. 2024), in one line: how many of the top edges the two
+   * rankings share, the largest edge of each, the share the top-N circuit keeps and the metric with every edge
+   * ablated under each; null with one ablation run.
+   */
+  public static String comparison(Result r) {
+    if (r == null || r.other() == null) {
+      return null;
+    }
+    Result o = r.other();
+    int k = Math.min(COMPARED, r.scores().edges().size());
+    java.util.Set<CircuitEdge> mine = new java.util.HashSet<>(r.scores().topEdges(k));
+    long shared = o.scores().topEdges(k).stream().filter(mine::contains).count();
+    int a = r.scores().top(1)[0];
+    int b = o.scores().top(1)[0];
+    Faithfulness.Point pa = pointAt(r.faithfulness(), k);
+    Faithfulness.Point pb = pointAt(o.faithfulness(), k);
+    String keeps = pa == null || pb == null ? "" : String.format(Locale.ROOT, " The top %d edges keep %d%% vs %d%%.",
+        pa.edges(), Math.round(100 * pa.kept()), Math.round(100 * pb.kept()));
+    return String.format(Locale.ROOT, "Ablation %s vs %s: the top %d edges share %d; largest %s (%+.3f) vs %s (%+.3f);"
+        + " every edge ablated gives %s %.3f vs %.3f.%s", r.ablationName(), o.ablationName(), k, shared,
+        r.scores().edges().get(a).label(), r.scores().score(a), o.scores().edges().get(b).label(), o.scores().score(b),
+        r.scores().metric(), r.faithfulness().empty(), o.faithfulness().empty(), keeps);
+  }
+
+  private static Faithfulness.Point pointAt(Faithfulness f, int n) {
+    return f.points().stream().filter(p -> p.edges() == n).findFirst().orElse(null);
   }
 
   private void choose() {
@@ -295,9 +409,10 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
       return " ";
     }
     CircuitEdge e = r.scores().edges().get(index);
-    return String.format(Locale.ROOT, "%s: %s's output into %s. %s estimate %+.4f of %s (ablated minus clean; "
+    return String.format(Locale.ROOT, "%s: %s's output into %s. %s estimate %+.4f of %s (%s ablation minus clean; "
         + "negative: the edge carries the behaviour). Click for the exact patch.", e.label(), e.sender().label(),
-        what(e), r.scores().method().toUpperCase(Locale.ROOT), r.scores().score(index), r.scores().metric());
+        what(e), r.scores().method().toUpperCase(Locale.ROOT), r.scores().score(index), r.scores().metric(),
+        r.ablationName());
   }
 
   private static String what(CircuitEdge e) {
@@ -320,6 +435,7 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     double estimate = r.scores().score(index);
     selected.set(e);
     check.set(null);
+    otherCheck.set(null);
     if (e.receiver().kind() == CircuitNode.Kind.HEAD) {
       receiver.set(new Head(e.receiver().layer(), e.receiver().head()));
       mode.set(switch (e.input()) {
@@ -328,20 +444,43 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
         default -> Mode.Q;
       });
     }
-    job.task("Patching " + e.label() + " exactly…", p -> r.analysis().exact(List.of(e), p::isCancelled).score(0))
+    Result o = r.other();
+    boolean both = o != null && index < o.scores().edges().size() && o.scores().edges().get(index).equals(e);
+    job.task("Patching " + e.label() + " exactly…", p -> {
+      double x = r.analysis().exact(List.of(e), p::isCancelled).score(0);
+      double y = both ? o.analysis().exact(List.of(e), p::isCancelled).score(0) : Double.NaN;
+      return new double[] {x, y};
+    })
         .onSuccess(x -> {
-          check.set(new EdgeCheck(e, estimate, x));
-          return checkText(check.get(), r.scores().method());
+          otherCheck.set(both ? new EdgeCheck(e, o.scores().score(index), x[1]) : null);
+          check.set(new EdgeCheck(e, estimate, x[0]));
+          return checkText(r, check.get(), otherCheck.get());
         })
         .onFailure(ex -> "Could not patch " + e.label() + ": " + Session.message(ex))
         .start();
   }
 
-  static String checkText(EdgeCheck c, String method) {
-    return String.format(Locale.ROOT, "%s: exact patch %+.4f, %s estimate %+.4f (%s).", c.edge().label(), c.exact(),
-        method.toUpperCase(Locale.ROOT), c.estimate(), Math.signum(c.exact()) == Math.signum(c.estimate())
-            ? "same sign, off by " + String.format(Locale.ROOT, "%.4f", Math.abs(c.exact() - c.estimate()))
-            : "opposite signs");
+  /** The clicked edge under the other ablation (its estimate and exact patch), when both ran. */
+  public ReadOnlyObjectProperty<EdgeCheck> otherCheckProperty() {
+    return otherCheck.getReadOnlyProperty();
+  }
+
+  /** The clicked edge's line: its exact patch beside its estimate, and which ablation; the other's after it. */
+  public static String checkText(Result r, EdgeCheck c, EdgeCheck other) {
+    String method = r.scores().method().toUpperCase(Locale.ROOT);
+    String s = String.format(Locale.ROOT, "%s: exact patch %+.4f, %s estimate %+.4f (%s; %s ablation).",
+        c.edge().label(), c.exact(), method, c.estimate(), agreement(c), r.ablationName());
+    if (other != null && r.other() != null) {
+      s += String.format(Locale.ROOT, " With %s ablation: exact %+.4f, estimate %+.4f.", r.other().ablationName(),
+          other.exact(), other.estimate());
+    }
+    return s;
+  }
+
+  private static String agreement(EdgeCheck c) {
+    return Math.signum(c.exact()) == Math.signum(c.estimate())
+        ? "same sign, off by " + String.format(Locale.ROOT, "%.4f", Math.abs(c.exact() - c.estimate()))
+        : "opposite signs";
   }
 
   /**
@@ -420,5 +559,16 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     double base = 1 / Math.sqrt(session.model().config().hiddenSize());
     return String.format(Locale.ROOT, "%s-composition into head %s from every earlier head (random matrices of these "
         + "shapes score about %.3f)", mode.get(), r, base);
+  }
+
+  /** The drawn graph as a figure: the shown edges (top N over the threshold), the method and the ablation named. */
+  public Figure figure() {
+    Result r = result.get();
+    BertModel m = session.model();
+    if (r == null || m == null) {
+      throw new HeadScopeException("Run the edge scores first: the figure draws the top edges.");
+    }
+    return CircuitFigure.of(m.name(), cleanText() + " \u2016 " + corrupted.get().strip(), r.ablationName(), r.scores(),
+        shown.get(), m.config().numHiddenLayers(), m.config().numAttentionHeads());
   }
 }

@@ -2,6 +2,9 @@ package io.headscope.app.gui.export;
 
 import io.headscope.analysis.ablation.AblationCsv;
 import io.headscope.analysis.ablation.AblationTable;
+import io.headscope.analysis.circuits.EdgeCsv;
+import io.headscope.analysis.circuits.EdgeScores;
+import io.headscope.analysis.circuits.Faithfulness;
 import io.headscope.analysis.export.HeadCsv;
 import io.headscope.analysis.export.JsonExport;
 import io.headscope.analysis.heads.HeadScore;
@@ -67,5 +70,21 @@ public final class Exports {
     }
     AblationTable table = AblationTable.of(r);
     SafeFiles.writeAtomically(file, true, out -> AblationCsv.ablation(table, out));
+  }
+
+  /** The Circuits screen's edge scores as {@code headscope edges} writes them: {@code sender,receiver,input,score}. */
+  public static void edgeScoresCsv(EdgeScores s, Path file) {
+    if (s == null) {
+      throw new HeadScopeException("Run the edge scores first: the CSV holds every edge's score.");
+    }
+    SafeFiles.writeAtomically(file, true, out -> EdgeCsv.write(s, 0, out));
+  }
+
+  /** The Circuits screen's faithfulness curve as {@code headscope circuit} writes it: {@code edges,metric,kept}. */
+  public static void faithfulnessCsv(Faithfulness f, Path file) {
+    if (f == null) {
+      throw new HeadScopeException("Run the edge scores first: the CSV holds the faithfulness curve.");
+    }
+    SafeFiles.writeAtomically(file, true, out -> EdgeCsv.writeFaithfulness(f, out));
   }
 }

@@ -38,6 +38,13 @@ final class BelowHeader implements Surface {
   }
 
   @Override
+  public void dashedLine(double x1, double y1, double x2, double y2, int rgb, double opacity, double width, double dash) {
+    if (Math.max(y1, y2) > top) {
+      to.dashedLine(x1, y1 - cut, x2, y2 - cut, rgb, opacity, width, dash);
+    }
+  }
+
+  @Override
   public void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth) {
     if (cy + r > top) {
       to.dot(cx, cy - cut, r, fillRgb, strokeRgb, strokeWidth);

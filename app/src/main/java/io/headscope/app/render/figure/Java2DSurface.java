@@ -56,6 +56,14 @@ final class Java2DSurface implements Surface {
   }
 
   @Override
+  public void dashedLine(double x1, double y1, double x2, double y2, int rgb, double opacity, double width, double dash) {
+    g.setColor(new Color((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF, (int) Math.round(255 * clamp(opacity))));
+    g.setStroke(new BasicStroke((float) width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+        new float[] {(float) dash, (float) dash}, 0f));
+    g.draw(new Line2D.Double(x1, y1, x2, y2));
+  }
+
+  @Override
   public void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth) {
     java.awt.geom.Ellipse2D circle = new java.awt.geom.Ellipse2D.Double(cx - r, cy - r, 2 * r, 2 * r);
     g.setColor(new Color(fillRgb));

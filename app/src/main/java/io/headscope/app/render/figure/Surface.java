@@ -14,6 +14,9 @@ public interface Surface {
 
   void line(double x1, double y1, double x2, double y2, int rgb, double opacity, double width);
 
+  /** A line dashed {@code dash} on, {@code dash} off (a circuit edge that works against the behaviour). */
+  void dashedLine(double x1, double y1, double x2, double y2, int rgb, double opacity, double width, double dash);
+
   /** A filled circle with an outline (a point of a scatter plot). */
   void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth);
 

@@ -54,6 +54,13 @@ final class SvgSurface implements Surface {
   }
 
   @Override
+  public void dashedLine(double x1, double y1, double x2, double y2, int rgb, double opacity, double width, double dash) {
+    body.append(String.format(Locale.ROOT, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
+        + "stroke-opacity=\"%s\" stroke-width=\"%s\" stroke-dasharray=\"%s %s\"/>%n",
+        n(x1), n(y1), n(x2), n(y2), hex(rgb), n(Math.max(0, Math.min(1, opacity))), n(width), n(dash), n(dash)));
+  }
+
+  @Override
   public void dot(double cx, double cy, double r, int fillRgb, int strokeRgb, double strokeWidth) {
     body.append(String.format(Locale.ROOT, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\"%s/>%n", n(cx), n(cy),
         n(r), hex(fillRgb), strokeWidth > 0

@@ -1,4 +1,4 @@
-package io.headscope.app.gui.circuits;
+package io.headscope.app.render.figure;
 
 import io.headscope.analysis.circuits.CircuitEdge;
 import io.headscope.analysis.circuits.CircuitNode;
@@ -8,21 +8,22 @@ import java.util.List;
  * Where the graph's nodes sit in a w x h area: one column per layer (its heads top to bottom, its MLP under
  * them and a little to the right), the embeddings in a column of their own on the left and the logits on the right, both at mid height.
  * An edge is the segment between its two nodes, offset a little by the receiver's input (q above, v below)
- * so that q, k and v edges into one head can be told apart; hit testing finds the nearest drawn segment.
+ * so that q, k and v edges into one head can be told apart; hit testing finds the nearest drawn segment. The
+ * Circuits screen draws with it and {@link CircuitFigure} writes the same picture as a PNG or SVG figure.
  */
-record CircuitLayout(int layers, int heads, double width, double height) {
-  static final double MARGIN = 28;
+public record CircuitLayout(int layers, int heads, double width, double height) {
+  public static final double MARGIN = 28;
 
-  double columnX(int column) {
+  public double columnX(int column) {
     return MARGIN + column * (width - 2 * MARGIN) / Math.max(1, layers + 1);
   }
 
-  double rowY(double row) {
+  public double rowY(double row) {
     return MARGIN + row * (height - 2 * MARGIN) / Math.max(1, heads);
   }
 
   /** The node's centre: {x, y}. */
-  double[] at(CircuitNode n) {
+  public double[] at(CircuitNode n) {
     return switch (n.kind()) {
       case EMBEDDINGS -> new double[] {columnX(0), rowY(heads / 2.0)};
       case HEAD -> new double[] {columnX(n.layer() + 1), rowY(n.head())};
@@ -33,7 +34,7 @@ record CircuitLayout(int layers, int heads, double width, double height) {
   }
 
   /** The edge's segment {x1, y1, x2, y2}: into a head's q a little above its centre, v a little below. */
-  double[] segment(CircuitEdge e) {
+  public double[] segment(CircuitEdge e) {
     double[] a = at(e.sender());
     double[] b = at(e.receiver());
     double dy = switch (e.input()) {
@@ -45,7 +46,7 @@ record CircuitLayout(int layers, int heads, double width, double height) {
   }
 
   /** The head node under (x, y) within {@code radius}, else null. */
-  CircuitNode nodeAt(double x, double y, double radius) {
+  public CircuitNode nodeAt(double x, double y, double radius) {
     for (int l = 0; l < layers; l++) {
       for (int h = 0; h < heads; h++) {
         CircuitNode n = CircuitNode.head(l, h);
@@ -59,7 +60,7 @@ record CircuitLayout(int layers, int heads, double width, double height) {
   }
 
   /** Of the edges {@code indices} (into {@code edges}), the one nearest (x, y) within {@code within}; -1 if none. */
-  int edgeAt(List<CircuitEdge> edges, List<Integer> indices, double x, double y, double within) {
+  public int edgeAt(List<CircuitEdge> edges, List<Integer> indices, double x, double y, double within) {
     int best = -1;
     double bestD = within + 1e-9; // ties go to the first listed: the larger edge, drawn on top
     for (int i : indices) {
@@ -73,7 +74,7 @@ record CircuitLayout(int layers, int heads, double width, double height) {
     return best;
   }
 
-  static double distance(double[] s, double x, double y) {
+  public static double distance(double[] s, double x, double y) {
     double dx = s[2] - s[0];
     double dy = s[3] - s[1];
     double len = dx * dx + dy * dy;
