@@ -224,6 +224,47 @@ class DirectLogitAttributionTest {
   }
 
   /** The id of the largest ({@code sign} 1) or smallest (-1) entry. */
+  /**
+   * ModernBERT (pre-norm, final_norm then a masked-LM head of dense, GELU, norm and the tied decoder): with the final
+   * norm's scale frozen at the full stream's (as GPT-2's ln_f) and the head's GELU ratio and norm scale frozen (as
+   * BERT's), the rows sum to the model's own logit difference; the attention has no biases, so every
+   * {@code attn_bias} row is the rounding between the heads' results and the layer's output, far below a head's.
+   */
+  @Test
+  void modernBertsRowsSumToItsLogitDifferenceWithEveryScaleFrozen() {
+    Path folder = io.headscope.model.decoders.DecoderFolders.writeNeoxModern("modernbert", dir.resolve("modernbert"), 53);
+    try (BertModel model = BertModel.load(new io.headscope.model.repository.ModelRepository(dir.resolve("cache"))
+        .folder(folder))) {
+      Encoding in = model.encode(io.headscope.model.decoders.DecoderFolders.neoxModernText("modernbert"), null);
+      assertThat(in.ids()).containsExactly(io.headscope.model.decoders.DecoderFolders.neoxModernIds("modernbert"));
+      float[] own = LogitLensTest.own(model, in);
+      long t = argMax(own, 1);
+      long c = argMax(own, -1);
+      long live = model.liveNativeArrays();
+      DlaResult r = new DirectLogitAttribution(model).run(in, t, c);
+      assertThat(model.liveNativeArrays()).as("native arrays left behind").isEqualTo(live);
+      assertThat(r.method()).isEqualTo(DlaResult.Method.ALL_SCALES_FROZEN);
+      int layers = model.config().numHiddenLayers();
+      int heads = model.config().numAttentionHeads();
+      assertThat(r.rows()).hasSize(1 + layers * (heads + 2) + 1);
+      int p = r.positions()[0];
+      float[] logp = model.run(RunRequest.of(in).read(Readouts.none().withLogProbs(new int[] {p}))).logProbs()[0][0];
+      double diff = logp[(int) t] - logp[(int) c];
+      assertThat(Math.abs(diff)).isGreaterThan(0.1);
+      // the bound the post-LayerNorm families are held to (everyPostLayerNormFamilysRowsSumToItsLogitDifference)
+      assertThat(r.sum(p, true)).isCloseTo(diff, within(1e-4 * Math.abs(diff)));
+      double largestHead = r.rows().stream().filter(x -> x.component().equals("head"))
+          .mapToDouble(x -> Math.abs(x.difference())).max().orElseThrow();
+      assertThat(largestHead).isGreaterThan(1e-3);
+      for (DlaRow row : r.rows()) {
+        if (row.component().equals("attn_bias")) {
+          assertThat(Math.abs(row.difference())).as("layer %d's attention bias (none)", row.layer())
+              .isLessThan(1e-3 * largestHead);
+        }
+      }
+    }
+  }
+
   private static long argMax(float[] p, int sign) {
     int best = 0;
     for (int i = 1; i < p.length; i++) {
