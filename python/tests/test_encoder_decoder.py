@@ -2,13 +2,12 @@
 the Java tests write, EncoderDecoderFolders), checked against ``./headscope attention|predict --target`` run as a
 separate process, and the ids against the ones the Java tests worked out by hand from the hand-written tokenizers."""
 
-import json
 
 import numpy as np
 import pytest
 
 import headscope
-from bridge_support import START_TIMEOUT, cli_json, run_cli, tiny_folder
+from bridge_support import START_TIMEOUT, cli_json, tiny_folder
 
 KINDS = ("encoder", "decoder", "cross")
 
