@@ -73,9 +73,11 @@ def test_heads_switched_off_per_kind_as_the_command_line(pair):
     for k in KINDS:
         assert np.array_equal(a.maps(k), float32_maps(want[k + "_attention"])), k
     assert np.all(a.cross_attention[1, 1] == 0) and np.all(a.encoder_attention[0, 0] == 0)
-    # the heads left on in the cross-attention of layer 1 saw the same inputs as an intact run (layer 1 comes first)
+    # the switch acts inside the run: encoder layer 1's other heads read the same input as an intact run's, and
+    # layer 2 reads layer 1's output, which head 1-1 no longer feeds
     intact = hs.attention(made["source"], target=made["target"])
-    assert not np.array_equal(a.encoder_attention[1], intact.encoder_attention[1])  # layer 2 reads layer 1's output
+    assert np.array_equal(a.encoder_attention[0, 1:], intact.encoder_attention[0, 1:])
+    assert not np.array_equal(a.encoder_attention[1], intact.encoder_attention[1])
     uniform = hs.attention(made["source"], target=made["target"], disable_decoder="2-1", mode="uniform")
     causal_rows = np.tril(np.ones((len(made["target_ids"]),) * 2)) / np.arange(1, len(made["target_ids"]) + 1)[:, None]
     np.testing.assert_allclose(uniform.decoder_attention[1, 0], causal_rows, rtol=0, atol=2 ** -24)
