@@ -10,7 +10,7 @@
 its standard input and output (docs/PROTOCOL.md); the model is loaded once, calls take milliseconds.
 """
 
-from ._client import (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
+from ._client import (Attention, Cancelled, EncoderDecoderAttention, HeadScope, HeadScopeError, HeadScopeWarning, ServerError,
                       View, latest_open, open, read_table)
 from ._bertviz import attention_arrays, head_view, model_view
 from ._home import find_launcher, recorded_home
@@ -19,11 +19,11 @@ from ._run import ActivationCache, Run
 __version__ = "0.1.0"
 
 # shown as headscope.HeadScopeError (not headscope._client.HeadScopeError) in tracebacks and reprs
-for _public in (Attention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View, Run,
+for _public in (Attention, EncoderDecoderAttention, Cancelled, HeadScope, HeadScopeError, HeadScopeWarning, ServerError, View, Run,
                 ActivationCache):
     _public.__module__ = __name__
 del _public
 
-__all__ = ["open", "HeadScope", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
+__all__ = ["open", "HeadScope", "Attention", "EncoderDecoderAttention", "View", "HeadScopeError", "Cancelled", "ServerError",
            "HeadScopeWarning", "find_launcher", "recorded_home", "read_table", "head_view", "model_view",
            "attention_arrays", "latest_open", "Run", "ActivationCache", "__version__"]

@@ -27,7 +27,7 @@ from ._wire import ProtocolError, encode_request, read_message
 PROTOCOL = 1
 STDERR_LINES = 50
 
-__all__ = ["HeadScope", "open", "Attention", "View", "HeadScopeError", "Cancelled", "ServerError",
+__all__ = ["HeadScope", "open", "Attention", "EncoderDecoderAttention", "View", "HeadScopeError", "Cancelled", "ServerError",
            "HeadScopeWarning"]
 
 
@@ -137,6 +137,78 @@ class Attention:
             len(self.tokens), shape, ", words" if self.words is not None else "")
 
 
+@dataclass
+class EncoderDecoderAttention:
+    """What ``HeadScope.attention(source, target=...)`` returns on an encoder-decoder (T5, BART): the three kinds
+    of maps, all axes 0-based, each float32 (layer, head, query, key) with rows summing to 1 (a head switched off
+    in ``"zero"`` mode: rows of 0).
+
+    Attributes:
+        tokens, ids: the source's tokens and int32 ids (S of them), as the encoder reads them.
+        target_tokens, target_ids: the target's (T), the decoder's input: tokenized with the tokenizer's own
+            special tokens and not shifted, as BertViz's encoder-decoder example passes ``decoder_input_ids``.
+        encoder_attention: (encoder layer, head, S, S), the encoder's self-attention.
+        decoder_attention: (decoder layer, head, T, T), the decoder's causal self-attention (a query's later
+            keys 0).
+        cross_attention: (decoder layer, head, T, S), target queries over source keys.
+    """
+    tokens: List[str]
+    ids: np.ndarray
+    target_tokens: List[str]
+    target_ids: np.ndarray
+    encoder_attention: np.ndarray
+    decoder_attention: np.ndarray
+    cross_attention: np.ndarray
+
+    KINDS = ("encoder", "decoder", "cross")
+
+    def maps(self, kind):
+        """The maps of one kind: ``"encoder"``, ``"decoder"`` or ``"cross"``."""
+        if kind not in self.KINDS:
+            raise ValueError("kind is encoder, decoder or cross, not %r" % (kind,))
+        return getattr(self, kind + "_attention")
+
+    def head(self, kind, layer, head=None):
+        """One head's map of one kind, named 1-based as the CLI's ``--disable-cross 2-3``: ``head("cross",
+        "2-3")`` or ``head("cross", 2, 3)`` is ``cross_attention[1, 2]`` (query, key)."""
+        maps = self.maps(kind)
+        if head is None:
+            layer, head = (int(part) for part in str(layer).split("-"))
+        if not (1 <= layer <= maps.shape[0] and 1 <= head <= maps.shape[1]):
+            raise IndexError("%s head %s-%s is outside %d layers x %d heads (1-based)"
+                             % (kind, layer, head, maps.shape[0], maps.shape[1]))
+        return maps[layer - 1, head - 1]
+
+    def bertviz(self):
+        """BertViz's encoder-decoder arguments: ``headscope.head_view(**a.bertviz())`` (or ``model_view``)."""
+        return {"encoder_attention": self.encoder_attention, "decoder_attention": self.decoder_attention,
+                "cross_attention": self.cross_attention, "encoder_tokens": list(self.tokens),
+                "decoder_tokens": list(self.target_tokens)}
+
+    @classmethod
+    def from_npz(cls, data):
+        """Reads the .npz that ``attention --target ... --format npz`` writes (bytes or a file)."""
+        source = io.BytesIO(data) if isinstance(data, (bytes, bytearray, memoryview)) else data
+        with np.load(source, allow_pickle=False) as npz:
+            names = set(npz.files)
+            missing = {"encoder_tokens", "decoder_tokens", "encoder_ids", "decoder_ids", "encoder_attention",
+                       "decoder_attention", "cross_attention"} - names
+            if missing:
+                raise ServerError("the server's .npz lacks %s (it has %s)"
+                                  % (", ".join(sorted(missing)), ", ".join(sorted(names))))
+            return cls(tokens=npz["encoder_tokens"].tolist(), ids=npz["encoder_ids"],
+                       target_tokens=npz["decoder_tokens"].tolist(), target_ids=npz["decoder_ids"],
+                       encoder_attention=npz["encoder_attention"], decoder_attention=npz["decoder_attention"],
+                       cross_attention=npz["cross_attention"])
+
+    def __repr__(self):
+        def shape(a):
+            return "x".join(str(n) for n in a.shape)
+        return "EncoderDecoderAttention(%d source and %d target tokens; encoder %s, decoder %s, cross %s)" % (
+            len(self.tokens), len(self.target_tokens), shape(self.encoder_attention), shape(self.decoder_attention),
+            shape(self.cross_attention))
+
+
 class View:
     """An HTML page of HeadScope's (the ``html`` op): shown inline in a notebook as a sandboxed
     ``<iframe srcdoc>`` (scripts allowed, nothing else: no same-origin, no forms, no pop-ups), or
@@ -192,6 +264,12 @@ def _number(text):
         return int(text)
     except ValueError:
         return float(text)
+
+
+def _rows_table(rows):
+    """Rows (dicts of the same keys) as a DataFrame when pandas imports, else the list itself."""
+    pandas = _frames()
+    return pandas.DataFrame(rows) if pandas else rows
 
 
 def read_table(text):
@@ -787,7 +865,7 @@ class HeadScope:
         return self._ops
 
     # -- commands --------------------------------------------------------------------------------
-    def attention(self, text, pair=None, layer_norms=False, words=False, **options):
+    def attention(self, text, pair=None, layer_norms=False, words=False, target=None, **options):
         """Every head's attention map for one input (a sentence, or two with ``pair``), as arrays.
 
         Returns an ``Attention``: ``tokens``, ``ids``, ``attention`` float32 (layer, head, query, key)
@@ -795,7 +873,22 @@ class HeadScope:
         (layer, query, key) with ``layer_norms=True``, ``words`` and ``word_of_token`` with
         ``words=True`` (and the maps over words). All axes 0-based. The numbers are the float32 values
         ``./headscope attention`` prints, sent as an .npz.
+
+        An encoder-decoder (T5, BART): ``text`` is the source and ``target`` the decoder's input; returns an
+        ``EncoderDecoderAttention`` (``encoder_attention``, ``decoder_attention``, ``cross_attention``, with
+        ``tokens``/``ids`` and ``target_tokens``/``target_ids``). Heads switched off per kind:
+        ``disable_encoder``, ``disable_decoder``, ``disable_cross`` (as ``disable``: ``["2-3", "L1"]``, 1-based)
+        with ``mode="zero"|"uniform"``.
         """
+        if target is not None:
+            if pair is not None or layer_norms or words:
+                raise ValueError("target (an encoder-decoder's source and target) goes without pair, layer_norms "
+                                 "and words")
+            data = self._call("attention", dict(options, text=text, target=target, format="npz"))
+            if not isinstance(data, (bytes, bytearray)):
+                raise ServerError("the server answered attention with %r, not the .npz asked for"
+                                  % type(data).__name__)
+            return EncoderDecoderAttention.from_npz(data)
         data = self._call("attention", dict(options, text=text, pair=pair, layer_norms=layer_norms,
                                             words=words, format="npz"))
         if not isinstance(data, (bytes, bytearray)):
@@ -826,14 +919,36 @@ class HeadScope:
             raise ServerError("the server answered run with %r, not the .npz asked for" % type(data).__name__)
         return Run.from_npz(data)
 
-    def predict(self, text, pair=None, disable=None, mode="zero", top=5, **options):
+    def predict(self, text, pair=None, disable=None, mode="zero", top=5, target=None, **options):
         """The masked-LM predictions at each ``[MASK]`` (a causal model: the next token), as the JSON
         dict of ``./headscope predict``. ``disable`` switches heads off: a list (``["8-10", "L11"]``,
         ``(8, 10)`` tuples too) or a string (``"8-10,L11"``); ``L11`` (or ``11``, ``11-*``) is all of
         layer 11; heads are 1-based. ``mode`` is ``"zero"`` or ``"uniform"``. The dict then also has
-        ``before`` and what changed."""
+        ``before`` and what changed.
+
+        An encoder-decoder (T5, BART): ``text`` is the source, ``target`` the decoder's input; the dict's
+        ``predictions[i]`` are the ``top`` most probable tokens after target token i (``intact[i]`` the same
+        with every head on, when ``disable_encoder``, ``disable_decoder`` or ``disable_cross`` switch some off);
+        ``next_tokens(...)`` gives them as a table."""
+        if target is not None:
+            return self._call("predict", dict(options, text=text, pair=pair, disable=disable, target=target,
+                                              mode=mode, top=top))
         return self._call("predict", dict(options, text=text, pair=pair, disable=disable, mode=mode,
                                           top=top))
+
+    def next_tokens(self, source, target, top=5, **options):
+        """An encoder-decoder's next-token predictions at every target position as a table (a DataFrame when
+        pandas imports, else a list of dicts): ``run, position, after, rank, token, id, probability``, positions
+        and ranks 0-based. ``run`` is ``"as run"``; with heads switched off (``disable_encoder``,
+        ``disable_decoder``, ``disable_cross``) the same rows with every head on follow as ``"intact"``."""
+        result = self.predict(source, target=target, top=top, **options)
+        rows = []
+        for run, key in (("as run", "predictions"), ("intact", "intact")):
+            for row in result.get(key) or ():
+                for rank, entry in enumerate(row["top"]):
+                    rows.append({"run": run, "position": row["position"], "after": row["after"], "rank": rank,
+                                 "token": entry["token"], "id": entry["id"], "probability": entry["probability"]})
+        return _rows_table(rows)
 
     def view(self, text, pair=None, disable=None, **options):
         """HeadScope's interactive page for one input (the ``html`` op) as a ``View``: shown inline

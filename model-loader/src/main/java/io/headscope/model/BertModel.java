@@ -250,6 +250,11 @@ public final class BertModel implements AutoCloseable {
     return engine.postLayerNormWeights(tokens);
   }
 
+  /** A pre-norm encoder's final norm and masked-LM head: see {@link io.headscope.model.engine.Engine#preNormMaskedLmWeights}. */
+  public io.headscope.model.engine.PreNormMaskedLmWeights preNormMaskedLmWeights(long... tokens) {
+    return engine.preNormMaskedLmWeights(tokens);
+  }
+
   /** Each layer's LayerNorms: see {@link io.headscope.model.engine.Engine#layerNormWeights}. */
   public io.headscope.model.engine.LayerNormWeights layerNormWeights() {
     return engine.layerNormWeights();

@@ -29,11 +29,22 @@ public final class EncoderDecoderModel implements AutoCloseable {
   private final String name;
   private final EncoderDecoderEngine engine;
   private final TextEncoder tokenizer;
+  /** Whether {@link #close} frees the engine and tokenizer; false for a {@link #borrowed} view. */
+  private final boolean owner;
 
-  private EncoderDecoderModel(String name, EncoderDecoderEngine engine, TextEncoder tokenizer) {
+  private EncoderDecoderModel(String name, EncoderDecoderEngine engine, TextEncoder tokenizer, boolean owner) {
     this.name = name;
     this.engine = engine;
     this.tokenizer = tokenizer;
+    this.owner = owner;
+  }
+
+  /**
+   * A view of this loaded model whose {@link #close} frees nothing: what {@code headscope serve} lends each
+   * request, as {@link BertModel#borrowed} does, so a command's try-with-resources leaves the model loaded.
+   */
+  public EncoderDecoderModel borrowed() {
+    return new EncoderDecoderModel(name, engine, tokenizer, false);
   }
 
   /** Whether a model folder is an encoder-decoder (its {@code config.json}'s {@code model_type}). */
@@ -55,7 +66,7 @@ public final class EncoderDecoderModel implements AutoCloseable {
         throw new HeadScopeException(files.tokenizer() + " has " + tokenizer.vocabSize()
             + " tokens but the model's vocabulary has only " + config.vocabSize() + ".");
       }
-      return new EncoderDecoderModel(files.name(), engine, tokenizer);
+      return new EncoderDecoderModel(files.name(), engine, tokenizer, true);
     } catch (RuntimeException e) {
       if (engine != null) {
         engine.close();
@@ -130,6 +141,9 @@ public final class EncoderDecoderModel implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!owner) {
+      return;
+    }
     tokenizer.close();
     engine.close();
   }

@@ -17,6 +17,7 @@ public final class AttentionNpz {
 
   public static void write(AttentionTrace t, float[][][] layerNorms, boolean words, OutputStream out)
       throws IOException {
+    FullMaps.require(t, "An export of the maps");
     WordTrace w = words ? WordTrace.of(t, layerNorms) : null;
     try (Npz npz = new Npz(out)) {
       npz.strings("tokens", t.tokens()).ints("ids", t.encoding().ids());

@@ -68,11 +68,13 @@ public final class EncoderDecoderJson {
    * The maps as NumPy's .npz under BertViz's argument names, {@code encoder_tokens}, {@code decoder_tokens}
    * (the source's and the target's tokens), {@code encoder_attention}, {@code decoder_attention}, {@code
    * cross_attention} (float32, layer x head x query x key): what {@code head_view(encoder_attention=...)} takes,
-   * and what {@code headscope html --arrays} draws.
+   * and what {@code headscope html --arrays} draws; also {@code encoder_ids} and {@code decoder_ids} (int32, the
+   * tokens' vocabulary ids, which the page does not draw).
    */
   public static void npz(EncoderDecoderTrace t, OutputStream out) throws IOException {
     try (Npz npz = new Npz(out)) {
       npz.strings("encoder_tokens", t.source().tokens()).strings("decoder_tokens", t.target().tokens());
+      npz.ints("encoder_ids", t.source().ids()).ints("decoder_ids", t.target().ids());
       npz.floats("encoder_attention", t.encoder()).floats("decoder_attention", t.decoder())
           .floats("cross_attention", t.cross());
     }

@@ -52,6 +52,7 @@ public final class JsonExport {
    */
   public static void attention(AttentionTrace t, float[][][] layerNorms, boolean words, OutputStream out)
       throws IOException {
+    FullMaps.require(t, "An export of the maps");
     WordTrace w = words ? WordTrace.of(t, layerNorms) : null;
     try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();

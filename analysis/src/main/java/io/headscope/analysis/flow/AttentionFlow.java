@@ -22,13 +22,30 @@ public record AttentionFlow(double[][] raw, double[][] normalized) {
 
   /** The flows into the outputs of layer {@code upTo} (1..L), over layers 1..upTo. */
   public static AttentionFlow of(float[][][][] attention, int upTo) {
-    int n = attention[0][0].length;
+    return of(attention[0][0].length, upTo, l -> Rollout.mixed(attention[l]));
+  }
+
+  /**
+   * The flows into the outputs of the last layer of a trace, full or of summaries (whose maps are recomputed on
+   * demand, one head at a time: the same numbers, so the same flows).
+   */
+  public static AttentionFlow of(io.headscope.model.AttentionTrace t) {
+    if (t.hasFullMaps()) {
+      return of(t.attention());
+    }
+    Rollout.requireAsRun(t);
+    return of(t.tokens().size(), t.layers(), l -> Rollout.mixed(t.heads(),
+        h -> t.map(new io.headscope.model.core.Head(l, h))));
+  }
+
+  /** The flows over layers 1..upTo whose {@code Ahat} (0-based layer) {@code mixed} gives, on {@code n} tokens. */
+  private static AttentionFlow of(int n, int upTo, java.util.function.IntFunction<double[][]> mixedOfLayer) {
     SimpleDirectedWeightedGraph<Integer, DefaultWeightedEdge> g = new SimpleDirectedWeightedGraph<>(DefaultWeightedEdge.class);
     for (int v = 0; v < (upTo + 1) * n; v++) {
       g.addVertex(v);
     }
     for (int l = 1; l <= upTo; l++) {
-      double[][] a = Rollout.mixed(attention[l - 1]);
+      double[][] a = mixedOfLayer.apply(l - 1);
       for (int j = 0; j < n; j++) {
         for (int i = 0; i < n; i++) {
           if (a[j][i] > 0) {

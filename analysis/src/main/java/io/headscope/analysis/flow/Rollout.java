@@ -12,12 +12,26 @@ public final class Rollout {
 
   /** {@code Ahat_l} of one layer from its heads' maps {@code [head][query][key]}. */
   public static double[][] mixed(float[][][] heads) {
-    int n = heads[0].length;
-    double[][] a = new double[n][n];
-    for (float[][] map : heads) {
+    return mixed(heads.length, h -> heads[h]);
+  }
+
+  /**
+   * {@code Ahat_l} of one layer whose {@code count} heads' maps come one at a time (a trace of summaries recomputes
+   * each on demand, so only one head's map is held at once); the same sums in the same order as {@link
+   * #mixed(float[][][])}.
+   */
+  public static double[][] mixed(int count, java.util.function.IntFunction<float[][]> head) {
+    double[][] a = null;
+    int n = 0;
+    for (int h = 0; h < count; h++) {
+      float[][] map = head.apply(h);
+      if (a == null) {
+        n = map.length;
+        a = new double[n][n];
+      }
       for (int j = 0; j < n; j++) {
         for (int i = 0; i < n; i++) {
-          a[j][i] += 0.5 * map[j][i] / heads.length;
+          a[j][i] += 0.5 * map[j][i] / count;
         }
       }
     }
@@ -43,6 +57,37 @@ public final class Rollout {
       r[l] = l == 0 ? a : multiply(a, r[l - 1]);
     }
     return r;
+  }
+
+  /**
+   * {@code R_l} for every layer of a trace, full or of summaries: a trace of summaries gives each head's map on
+   * demand ({@link io.headscope.model.AttentionTrace#map}), the same numbers a full trace holds, so the rollout is
+   * the full trace's.
+   */
+  public static double[][][] of(io.headscope.model.AttentionTrace t) {
+    if (t.hasFullMaps()) {
+      return of(t.attention());
+    }
+    requireAsRun(t);
+    double[][][] r = new double[t.layers()][][];
+    for (int l = 0; l < r.length; l++) {
+      int layer = l;
+      double[][] a = mixed(t.heads(), h -> t.map(new io.headscope.model.core.Head(layer, h)));
+      r[l] = l == 0 ? a : multiply(a, r[l - 1]);
+    }
+    return r;
+  }
+
+  /**
+   * A trace of summaries keeps each switched-off head's map as it computed it, not as it ran (zeros, or even
+   * rows), and a rollout with heads off is honest only on the maps as run: refused in one line.
+   */
+  static void requireAsRun(io.headscope.model.AttentionTrace t) {
+    if (!t.hasFullMaps() && !t.mask().isEmpty()) {
+      throw new io.headscope.model.core.HeadScopeException("Rollout and flow with heads switched off read the maps as "
+          + "run, and this input's maps are kept as summaries of what each head computed: switch the heads on, or "
+          + "shorten the input.");
+    }
   }
 
   static double[][] multiply(double[][] a, double[][] b) {

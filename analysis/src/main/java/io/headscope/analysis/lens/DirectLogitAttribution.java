@@ -6,6 +6,7 @@ import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.PostLayerNormWeights;
+import io.headscope.model.engine.PreNormMaskedLmWeights;
 import io.headscope.model.engine.Readouts;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
@@ -55,18 +56,14 @@ public final class DirectLogitAttribution {
     int[] positions = ReadPositions.of(model, input);
     UnembedWeights u = model.unembedWeights(tokens);
     PostLayerNormWeights post = u == null ? model.postLayerNormWeights(tokens) : null;
-    if (u == null && post == null) {
+    PreNormMaskedLmWeights modern = u == null && post == null ? model.preNormMaskedLmWeights(tokens) : null;
+    if (u == null && post == null && modern == null) {
       var c = model.config();
-      // ModernBERT: a pre-norm encoder whose final norm feeds BERT's masked-LM transform (dense, GELU, norm); the
-      // attribution freezes one of the two scales, not both through a GELU, so it is not written for it
-      throw new HeadScopeException(c.family().preLayerNorm() && c.family().masked()
-          ? "Direct logit attribution is not written for " + c.family().withArticle() + " (" + model.name() + "): its "
-              + "final norm feeds a masked-LM transform (dense, GELU, norm), whose scales would all have to be frozen."
-          : c.parts().rms()
-              ? "Direct logit attribution is not written for an RMSNorm model (" + model.name() + "): it freezes a "
-                  + "LayerNorm's scale."
-              : "Direct logit attribution needs GPT-2's ln_f head or a masked-LM head with its transform; "
-                  + model.name() + " has neither.");
+      throw new HeadScopeException(c.parts().rms()
+          ? "Direct logit attribution is not written for an RMSNorm model (" + model.name() + "): it freezes a "
+              + "LayerNorm's scale."
+          : "Direct logit attribution needs GPT-2's ln_f head or a masked-LM head with its transform; "
+              + model.name() + " has neither.");
     }
     RunResult r = model.run(RunRequest.of(input)
         .capture(Capture.points(HookPoint.Kind.EMBED, HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_RESULT,
@@ -80,7 +77,8 @@ public final class DirectLogitAttribution {
     }
     List<DlaRow> rows = new ArrayList<>();
     for (int p : positions) {
-      rows.addAll(u != null ? preLayerNorm(r, p, u, contrast) : postLayerNorm(r, p, post, contrast));
+      rows.addAll(u != null ? preLayerNorm(r, p, u, contrast)
+          : post != null ? postLayerNorm(r, p, post, contrast) : preNormMaskedLm(r, p, modern));
     }
     return new DlaResult(input.tokens(), target, contrast,
         u != null ? DlaResult.Method.FINAL_SCALE_FROZEN : DlaResult.Method.ALL_SCALES_FROZEN, rows, positions, own);
@@ -121,41 +119,10 @@ public final class DirectLogitAttribution {
     int heads = model.config().numAttentionHeads();
     int d = model.config().hiddenSize();
     int k = w.rows().length; // 1 or 2 tokens
-    // the head: t = W h + b; g = act(t), frozen as r .* t with r = act(t) / t; u = LN3(g); logit = E . u + bias
     float[] h = r.cache().get(HookPoint.residPost(layers - 1)).vector(d, 0, p);
-    int e = w.denseBias().length;
-    float[] t = new float[e];
-    for (int i = 0; i < e; i++) {
-      double s = w.denseBias()[i];
-      for (int j = 0; j < d; j++) {
-        s += (double) w.denseWeight()[i][j] * h[j];
-      }
-      t[i] = (float) s;
-    }
-    float[] g = model.headActivation(t); // the engine's own GELU, so the ratio is the run's
-    double sigma3 = Math.sqrt(variance(g) + w.eps());
-    double[][] a = new double[k][];
-    double[] constant = new double[k];
-    for (int v = 0; v < k; v++) {
-      double[] ag = new double[e];
-      for (int i = 0; i < e; i++) {
-        ag[i] = (double) w.headLnWeight()[i] * w.rows()[v][i] / sigma3;
-      }
-      center(ag);
-      constant[v] = w.bias()[v] + dot(w.rows()[v], w.headLnBias());
-      double[] at = new double[e];
-      for (int i = 0; i < e; i++) {
-        // act(0) = 0 for GELU, so a zero pre-activation passes nothing whatever the ratio; 0 avoids 0/0
-        at[i] = t[i] == 0 ? 0 : ag[i] * (g[i] / (double) t[i]);
-        constant[v] += at[i] * w.denseBias()[i];
-      }
-      a[v] = new double[d];
-      for (int i = 0; i < e; i++) {
-        for (int j = 0; j < d; j++) {
-          a[v][j] += w.denseWeight()[i][j] * at[i];
-        }
-      }
-    }
+    Pulled head = throughHead(h, w);
+    double[][] a = head.a();
+    double[] constant = head.constant();
     // [layer][slot][token]: slots 0..H-1 the heads, H the attention bias, H+1 the MLP
     double[][][] parts = new double[layers][heads + 2][k];
     for (int l = layers - 1; l >= 0; l--) {
@@ -199,6 +166,110 @@ public final class DirectLogitAttribution {
     }
     rows.add(part("bias", 0, 0, p, constant));
     return rows;
+  }
+
+  /** The logit directions pulled back through a frozen masked-LM head to its input, and what the head adds itself. */
+  private record Pulled(double[][] a, double[] constant) {}
+
+  /**
+   * The masked-LM head {@code E . LN3(act(W h + b)) + bias} frozen at its input {@code h} on this run (the
+   * activation as the ratio {@code act(t)/t}, LN3's scale): each asked token's direction on {@code h}, and the
+   * constant the head's biases give its logit.
+   */
+  private Pulled throughHead(float[] h, PostLayerNormWeights w) {
+    int k = w.rows().length; // 1 or 2 tokens
+    int d = h.length;
+    // the head: t = W h + b; g = act(t), frozen as r .* t with r = act(t) / t; u = LN3(g); logit = E . u + bias
+    int e = w.denseBias().length;
+    float[] t = new float[e];
+    for (int i = 0; i < e; i++) {
+      double s = w.denseBias()[i];
+      for (int j = 0; j < d; j++) {
+        s += (double) w.denseWeight()[i][j] * h[j];
+      }
+      t[i] = (float) s;
+    }
+    float[] g = model.headActivation(t); // the engine's own GELU, so the ratio is the run's
+    double sigma3 = Math.sqrt(variance(g) + w.eps());
+    double[][] a = new double[k][];
+    double[] constant = new double[k];
+    for (int v = 0; v < k; v++) {
+      double[] ag = new double[e];
+      for (int i = 0; i < e; i++) {
+        ag[i] = (double) w.headLnWeight()[i] * w.rows()[v][i] / sigma3;
+      }
+      center(ag);
+      constant[v] = w.bias()[v] + dot(w.rows()[v], w.headLnBias());
+      double[] at = new double[e];
+      for (int i = 0; i < e; i++) {
+        // act(0) = 0 for GELU, so a zero pre-activation passes nothing whatever the ratio; 0 avoids 0/0
+        at[i] = t[i] == 0 ? 0 : ag[i] * (g[i] / (double) t[i]);
+        constant[v] += at[i] * w.denseBias()[i];
+      }
+      a[v] = new double[d];
+      for (int i = 0; i < e; i++) {
+        for (int j = 0; j < d; j++) {
+          a[v][j] += w.denseWeight()[i][j] * at[i];
+        }
+      }
+    }
+    return new Pulled(a, constant);
+  }
+
+  /**
+   * ModernBERT (a pre-norm encoder with a masked-LM head): the stream the final norm reads is a sum, {@code embed
+   * + sum_l (sum_h result_{l,h} + b_O,l + mlp_out_l)}, as GPT-2's; the final norm's scale is frozen at its value on
+   * the full stream (as for GPT-2), and the head after it as for BERT (its activation's ratio and its norm's scale
+   * frozen). Every map is then affine and the rows sum to the logit exactly (in exact arithmetic), the {@code bias}
+   * row holding the decoder bias and the norms' betas as they reach it.
+   */
+  private List<DlaRow> preNormMaskedLm(RunResult r, int p, PreNormMaskedLmWeights w) {
+    int layers = model.config().numHiddenLayers();
+    int heads = model.config().numAttentionHeads();
+    int d = model.config().hiddenSize();
+    float[] stream = r.cache().get(HookPoint.residPost(layers - 1)).vector(d, 0, p);
+    double mean = 0;
+    for (float x : stream) {
+      mean += x / (double) d;
+    }
+    double sigma = Math.sqrt(variance(stream) + w.eps()); // frozen: the full stream's
+    float[] h = new float[d];
+    for (int j = 0; j < d; j++) {
+      h[j] = (float) (w.finalLnWeight()[j] * (stream[j] - mean) / sigma + w.finalLnBias()[j]);
+    }
+    Pulled head = throughHead(h, w.head());
+    int k = head.a().length;
+    double[][] a = new double[k][];
+    double[] constant = head.constant().clone();
+    for (int v = 0; v < k; v++) {
+      constant[v] += dot(w.finalLnBias(), head.a()[v]);
+      a[v] = pullBack(head.a()[v], w.finalLnWeight(), sigma); // now on the stream, a sum of the components
+    }
+    List<DlaRow> rows = new ArrayList<>();
+    rows.add(part("embed", 0, 0, p, dots(r.cache().get(HookPoint.residPre(0)).vector(d, 0, p), a)));
+    for (int l = 0; l < layers; l++) {
+      Activation result = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
+      double[] bias = toDouble(r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_OUT, l)).vector(d, 0, p));
+      for (int hh = 0; hh < heads; hh++) {
+        float[] z = result.vector(d, 0, p, hh);
+        rows.add(part("head", l + 1, hh + 1, p, dots(z, a)));
+        for (int j = 0; j < d; j++) {
+          bias[j] -= z[j]; // attn_out - sum_h result = b_O (0 without attention biases)
+        }
+      }
+      rows.add(part("attn_bias", l + 1, 0, p, dots(toFloat(bias), a)));
+      rows.add(part("mlp", l + 1, 0, p, dots(r.cache().get(HookPoint.of(HookPoint.Kind.MLP_OUT, l)).vector(d, 0, p), a)));
+    }
+    rows.add(part("bias", 0, 0, p, constant));
+    return rows;
+  }
+
+  private static double[] dots(float[] x, double[][] a) {
+    double[] out = new double[a.length];
+    for (int v = 0; v < a.length; v++) {
+      out[v] = dot(x, a[v]);
+    }
+    return out;
   }
 
   private static DlaRow part(String kind, int layer, int head, int p, double[] values) {

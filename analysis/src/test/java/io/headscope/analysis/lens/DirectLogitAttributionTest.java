@@ -223,6 +223,148 @@ class DirectLogitAttributionTest {
         .findFirst().orElseThrow();
   }
 
+  /**
+   * ModernBERT (pre-norm, final_norm then a masked-LM head of dense, GELU, norm and the tied decoder): with the final
+   * norm's scale frozen at the full stream's (as GPT-2's ln_f) and the head's GELU ratio and norm scale frozen (as
+   * BERT's), the rows sum to the model's own logit difference; the attention has no biases, so every
+   * {@code attn_bias} row is the rounding between the heads' results and the layer's output, far below a head's.
+   */
+  @Test
+  void modernBertsRowsSumToItsLogitDifferenceWithEveryScaleFrozen() {
+    Path folder = io.headscope.model.decoders.DecoderFolders.writeNeoxModern("modernbert", dir.resolve("modernbert"), 53);
+    try (BertModel model = BertModel.load(new io.headscope.model.repository.ModelRepository(dir.resolve("cache"))
+        .folder(folder))) {
+      Encoding in = model.encode(io.headscope.model.decoders.DecoderFolders.neoxModernText("modernbert"), null);
+      assertThat(in.ids()).containsExactly(io.headscope.model.decoders.DecoderFolders.neoxModernIds("modernbert"));
+      float[] own = LogitLensTest.own(model, in);
+      long t = argMax(own, 1);
+      long c = argMax(own, -1);
+      long live = model.liveNativeArrays();
+      DlaResult r = new DirectLogitAttribution(model).run(in, t, c);
+      assertThat(model.liveNativeArrays()).as("native arrays left behind").isEqualTo(live);
+      assertThat(r.method()).isEqualTo(DlaResult.Method.ALL_SCALES_FROZEN);
+      int layers = model.config().numHiddenLayers();
+      int heads = model.config().numAttentionHeads();
+      assertThat(r.rows()).hasSize(1 + layers * (heads + 2) + 1);
+      int p = r.positions()[0];
+      float[] logp = model.run(RunRequest.of(in).read(Readouts.none().withLogProbs(new int[] {p}))).logProbs()[0][0];
+      double diff = logp[(int) t] - logp[(int) c];
+      assertThat(Math.abs(diff)).isGreaterThan(0.1);
+      // the bound the post-LayerNorm families are held to (everyPostLayerNormFamilysRowsSumToItsLogitDifference)
+      assertThat(r.sum(p, true)).isCloseTo(diff, within(1e-4 * Math.abs(diff)));
+      double largestHead = r.rows().stream().filter(x -> x.component().equals("head"))
+          .mapToDouble(x -> Math.abs(x.difference())).max().orElseThrow();
+      assertThat(largestHead).isGreaterThan(1e-3);
+      for (DlaRow row : r.rows()) {
+        if (row.component().equals("attn_bias")) {
+          assertThat(Math.abs(row.difference())).as("layer %d's attention bias (none)", row.layer())
+              .isLessThan(1e-3 * largestHead);
+        }
+      }
+    }
+  }
+
+  /**
+   * ModernBERT: each head's row against that head pushed forwards alone in plain loops, with every weight read from
+   * the checkpoint's bf16 bytes: its {@code attn.hook_result} through {@code final_norm} with the full stream's
+   * sigma (no beta: ModernBERT's norms have none), {@code head.dense}, the run's GELU ratio (erf GELU by hand at
+   * the run's pre-activation, itself computed by hand from the stream), {@code head.norm} with the run's sigma and
+   * the tied decoder rows. The attribution pulls the direction backwards instead, with the engine's GELU.
+   */
+  @Test
+  void aModernBertHeadsRowIsItsResultPushedForwardThroughTheFrozenNormsAndHead() throws Exception {
+    Path folder = io.headscope.model.decoders.DecoderFolders.writeNeoxModern("modernbert", dir.resolve("modernbert"), 57);
+    java.util.Map<String, float[]> w = bf16(folder.resolve("model.safetensors"));
+    try (BertModel model = BertModel.load(new io.headscope.model.repository.ModelRepository(dir.resolve("cache"))
+        .folder(folder))) {
+      Encoding in = model.encode(io.headscope.model.decoders.DecoderFolders.neoxModernText("modernbert"), null);
+      float[] own = LogitLensTest.own(model, in);
+      long t = argMax(own, 1);
+      long c = argMax(own, -1);
+      DlaResult r = new DirectLogitAttribution(model).run(in, t, c);
+      int p = r.positions()[0];
+      int layers = model.config().numHiddenLayers();
+      int heads = model.config().numAttentionHeads();
+      int d = model.config().hiddenSize();
+      double eps = model.config().layerNormEps();
+      RunResult run = model.run(RunRequest.of(in).capture(Capture.points(HookPoint.Kind.ATTN_RESULT,
+          HookPoint.Kind.RESID_POST)));
+      float[] stream = vec(run, HookPoint.residPost(layers - 1), d, p);
+      double sigmaF = sigma(stream, eps);
+      float[] gf = w.get("model.final_norm.weight");
+      float[] wd = w.get("head.dense.weight"); // (out, in)
+      float[] gh = w.get("head.norm.weight");
+      float[] emb = w.get("model.embeddings.tok_embeddings.weight");
+      double[] hRun = frozenLayerNorm(toDouble(stream), gf, sigmaF);
+      double[] tRun = new double[d];
+      double[] gRun = new double[d];
+      for (int i = 0; i < d; i++) {
+        for (int j = 0; j < d; j++) {
+          tRun[i] += (double) wd[i * d + j] * hRun[j];
+        }
+        gRun[i] = 0.5 * tRun[i] * (1 + HandHead.erf(tRun[i] / Math.sqrt(2)));
+      }
+      double sigmaH = sigma(gRun, eps);
+      for (int l = 0; l < layers; l++) {
+        Activation result = run.cache().get(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
+        for (int hh = 0; hh < heads; hh++) {
+          double[] y = frozenLayerNorm(toDouble(result.vector(d, 0, p, hh)), gf, sigmaF);
+          double[] g = new double[d];
+          for (int i = 0; i < d; i++) {
+            double ti = 0;
+            for (int j = 0; j < d; j++) {
+              ti += (double) wd[i * d + j] * y[j];
+            }
+            g[i] = tRun[i] == 0 ? 0 : ti * gRun[i] / tRun[i];
+          }
+          double[] u = frozenLayerNorm(g, gh, sigmaH);
+          double toT = 0;
+          double toC = 0;
+          for (int i = 0; i < d; i++) {
+            toT += emb[(int) t * d + i] * u[i];
+            toC += emb[(int) c * d + i] * u[i];
+          }
+          DlaRow row = row(r, l + 1, hh + 1);
+          assertThat(row.target()).as("head %d-%d", l + 1, hh + 1).isCloseTo(toT, within(1e-5 * Math.max(1, Math.abs(toT))));
+          assertThat(row.contrast()).isCloseTo(toC, within(1e-5 * Math.max(1, Math.abs(toC))));
+          assertThat(Math.abs(toT)).isGreaterThan(1e-4); // not trivially zero
+        }
+      }
+    }
+  }
+
+  private static double[] toDouble(float[] x) {
+    double[] out = new double[x.length];
+    for (int i = 0; i < x.length; i++) {
+      out[i] = x[i];
+    }
+    return out;
+  }
+
+  /** Every BF16 tensor of a safetensors file, widened by hand (a bf16 is a float32's upper 16 bits). */
+  private static java.util.Map<String, float[]> bf16(Path file) throws Exception {
+    byte[] all = java.nio.file.Files.readAllBytes(file);
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    int n = (int) b.getLong(0);
+    com.fasterxml.jackson.databind.JsonNode header = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(new String(all, 8, n, java.nio.charset.StandardCharsets.UTF_8));
+    java.util.Map<String, float[]> out = new java.util.HashMap<>();
+    for (var it = header.fields(); it.hasNext(); ) {
+      var e = it.next();
+      if (!e.getValue().path("dtype").asText().equals("BF16")) {
+        continue;
+      }
+      long begin = 8 + n + e.getValue().get("data_offsets").get(0).asLong();
+      long end = 8 + n + e.getValue().get("data_offsets").get(1).asLong();
+      float[] v = new float[(int) ((end - begin) / 2)];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = Float.intBitsToFloat((b.getShort((int) begin + 2 * i) & 0xFFFF) << 16);
+      }
+      out.put(e.getKey(), v);
+    }
+    return out;
+  }
+
   /** The id of the largest ({@code sign} 1) or smallest (-1) entry. */
   private static long argMax(float[] p, int sign) {
     int best = 0;

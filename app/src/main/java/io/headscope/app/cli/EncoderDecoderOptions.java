@@ -53,6 +53,10 @@ final class EncoderDecoderOptions {
    * nothing to a single stack).
    */
   EncoderDecoderModel open(ModelOptions model) {
+    EncoderDecoderModel served = ModelOptions.servedPair(model.model);
+    if (served != null) {
+      return served; // headscope serve's model, lent: its close frees nothing
+    }
     ModelFiles files = model.files();
     if (!EncoderDecoderModel.describes(files)) {
       throw new UsageException("--target is for encoder-decoders (T5, BART); " + files.name() + " is a single-stack "

@@ -26,9 +26,12 @@ final class ModelOptions {
   /**
    * The model {@code headscope serve} loaded once, as it was named and its {@code --gelu}; null on the
    * command line. A command that opens this same model gets a borrowed view of it, whose close leaves it
-   * loaded for the next request ({@link BertModel#borrowed}).
+   * loaded for the next request ({@link BertModel#borrowed}). An encoder-decoder (T5, BART) is served as
+   * {@code pair} instead, {@code model} then null: the commands with {@code --target} borrow it
+   * ({@link EncoderDecoderOptions#open}); the others load the folder as a single stack, which refuses it in one
+   * line ({@link io.headscope.model.core.EncoderDecoderConfig#notOneStack}).
    */
-  record Served(String spec, String gelu, BertModel model) {}
+  record Served(String spec, String gelu, BertModel model, io.headscope.model.EncoderDecoderModel pair) {}
 
   private static volatile Served served;
 
@@ -46,10 +49,16 @@ final class ModelOptions {
    */
   BertModel open(String spec) {
     Served s = served;
-    if (s != null && s.spec().equals(spec) && java.util.Objects.equals(s.gelu(), gelu)) {
+    if (s != null && s.model() != null && s.spec().equals(spec) && java.util.Objects.equals(s.gelu(), gelu)) {
       return s.model().borrowed();
     }
     return BertModel.load(files(spec), gelu);
+  }
+
+  /** The encoder-decoder {@code headscope serve} loaded, if it serves one named {@code spec}; else null. */
+  static io.headscope.model.EncoderDecoderModel servedPair(String spec) {
+    Served s = served;
+    return s != null && s.pair() != null && s.spec().equals(spec) ? s.pair().borrowed() : null;
   }
 
   /** The model's files (downloaded or converted once into the cache if need be), not loaded. */

@@ -61,11 +61,21 @@ final class ServeCommand implements Callable<Integer> {
     PrintStream err = new PrintStream(tap, true, StandardCharsets.UTF_8);
     System.setOut(err); // a stray print of any library lands on standard error, not in the protocol
     System.setErr(err);
-    BertModel bert;
+    BertModel bert = null;
+    io.headscope.model.EncoderDecoderModel pair = null;
     try {
-      bert = model.open();
+      io.headscope.model.store.ModelFiles files = model.files();
+      if (io.headscope.model.EncoderDecoderModel.describes(files)) {
+        if (model.gelu != null) {
+          throw new UsageException("--gelu overrides a single-stack model's activation; " + files.name()
+              + " is an encoder-decoder (T5, BART), whose activation its config.json names: leave --gelu out.");
+        }
+        pair = io.headscope.model.EncoderDecoderModel.load(files);
+      } else {
+        bert = model.open();
+      }
     } catch (RuntimeException e) {
-      String message = e instanceof io.headscope.model.core.HeadScopeException ? e.getMessage()
+      String message = e instanceof io.headscope.model.core.HeadScopeException || e instanceof UsageException ? e.getMessage()
           : "internal error: " + e + " (please report it; set HEADSCOPE_DEBUG=1 for details)";
       if (System.getenv("HEADSCOPE_DEBUG") != null) {
         e.printStackTrace();
@@ -74,9 +84,8 @@ final class ServeCommand implements Callable<Integer> {
       System.err.println("headscope: " + message);
       return 1;
     }
-    try (bert) {
-      BertConfig c = bert.config();
-      ModelOptions.serve(new ModelOptions.Served(model.model, model.gelu, bert));
+    try {
+      ModelOptions.serve(new ModelOptions.Served(model.model, model.gelu, bert, pair));
       for (Map.Entry<String, CommandLine> e : new CommandLine(new HeadScopeCli()).getSubcommands().entrySet()) {
         OptionSpec out = e.getValue().getCommandSpec().findOption("--out");
         // merge takes its parts as positional files, which no request can pass (and shard is refused)
@@ -85,9 +94,21 @@ final class ServeCommand implements Callable<Integer> {
           ops.put(e.getKey(), e.getValue().getCommandSpec());
         }
       }
-      StdioServer.Model served = new StdioServer.Model(model.model, bert.name(), c.family().modelType,
-          c.numHiddenLayers(), c.numAttentionHeads(), c.maxTokens(), c.family().causal(), model.offline, model.gelu);
-      System.err.println("headscope: serving " + bert.name() + " on standard input and output (docs/PROTOCOL.md).");
+      StdioServer.Model served;
+      String name;
+      if (bert != null) {
+        BertConfig c = bert.config();
+        name = bert.name();
+        served = new StdioServer.Model(model.model, name, c.family().modelType, c.numHiddenLayers(),
+            c.numAttentionHeads(), c.maxTokens(), c.family().causal(), model.offline, model.gelu);
+      } else {
+        io.headscope.model.core.EncoderDecoderConfig c = pair.config();
+        name = pair.name();
+        // layers and heads are the encoder's (the source's stack); the decoder's are greeted beside them
+        served = new StdioServer.Model(model.model, name, c.family().modelType, c.encoderLayers(), c.encoderHeads(),
+            c.maxTokens(), false, model.offline, model.gelu, new StdioServer.Decoder(c.decoderLayers(), c.decoderHeads()));
+      }
+      System.err.println("headscope: serving " + name + " on standard input and output (docs/PROTOCOL.md).");
       StdioServer server = new StdioServer(new FileInputStream(FileDescriptor.in), protocol, served,
           new Commands(tap), HeadScopeCli.VERSION, ClientWatch.start());
       RunCommand.exchange(server.exchange()); // run's Python hook functions ask the client through it
@@ -95,6 +116,11 @@ final class ServeCommand implements Callable<Integer> {
     } finally {
       RunCommand.exchange(null);
       ModelOptions.serve(null);
+      if (bert != null) {
+        bert.close();
+      } else {
+        pair.close();
+      }
     }
   }
 

@@ -24,7 +24,7 @@ public final class RolloutCache {
   public static float[][][] of(AttentionTrace t) {
     float[][][] r = CACHE.get(t);
     if (r == null) {
-      double[][][] d = Rollout.of(t.attention());
+      double[][][] d = Rollout.of(t); // a trace of summaries gives its maps on demand
       r = new float[d.length][][];
       for (int l = 0; l < d.length; l++) {
         r[l] = new float[d[l].length][];

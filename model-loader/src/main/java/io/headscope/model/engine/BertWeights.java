@@ -123,6 +123,11 @@ final class BertWeights implements AutoCloseable {
         return;
       }
       gptLmHead = true;
+      if (parts.head() == Parts.Head.TIED) {
+        // tie_word_embeddings true: transformers' tie_weights makes the output embeddings the input ones, so a stored
+        // copy (a GPT-NeoX's embed_out, a decoder's lm_head) is read past, not refused as unknown
+        w.get("cls.predictions.decoder.weight");
+      }
       decoder = parts.head() == Parts.Head.UNTIED ? w.req("cls.predictions.decoder.weight", config.vocabSize(), d)
           : wordEmbeddings;
       mlmDenseWeight = mlmDenseBias = mlmLnWeight = mlmLnBias = mlmBias = null;

@@ -160,6 +160,45 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
+   * The final norm and masked-LM head of a pre-norm encoder (ModernBERT: final_norm, then head.dense, the
+   * activation, head.norm and the tied decoder) with the decoder rows of {@code tokens}, for direct logit
+   * attribution; null for any other model (post-LayerNorm encoders: {@link #postLayerNormWeights}; GPT-2: {@link
+   * #unembedWeights}; RMSNorm decoders and a ModernBERT without its masked-LM head: none).
+   */
+  public PreNormMaskedLmWeights preNormMaskedLmWeights(long... tokens) {
+    if (!weights.config.family().preLayerNorm() || weights.mlmDenseWeight == null || weights.finalLnWeight == null
+        || weights.finalLnBias == null || config().parts().rms()) {
+      return null;
+    }
+    int e = config().embeddingSize();
+    int d = config().hiddenSize();
+    float[] flat = weights.mlmDenseWeight.toFloatArray();
+    float[][] dense = new float[e][];
+    for (int i = 0; i < e; i++) {
+      dense[i] = java.util.Arrays.copyOfRange(flat, i * d, (i + 1) * d);
+    }
+    float[][] rows = new float[tokens.length][];
+    float[] bias = new float[tokens.length];
+    for (int i = 0; i < tokens.length; i++) {
+      try (NDArray row = weights.decoder.get(tokens[i])) {
+        rows[i] = row.toFloatArray();
+      }
+      if (weights.mlmBias != null) { // decoder_bias false: no bias
+        try (NDArray b = weights.mlmBias.get(tokens[i])) {
+          bias[i] = b.getFloat();
+        }
+      }
+    }
+    float[][] none = new float[0][];
+    PostLayerNormWeights head = new PostLayerNormWeights(none, none, none, none, config().layerNormEps(), dense,
+        weights.mlmDenseBias == null ? new float[e] : weights.mlmDenseBias.toFloatArray(),
+        weights.mlmLnWeight.toFloatArray(), weights.mlmLnBias == null ? new float[e] : weights.mlmLnBias.toFloatArray(),
+        rows, bias);
+    return new PreNormMaskedLmWeights(weights.finalLnWeight.toFloatArray(), weights.finalLnBias.toFloatArray(),
+        config().layerNormEps(), head);
+  }
+
+  /**
    * Each layer's two LayerNorms as plain Java, for a model whose norms are LayerNorms (BERT's kin, GPT-2); null
    * for the RMSNorm decoders. Post-LayerNorm: {@code ln1} after the attention, {@code ln2} after the MLP;
    * pre-LayerNorm: {@code ln1} before the attention, {@code ln2} before the MLP.

@@ -41,7 +41,11 @@ class NeoxModernFamiliesTest {
   record Checked(Encoding encoding, AttentionTrace trace, NeoxModernReference.Result ref, float[] probabilities) {}
 
   private Checked check(TinyNeoxModern.Spec spec, long seed, String name, String text) {
-    TinyNeoxModern m = new TinyNeoxModern(spec, seed);
+    return check(new TinyNeoxModern(spec, seed), name, text);
+  }
+
+  private Checked check(TinyNeoxModern m, String name, String text) {
+    TinyNeoxModern.Spec spec = m.spec;
     Path folder = m.writeTo(dir.resolve(name));
     try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
       Encoding e = model.encode(text, null);
@@ -82,6 +86,29 @@ class NeoxModernFamiliesTest {
     Checked c = check(neox(true), 51, "neox", HandLlamaTokenizer.TEXT);
     assertThat(c.encoding().ids()).containsExactly(DecoderFolders.textIds("qwen2")); // no BOS, as Pythia's
     assertThat(argMax(c.probabilities())).isEqualTo(argMax(c.ref().logits()));
+  }
+
+  /**
+   * A GPT-NeoX with {@code tie_word_embeddings} true predicts through {@code embed_in}, as transformers ties it:
+   * without {@code embed_out} in the file, and with a stored {@code embed_out} that differs (ignored, as
+   * transformers' tie_weights overwrites it), against the reference that unembeds with {@code embed_in}. The same
+   * weights untied predict through their own {@code embed_out}: another distribution.
+   */
+  @Test
+  void aTiedGptNeoxPredictsThroughItsInputEmbeddingsWithOrWithoutAStoredEmbedOut() {
+    TinyNeoxModern tied = new TinyNeoxModern(neox(true), 54);
+    tied.tied = true;
+    TinyDecoder.Tensor own = tied.weights.remove("embed_out.weight");
+    Checked without = check(tied, "neox-tied", HandLlamaTokenizer.TEXT);
+    assertThat(argMax(without.probabilities())).isEqualTo(argMax(without.ref().logits()));
+    tied.weights.put("embed_out.weight", own); // a stored copy that is not the input embeddings
+    Checked with = check(tied, "neox-tied-stored", HandLlamaTokenizer.TEXT);
+    assertThat(with.probabilities()).isEqualTo(without.probabilities());
+    TinyNeoxModern untied = new TinyNeoxModern(neox(true), 54);
+    Checked apart = check(untied, "neox-untied", HandLlamaTokenizer.TEXT);
+    assertThat(argMax(apart.probabilities())).isEqualTo(argMax(apart.ref().logits()));
+    assertThat(apart.probabilities()).isNotEqualTo(without.probabilities());
+    assertThat(apart.trace().map(new Head(1, 1))).isDeepEqualTo(without.trace().map(new Head(1, 1)));
   }
 
   @Test

@@ -69,7 +69,10 @@ final class NeoxModernReference {
       }
     }
     V fin = layerNorm(x, vec(m, "gpt_neox.final_layer_norm.weight"), vec(m, "gpt_neox.final_layer_norm.bias"), s.eps());
-    return new Result(att, bound, logits(mat(m, "embed_out.weight"), null, fin.v()[at]));
+    // tied (tie_word_embeddings true): transformers' tie_weights makes embed_out the input embeddings, whatever the
+    // file stores under embed_out
+    return new Result(att, bound, logits(mat(m, m.tied ? "gpt_neox.embed_in.weight" : "embed_out.weight"), null,
+        fin.v()[at]));
   }
 
   /** ModernBertForMaskedLM: the masked-LM logits of position {@code at}. */

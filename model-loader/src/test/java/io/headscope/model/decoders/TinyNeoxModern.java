@@ -50,6 +50,8 @@ final class TinyNeoxModern {
   final Map<String, TinyDecoder.Tensor> weights = new LinkedHashMap<>();
   /** Tensors written as they are after the weights (buffers older checkpoints carry: masks, inverse frequencies). */
   final List<RawSafetensors.Entry> buffers = new ArrayList<>();
+  /** GPT-NeoX's {@code tie_word_embeddings} as written in config.json (GPTNeoXConfig's default false). */
+  boolean tied;
 
   TinyNeoxModern(Spec s, long seed) {
     this.spec = s;
@@ -154,7 +156,7 @@ final class TinyNeoxModern {
       c.put("rotary_emb_base", spec.theta());
       c.put("use_parallel_residual", spec.parallel());
       c.put("layer_norm_eps", spec.eps());
-      c.put("tie_word_embeddings", false);
+      c.put("tie_word_embeddings", tied);
       c.put("attention_bias", true);
       c.putNull("rope_scaling");
       c.put("bos_token_id", HandLlamaTokenizer.BOS);

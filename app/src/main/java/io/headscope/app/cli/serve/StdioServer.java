@@ -32,13 +32,26 @@ public final class StdioServer {
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-  /** The server's one model: as {@code --model} named it, as it loaded, and the options it loaded with. */
+  /**
+   * The server's one model: as {@code --model} named it, as it loaded, and the options it loaded with. For an
+   * encoder-decoder (T5, BART) {@code layers} and {@code heads} are the encoder's and {@code decoder} its
+   * decoder's (null for a single stack).
+   */
   public record Model(String spec, String name, String family, int layers, int heads, int maxTokens, boolean causal,
-      boolean offline, String gelu) {
+      boolean offline, String gelu, Decoder decoder) {
+    /** A single-stack model. */
+    public Model(String spec, String name, String family, int layers, int heads, int maxTokens, boolean causal,
+        boolean offline, String gelu) {
+      this(spec, name, family, layers, heads, maxTokens, causal, offline, gelu, null);
+    }
+
     boolean names(String model) {
       return model.equals(spec) || model.equals(name);
     }
   }
+
+  /** An encoder-decoder's decoder stack: its self-attention and cross-attention have these layers and heads. */
+  public record Decoder(int layers, int heads) {}
 
   /** The commands requests run. */
   public interface Commands {
@@ -261,6 +274,11 @@ public final class StdioServer {
     r.put("heads", model.heads());
     r.put("maxTokens", model.maxTokens());
     r.put("causal", model.causal());
+    if (model.decoder() != null) {
+      r.put("encoderDecoder", true);
+      r.put("decoderLayers", model.decoder().layers());
+      r.put("decoderHeads", model.decoder().heads());
+    }
     commands.ops().forEach(r.putArray("ops")::add);
     out.answer(id, r);
   }
@@ -356,6 +374,11 @@ public final class StdioServer {
     g.writeNumberField("heads", model.heads());
     g.writeNumberField("maxTokens", model.maxTokens());
     g.writeBooleanField("causal", model.causal());
+    if (model.decoder() != null) {
+      g.writeBooleanField("encoderDecoder", true);
+      g.writeNumberField("decoderLayers", model.decoder().layers());
+      g.writeNumberField("decoderHeads", model.decoder().heads());
+    }
   }
 
   /** One line of standard input without its line break, null at the end; an over-long line is skipped. */

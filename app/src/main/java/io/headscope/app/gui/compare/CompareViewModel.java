@@ -117,6 +117,10 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
         job.say("Type a sentence first.");
         return;
       }
+      if (!session.trace().hasFullMaps()) {
+        job.say(tooLongToCompare(session.trace()));
+        return;
+      }
       corpus = Corpus.of(text[0], text[1] == null || text[1].isBlank() ? null : text[1]);
       what = "the current input";
     } else {
@@ -204,6 +208,17 @@ public final class CompareViewModel extends ScreenModel<ComparisonResult> {
     return String.format(Locale.ROOT, "L%d H%d: cosine %.4f, JS %.5f nats (mean over %d input%s); %s in A, %s in B",
         h.layer() + 1, h.head() + 1, c.cosine(), c.jsDivergence(), c.inputs(), c.inputs() == 1 ? "" : "s",
         c.categoryA().label(), c.categoryB().label());
+  }
+
+  /**
+   * Why the current input is not compared when the app keeps its maps as summaries: the comparison traces the input
+   * through both models with every map held (its classifier reads each whole map), twice what the app declined to
+   * hold for one.
+   */
+  static String tooLongToCompare(AttentionTrace t) {
+    long n = t.tokens().size();
+    return "This input's maps are kept as summaries (" + ((4L * t.layers() * t.heads() * n * n) >> 20) + " MB whole); "
+        + "comparing would hold every map of both models: compare a shorter input or a corpus of shorter lines.";
   }
 
   /** Clicking a head shows its map in A and in B on the current input (A's tokens through both). */

@@ -156,11 +156,11 @@ public final class FlowViewModel extends ScreenModel<FlowViewModel.Result> {
     int n = t.tokens().size();
     boolean withFlow = n <= MAX_FLOW_TOKENS;
     job.task("Rollout" + (withFlow ? " and flow" : "") + " of " + n + " tokens…", p -> {
-      double[][][] r = Rollout.of(t.attention());
+      double[][][] r = Rollout.of(t); // full or of summaries (maps on demand)
       if (p.isCancelled()) {
         throw new CancellationException();
       }
-      return new Result(t, r, withFlow ? AttentionFlow.of(t.attention()) : null);
+      return new Result(t, r, withFlow ? AttentionFlow.of(t) : null);
     })
         .onSuccess(r -> {
           if (layer.get() < 1 || layer.get() > r.rollout().length || result.get() == null) {

@@ -36,6 +36,7 @@ import java.util.Set;
  * (the first token of segment b), {@code include_layers} and {@code include_heads} (0-based: which to show, labelled
  * by their own numbers), {@code layer} and {@code heads} (0-based: where the head view opens), {@code view}
  * ({@code head} or {@code model}), {@code title} (what the page names the arrays by; else the file's name).
+ * {@code encoder_ids} and {@code decoder_ids} (what {@code attention --target --format npz} adds) are read past.
  *
  * @param parts what the page shows, the first opened first
  * @param view the view it opens on, {@code head} or {@code model}
@@ -78,7 +79,7 @@ public record ArrayPage(List<Part> parts, String view, int layer, int[] heads, S
 
   private static final Set<String> KNOWN = Set.of("tokens", "attention", "sentence_b_start", "encoder_attention",
       "decoder_attention", "cross_attention", "encoder_tokens", "decoder_tokens", "include_layers", "include_heads",
-      "layer", "heads", "view", "title");
+      "layer", "heads", "view", "title", "encoder_ids", "decoder_ids");
 
   /** Reads the arrays of a .npz (see the class comment); a missing or inconsistent array is one clear message. */
   public static ArrayPage of(Map<String, NpzReader.Array> a, HeadClassifier classifier) {

@@ -44,6 +44,23 @@ public record PageData(String model, String text, String pair, AttentionTrace in
     float[][][][] q, float[][][][] k, int headSize, boolean causal, List<HeadScore> scores, String classifier,
     String predictionsJson, io.headscope.app.render.MapsShown shown, Head focus) {
 
+  /**
+   * The most bytes of float32 maps a page is made with (layers x heads x T^2 x 4): the line past which the app keeps
+   * summaries instead of every map (issue 41). The page carries every map (and every q and k) inside it, so past
+   * this it would be a file of that size that no browser opens well; {@code -Dheadscope.pageMapsUpTo=BYTES} moves it.
+   */
+  public static final long MAPS_UP_TO = Long.getLong("headscope.pageMapsUpTo", 256L << 20);
+
+  /** Refuses, in one line and before any pass runs, an input whose maps pass {@code limit} bytes. */
+  static void requireFits(int layers, int heads, int tokens, long limit) {
+    long bytes = 4L * layers * heads * tokens * (long) tokens;
+    if (bytes > limit) {
+      throw new HeadScopeException("The interactive page carries every head's map, and this input's are " + (bytes >> 20)
+          + " MB (" + layers + " layers x " + heads + " heads x " + tokens + "^2 tokens), past the " + (limit >> 20)
+          + " MB a page is made with: shorten the input (the app shows its heads from summaries).");
+    }
+  }
+
   /** Top tokens listed per prediction, as {@code predict}'s default. */
   public static final int TOP = 5;
 
@@ -56,6 +73,7 @@ public record PageData(String model, String text, String pair, AttentionTrace in
       throw new HeadScopeException("Nothing to show: type a sentence first.");
     }
     Encoding input = bert.encode(text, pair);
+    requireFits(bert.config().numHiddenLayers(), bert.config().numAttentionHeads(), input.length(), MAPS_UP_TO);
     AttentionTrace intact = bert.trace(TraceRequest.of(input).top(TOP)).get(0);
     AttentionTrace asRun = mask.isEmpty() ? intact
         : bert.trace(TraceRequest.of(input).mask(mask).top(TOP).maps(AttentionTrace.Maps.AS_RUN)).get(0);
