@@ -89,7 +89,7 @@ class EncoderDecoderScreensTest {
     // the neuron view of the head view and the predictions panel's follow box say so too
     assertThat(head.neuron().noteProperty().get()).contains("T5 encoder-decoder").contains("the neuron view");
     assertThat(head.neuron().viewProperty().get()).isNull();
-    assertThat(main.predictions().followHeadingProperty().get()).contains("single-stack models only");
+    assertThat(main.predictions().followHeadingProperty().get()).contains("single stacks only");
 
     // switches per kind: a cross head off waits while the encoder is shown
     EncoderDecoderRunsDriver.kind(main, AttentionKind.CROSS);

@@ -406,9 +406,8 @@ public final class MainViewModel {
           session.setFavor(FavorHeads.NONE);
           session.setSelection(Set.of());
           session.select(new Head(0, 0));
-          if (gen == generation) {
-            analyse();
-          }
+          // always: an input typed while it loaded was run on the model before (a newer generation), not on this one
+          analyse();
           return;
         }
         BertModel loaded = (BertModel) opened;

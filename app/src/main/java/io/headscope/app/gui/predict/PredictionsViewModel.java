@@ -214,7 +214,7 @@ public final class PredictionsViewModel {
   private void refresh() {
     if (session.twoStacks() != null) {
       // an encoder-decoder: the next target token at each target position, before and after the switches
-      followHeading.set("Follow a word: single-stack models only");
+      followHeading.set("Follow a word: single stacks only");
       emptyHint.set("Type a source and a target: the next target token is predicted at each target position.");
       classes.clear();
       targetRows.clear();
