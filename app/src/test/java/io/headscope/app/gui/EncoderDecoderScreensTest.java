@@ -91,6 +91,16 @@ class EncoderDecoderScreensTest {
     assertThat(head.neuron().viewProperty().get()).isNull();
     assertThat(main.predictions().followHeadingProperty().get()).contains("single stacks only");
 
+    // the line drawing's whole layer on cross: every head of the layer, target rows by source columns
+    main.select(new Head(1, 0));
+    var layer = head.layerMatrices();
+    assertThat(layer).hasSize(two.model().config().decoderHeads());
+    for (int h = 0; h < layer.size(); h++) {
+      assertThat(layer.get(h).rowTokens()).isEqualTo(s.twoStacks().intact().target().tokens());
+      assertThat(layer.get(h).colTokens()).isEqualTo(s.twoStacks().intact().source().tokens());
+      assertThat(layer.get(h).values()).isDeepEqualTo(s.twoStacks().intact().cross()[1][h]);
+    }
+
     // switches per kind: a cross head off waits while the encoder is shown
     EncoderDecoderRunsDriver.kind(main, AttentionKind.CROSS);
     main.toggleHead(new Head(1, 0));

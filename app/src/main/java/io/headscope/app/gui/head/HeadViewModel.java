@@ -273,6 +273,14 @@ public final class HeadViewModel {
     }
     AttentionTrace run = asRun.getValue() == null ? t : asRun.getValue();
     java.util.List<HeadMatrix> out = new java.util.ArrayList<>();
+    io.headscope.app.gui.session.TwoStacks two = twoStacks == null ? null : twoStacks.getValue();
+    if (two != null && two.intact() != null) {
+      // an encoder-decoder's layer: its kind's maps, query tokens by key tokens (cross: target by source)
+      for (int h = 0; h < two.intact().maps(two.kind())[m.head().layer()].length; h++) {
+        out.add(TwoStacksMatrix.of(two, m.maps(), new Head(m.head().layer(), h)));
+      }
+      return out;
+    }
     for (int h = 0; h < t.heads(); h++) {
       out.add(HeadMatrix.of(t, run, m.maps(), new Head(m.head().layer(), h), m.display(), m.filter(), m.words()));
     }
