@@ -652,6 +652,14 @@ public final class ScreenshotTour {
     });
     idle();
     shot(out, "app-t5-cross", w, h);
+    if (Boolean.getBoolean("headscope.tour.refusal")) {
+      // what another screen says on an encoder-decoder (a check of the one line, not a docs picture)
+      fx(() -> {
+        view.showScreen("lens");
+        return null;
+      });
+      shot(out, "app-t5-lens-refusal", w, h);
+    }
   }
 
   /** The Circuits screen on CAUSAL.md's pair A: EAP's edges, the largest one clicked, then the weights' side. */
