@@ -102,10 +102,10 @@ class EncoderDecoderScreensTest {
     }
 
     // switches per kind: a cross head off waits while the encoder is shown
-    EncoderDecoderRunsDriver.kind(main, AttentionKind.CROSS);
+    main.encoderDecoder().setKind(AttentionKind.CROSS);
     main.toggleHead(new Head(1, 0));
     assertThat(s.twoStacks().asRun().mask().of(AttentionKind.CROSS).off()).containsExactly(new Head(1, 0));
-    EncoderDecoderRunsDriver.kind(main, AttentionKind.ENCODER);
+    main.encoderDecoder().setKind(AttentionKind.ENCODER);
     assertThat(s.mask().isEmpty()).isTrue();
     assertThat(main.encoderDecoder().mask().of(AttentionKind.CROSS).off()).containsExactly(new Head(1, 0));
     assertThat(main.layersProperty().get()).isEqualTo(two.model().config().encoderLayers());
@@ -113,7 +113,7 @@ class EncoderDecoderScreensTest {
     main.toggleHead(new Head(0, 1));
     assertThat(s.twoStacks().asRun().mask().of(AttentionKind.ENCODER).off()).containsExactly(new Head(0, 1));
     assertThat(s.twoStacks().asRun().mask().of(AttentionKind.CROSS).off()).containsExactly(new Head(1, 0));
-    EncoderDecoderRunsDriver.kind(main, AttentionKind.CROSS);
+    main.encoderDecoder().setKind(AttentionKind.CROSS);
     assertThat(s.mask()).isEqualTo(HeadMask.of(Set.of(new Head(1, 0)), HeadMask.Mode.ZERO));
 
     // a single-stack model again: every screen is back to its idle line
@@ -124,12 +124,5 @@ class EncoderDecoderScreensTest {
     assertThat(s.model()).isNotNull();
     screens.forEach((k, v) -> assertThat(v.statusProperty().get()).as(k).isEqualTo(idle.get(k)));
     assertThat(head.neuron().noteProperty().get()).doesNotContain("encoder-decoder");
-  }
-
-  /** Chooses the kind of maps shown, as the selector's buttons do. */
-  static final class EncoderDecoderRunsDriver {
-    static void kind(MainViewModel main, AttentionKind k) {
-      main.encoderDecoder().setKind(k);
-    }
   }
 }
