@@ -45,6 +45,12 @@ public final class ScreenshotTour {
       stage.setHeight(h);
       view.viewModel().textAProperty().set("The doctor asked the nurse to bring [MASK] coffee.");
       stage.show();
+      if (args.length > 3 && args[3].equals("issue41")) {
+        // a tiny Llama (grouped-query, bf16, sharded) then a tiny T5, as the tests build them: README's app pictures
+        view.viewModel().textAProperty().set("the cat sat on the mat");
+        view.viewModel().loadModel(issue41Folders()[0].toString());
+        return null;
+      }
       boolean decoder = args.length > 4 && args[3].equals("decoder");
       if (decoder) {
         view.viewModel().textAProperty().set("The doctor asked the nurse to bring the coffee because she was tired");
@@ -53,6 +59,11 @@ public final class ScreenshotTour {
       return null;
     });
     idle();
+    if (args.length > 3 && args[3].equals("issue41")) {
+      encoderDecoder(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 4 && args[3].equals("decoder")) {
       decoder(out, w, h, args.length > 5 ? args[5] : "decoder");
       Platform.exit();
@@ -583,6 +594,72 @@ public final class ScreenshotTour {
     });
     Thread.sleep(1500);
     shot(out, name + "-zoomed", w, h);
+  }
+
+  private static Path[] issue41;
+
+  /** The tiny Llama and T5 folders of the tests (random weights, hand-written tokenizers), written once. */
+  private static Path[] issue41Folders() {
+    if (issue41 == null) {
+      try {
+        Path dir = Files.createTempDirectory("headscope-issue41");
+        issue41 = new Path[] {io.headscope.model.decoders.DecoderFolders.llama(dir.resolve("tiny-llama"), 3),
+            io.headscope.model.encoderdecoders.EncoderDecoderFolders.write("t5", dir.resolve("tiny-t5"), 21)};
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return issue41;
+  }
+
+  /**
+   * Issue 41's app pictures: a decoder (the tiny Llama: its key/value groups over the grid, a causal map), then an
+   * encoder-decoder (the tiny T5) on its cross maps with a cross head switched off, the predictions before and after.
+   */
+  private static void encoderDecoder(Path out, int w, int h) throws Exception {
+    fx(() -> {
+      view.viewModel().select(new Head(1, 2));
+      return null;
+    });
+    idle();
+    shot(out, "app-decoder", w, h);
+    fx(() -> {
+      view.viewModel().loadModel(issue41Folders()[1].toString());
+      return null;
+    });
+    // the target typed once the T5 is open (typed before, the Llama would be asked for a pair it cannot read)
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (fx(() -> view.viewModel().session().twoStacks() == null) && System.nanoTime() < end) {
+      Thread.sleep(200);
+    }
+    fx(() -> {
+      view.viewModel().textBProperty().set("a cat sat on a mat");
+      view.viewModel().analyse();
+      return null;
+    });
+    Thread.sleep(1500);
+    idle();
+    fx(() -> {
+      view.viewModel().encoderDecoder().setKind(io.headscope.model.core.AttentionKind.CROSS);
+      view.viewModel().toggleHead(new Head(0, 2));
+      return null;
+    });
+    Thread.sleep(1000);
+    idle();
+    fx(() -> {
+      view.viewModel().select(new Head(1, 1));
+      return null;
+    });
+    idle();
+    shot(out, "app-t5-cross", w, h);
+    if (Boolean.getBoolean("headscope.tour.refusal")) {
+      // what another screen says on an encoder-decoder (a check of the one line, not a docs picture)
+      fx(() -> {
+        view.showScreen("lens");
+        return null;
+      });
+      shot(out, "app-t5-lens-refusal", w, h);
+    }
   }
 
   /** The Circuits screen on CAUSAL.md's pair A: EAP's edges, the largest one clicked, then the weights' side. */

@@ -66,6 +66,9 @@ public final class HeadView extends VBox {
     filterChoice.disableProperty().bind(vm.pairProperty().not());
     title.textProperty().bind(vm.titleProperty());
     bindUnitsToggle();
+    // an encoder-decoder's runs give the weights over its tokens: the other quantities and words are off
+    displayChoice.disableProperty().bind(vm.encoderDecoderProperty());
+    unitsToggle.disableProperty().bind(vm.encoderDecoderProperty());
     // the slider makes square cells; Fit may stretch them to fill the pane (see fit)
     zoom.valueProperty().addListener((o, a, b) -> {
       if (!fitting) {

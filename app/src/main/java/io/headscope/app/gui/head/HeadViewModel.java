@@ -45,6 +45,9 @@ public final class HeadViewModel {
   private NeuronViewModel neuron;
   /** The session's model, for what its family changes in the view (null in tests without a session). */
   private ObservableValue<io.headscope.model.BertModel> model;
+  /** The session's encoder-decoder, when one is loaded (null in tests without a session). */
+  private ObservableValue<io.headscope.app.gui.session.TwoStacks> twoStacks;
+  private final ReadOnlyBooleanWrapper encoderDecoder = new ReadOnlyBooleanWrapper();
   /** The session's latest token saliency (null in tests without a session). */
   private ObservableValue<InputSaliency> saliency;
   private final ReadOnlyObjectWrapper<SaliencyStrip> strip = new ReadOnlyObjectWrapper<>();
@@ -68,7 +71,25 @@ public final class HeadViewModel {
     this.neuron = new NeuronViewModel(session);
     this.saliency = session.saliencyProperty();
     saliency.addListener((o, a, b) -> updateStrip());
+    this.twoStacks = session.twoStacksProperty();
+    twoStacks.addListener((o, a, b) -> {
+      encoderDecoder.set(b != null);
+      if (b != null) {
+        display.set(Display.WEIGHTS); // the one quantity the encoder-decoder's runs give
+        words.set(false);
+      }
+      update();
+    });
+    encoderDecoder.set(twoStacks.getValue() != null);
     updateStrip();
+  }
+
+  /**
+   * Whether the head view shows an encoder-decoder's maps (weights over tokens only: the view disables the other
+   * displays, the pair filter and words).
+   */
+  public ReadOnlyBooleanProperty encoderDecoderProperty() {
+    return encoderDecoder.getReadOnlyProperty();
   }
 
   /** The saliency strip over the map's columns, or null: none computed, or computed for another input. */
@@ -129,6 +150,10 @@ public final class HeadViewModel {
    * cells as not allowed rather than as zero attention.
    */
   public boolean causal() {
+    io.headscope.app.gui.session.TwoStacks t = twoStacks == null ? null : twoStacks.getValue();
+    if (t != null) {
+      return t.kind() == io.headscope.model.core.AttentionKind.DECODER; // the decoder's self-attention is causal
+    }
     return model != null && model.getValue() != null && model.getValue().config().family().causal();
   }
 
@@ -193,6 +218,20 @@ public final class HeadViewModel {
       }, e -> title.set("Rollout failed: " + e.getMessage()));
       return;
     }
+    io.headscope.app.gui.session.TwoStacks two = twoStacks == null ? null : twoStacks.getValue();
+    if (two != null && two.intact() != null && h.layer() < two.intact().maps(two.kind()).length
+        && h.head() < two.intact().maps(two.kind())[h.layer()].length) {
+      // an encoder-decoder's head: the shown kind's map, query tokens by key tokens (target by source for cross)
+      HeadMatrix m = TwoStacksMatrix.of(two, shown, h);
+      matrix.set(m);
+      title.set(describe(m, run.mask()).replaceFirst("^Head ", two.kind().label.substring(0, 1).toUpperCase(
+          java.util.Locale.ROOT) + two.kind().label.substring(1) + " head ") + "  ·  "
+          + (two.kind() == io.headscope.model.core.AttentionKind.CROSS ? "rows: target queries, columns: source keys"
+              : two.kind() == io.headscope.model.core.AttentionKind.DECODER ? "target × target (causal)"
+              : "source × source"));
+      hover.set("");
+      return;
+    }
     HeadMatrix m = HeadMatrix.of(t, run, shown, h, display.get(), filter.get(), words());
     matrix.set(m);
     title.set(describe(m, run.mask()) + (m.words() ? "  ·  words" : ""));
@@ -234,6 +273,14 @@ public final class HeadViewModel {
     }
     AttentionTrace run = asRun.getValue() == null ? t : asRun.getValue();
     java.util.List<HeadMatrix> out = new java.util.ArrayList<>();
+    io.headscope.app.gui.session.TwoStacks two = twoStacks == null ? null : twoStacks.getValue();
+    if (two != null && two.intact() != null) {
+      // an encoder-decoder's layer: its kind's maps, query tokens by key tokens (cross: target by source)
+      for (int h = 0; h < two.intact().maps(two.kind())[m.head().layer()].length; h++) {
+        out.add(TwoStacksMatrix.of(two, m.maps(), new Head(m.head().layer(), h)));
+      }
+      return out;
+    }
     for (int h = 0; h < t.heads(); h++) {
       out.add(HeadMatrix.of(t, run, m.maps(), new Head(m.head().layer(), h), m.display(), m.filter(), m.words()));
     }

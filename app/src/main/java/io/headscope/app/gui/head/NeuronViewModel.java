@@ -34,6 +34,12 @@ public final class NeuronViewModel {
       update();
     });
     session.selectedProperty().addListener((o, a, b) -> update());
+    session.twoStacksProperty().addListener((o, a, b) -> {
+      if (b == null) {
+        note.set("");
+      }
+      update();
+    });
     query.addListener((o, a, b) -> update());
     shown.addListener((o, a, b) -> update());
     query.set(defaultQuery(session.trace()));
@@ -72,6 +78,13 @@ public final class NeuronViewModel {
     AttentionTrace t = session.trace();
     Head h = session.selected();
     int q = query.get();
+    if (session.twoStacks() != null) {
+      // nothing of a previous single-stack model stays: the line says why there is no neuron view
+      view.set(null);
+      note.set(io.headscope.app.gui.session.TwoStacks.refusal(session.twoStacks()).replace("this screen",
+          "the neuron view"));
+      return;
+    }
     if (m == null || t == null || h == null || q < 0 || q >= t.tokens().size() || !shown.get()) {
       if (t == null || h == null) {
         view.set(null);

@@ -76,6 +76,11 @@ public final class MainView extends BorderPane {
   @FXML private Button allOnButton;
   @FXML private HBox mapsToggle;
   @FXML private Label inputNote;
+  @FXML private Label textALabel;
+  @FXML private Label textBLabel;
+  @FXML private HBox kindRow;
+  @FXML private HBox kindToggle;
+  @FXML private Label kindNote;
   @FXML private TokenStrip tokenStrip;
   @FXML private javafx.scene.layout.BorderPane leftPane;
   @FXML private VBox allHeads;
@@ -120,6 +125,7 @@ public final class MainView extends BorderPane {
     dialogs.setPlainFigures(plainFigures::isSelected);
     bindInputs();
     bindMapsToggle();
+    bindEncoderDecoder();
     bindStale();
     bindTokenStrip();
     bindStatusBar();
@@ -233,6 +239,19 @@ public final class MainView extends BorderPane {
    * model's worker (the model runs one call at a time), then the file is asked for and written.
    */
   private void exportPage() {
+    io.headscope.app.gui.session.TwoStacks two = vm.session().twoStacks();
+    if (two != null) {
+      // an encoder-decoder: the page `html --target` writes (its encoder / decoder / cross chooser), as run
+      if (two.asRun() == null) {
+        dialogs.showError("Nothing to export yet: type a source and a target first.");
+        return;
+      }
+      io.headscope.analysis.heads.HeadClassifier c = vm.classifier();
+      vm.worker().submit(p -> io.headscope.app.render.page.ArrayPage.of(two.asRun(), c).html(two.model().name()),
+          html -> dialogs.export("interactive page (HTML)", "html", "headscope.html", () -> html, Exports::interactivePage),
+          vm.session()::fail);
+      return;
+    }
     io.headscope.model.BertModel m = vm.session().model();
     if (m == null || vm.traceProperty().get() == null) {
       dialogs.showError("Nothing to export yet: type a sentence first.");
@@ -351,7 +370,7 @@ public final class MainView extends BorderPane {
   @FXML
   private void openFolder() {
     Path p = dialogs.openFolder(
-        "A Hugging Face model folder: BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT or GPT-2 (config.json, "
+        "A Hugging Face model folder: BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT, GPT-2, T5 or BART (config.json, "
             + "model.safetensors, and tokenizer.json, vocab.json + merges.txt or vocab.txt)");
     if (p != null) {
       vm.loadModel(p.toString());
@@ -460,6 +479,18 @@ public final class MainView extends BorderPane {
     // the maps on screen: intact, or as run with the heads in "disabled" ("maps": "as-run")
     // over words when the words switch is on (as `attention --words`)
     boolean words = vm.session().wordsShown();
+    io.headscope.app.gui.session.TwoStacks two = vm.session().twoStacks();
+    if (two != null) {
+      // an encoder-decoder: the three kinds, as `attention --target` prints them (the maps as run with the switches)
+      dialogs.export("Attention JSON", "json", "attention.json", () -> {
+        if (two.asRun() == null) {
+          throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a source and a target first.");
+        }
+        return two.asRun();
+      }, (t, p) -> io.headscope.model.store.SafeFiles.writeAtomically(p, true,
+          out -> io.headscope.analysis.export.EncoderDecoderJson.attention(t, out)));
+      return;
+    }
     dialogs.export("Attention JSON", "json", "attention.json", vm.session()::shownTrace,
         (t, p) -> Exports.attentionJson(t, words, p));
   }
@@ -566,6 +597,57 @@ public final class MainView extends BorderPane {
   /** The token strip follows the shown input (the chips and the cut marker: {@link TokenStrip}). */
   private void bindTokenStrip() {
     vm.traceProperty().addListener((o, x, t) -> tokenStrip.show(t == null ? null : t.encoding()));
+  }
+
+  /**
+   * An encoder-decoder (T5, BART): the input row reads Source and Target, and the row under it chooses the kind
+   * of maps the grid and the head view show (encoder, decoder, cross), as BertViz's head and model views do.
+   */
+  private void bindEncoderDecoder() {
+    String promptA = textA.getPromptText();
+    String promptB = textB.getPromptText();
+    javafx.scene.control.ToggleGroup group = new javafx.scene.control.ToggleGroup();
+    EncoderDecoderRuns runs = vm.encoderDecoder();
+    for (io.headscope.model.core.AttentionKind k : io.headscope.model.core.AttentionKind.values()) {
+      javafx.scene.control.ToggleButton b = new javafx.scene.control.ToggleButton(switch (k) {
+        case ENCODER -> "Encoder (source × source)";
+        case DECODER -> "Decoder (target × target)";
+        case CROSS -> "Cross (target → source)";
+      });
+      b.setId("kind-" + k.label);
+      b.setUserData(k);
+      b.setToggleGroup(group);
+      b.setFocusTraversable(false);
+      b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+      b.setTooltip(new Tooltip(EncoderDecoderRuns.describe(k)));
+      b.setSelected(k == runs.kindProperty().get());
+      kindToggle.getChildren().add(b);
+    }
+    group.selectedToggleProperty().addListener((o, a, b) -> {
+      if (b == null) {
+        a.setSelected(true); // one kind is always shown
+      } else {
+        runs.setKind((io.headscope.model.core.AttentionKind) b.getUserData());
+      }
+    });
+    runs.kindProperty().addListener((o, a, k) -> group.getToggles().forEach(t -> t.setSelected(t.getUserData() == k)));
+    kindNote.textProperty().bind(runs.kindProperty().map(k -> switch (k) {
+      case ENCODER -> "each source token attends to every source token";
+      case DECODER -> "each target token attends to itself and the target tokens before it (hatched: not seen)";
+      case CROSS -> "rows: target tokens (queries), columns: source tokens (keys)";
+    }));
+    Runnable follow = () -> {
+      boolean two = vm.session().twoStacks() != null;
+      kindRow.setVisible(two);
+      kindRow.setManaged(two);
+      textALabel.setText(two ? "Source" : "Sentence");
+      textBLabel.setText(two ? "Target" : "Pair");
+      textA.setPromptText(two ? "What the encoder reads, e.g. translate English to German: The house is wonderful."
+          : promptA);
+      textB.setPromptText(two ? "What the decoder reads, e.g. Das Haus ist" : promptB);
+    };
+    vm.session().twoStacksProperty().addListener((o, a, b) -> follow.run());
+    follow.run();
   }
 
   /** Intact | as run | difference: which maps the grid and the head view show. */

@@ -71,6 +71,8 @@ public final class MainViewModel {
   private final PredictionsViewModel predictions;
   private final io.headscope.app.gui.main.rank.RankViewModel rank;
   private final SwitchHistory history = new SwitchHistory();
+  /** The window on an encoder-decoder (T5, BART), when one is loaded. */
+  private final EncoderDecoderRuns twoStacks;
   /** Where named head sets are kept (the CLI reads the same file for {@code --disable @NAME}). */
   private java.nio.file.Path headSetsFile = io.headscope.model.store.HeadSets.standardFile();
 
@@ -94,6 +96,7 @@ public final class MainViewModel {
     this.repository = repository;
     this.predictions = new PredictionsViewModel(session);
     this.rank = new io.headscope.app.gui.main.rank.RankViewModel(session, scores.getReadOnlyProperty());
+    this.twoStacks = new EncoderDecoderRuns(this, session);
     textA.addListener((o, a, b) -> markStale());
     textB.addListener((o, a, b) -> markStale());
     method.addListener((o, a, m) -> {
@@ -379,8 +382,10 @@ public final class MainViewModel {
       p.update("Loading " + spec + "…", -1);
       var files = repository.resolve(spec, p::update);
       p.update("Reading the weights of " + files.name() + "…", -1);
-      return BertModel.load(files);
-    }, new Worker.Listener<BertModel>() {
+      // an encoder-decoder (T5, BART) opens as one: its three kinds of maps in the grid and the head view
+      return io.headscope.model.EncoderDecoderModel.describes(files)
+          ? io.headscope.model.EncoderDecoderModel.load(files) : (AutoCloseable) BertModel.load(files);
+    }, new Worker.Listener<AutoCloseable>() {
       @Override
       public void progress(String message, double fraction) {
         status.set(message);
@@ -388,9 +393,25 @@ public final class MainViewModel {
       }
 
       @Override
-      public void done(BertModel loaded) {
+      public void done(AutoCloseable opened) {
         end();
-        BertModel old = session.model();
+        AutoCloseable old = session.model() != null ? session.model()
+            : session.twoStacks() != null ? session.twoStacks().model() : null;
+        closeLater(old);
+        if (opened instanceof io.headscope.model.EncoderDecoderModel ed) {
+          twoStacks.opened(ed);
+          session.setMask(HeadMask.NONE.withMode(session.mask().mode()));
+          history.clear();
+          recentRuns.clear();
+          session.setFavor(FavorHeads.NONE);
+          session.setSelection(Set.of());
+          session.select(new Head(0, 0));
+          // always: an input typed while it loaded was run on the model before (a newer generation), not on this one
+          analyse();
+          return;
+        }
+        BertModel loaded = (BertModel) opened;
+        session.setTwoStacks(null);
         session.setModel(loaded);
         modelName.set(loaded.name());
         layers.set(loaded.config().numHiddenLayers());
@@ -402,12 +423,6 @@ public final class MainViewModel {
         session.setSelection(Set.of());
         session.select(new Head(0, 0));
         session.setTraces(null, null);
-        if (old != null) {
-          worker.submit(pr -> {
-            old.close();
-            return null;
-          }, r -> { }, e -> { });
-        }
         status.set(loaded.name() + ": " + layers.get() + " layers × " + heads.get() + " heads"
             + (loaded.hasMaskedLmHead() ? "" : " (no masked-LM head: no predictions)"));
         if (gen == generation) {
@@ -453,6 +468,10 @@ public final class MainViewModel {
     BertModel m = session.model();
     String a = textA.get() == null ? "" : textA.get().strip();
     String b = textB.get() == null ? "" : textB.get().strip();
+    if (session.twoStacks() != null) {
+      twoStacks.analyse(a, b); // the source and the target
+      return;
+    }
     if (m == null) {
       return;
     }
@@ -694,6 +713,70 @@ public final class MainViewModel {
         && java.util.Arrays.equals(t.encoding().segments(), e.segments());
   }
 
+  // --- what the encoder-decoder window (EncoderDecoderRuns) sets here ----------------------
+
+  /** The window on an encoder-decoder: its kind of maps shown and its switches (inert for a single stack). */
+  public EncoderDecoderRuns encoderDecoder() {
+    return twoStacks;
+  }
+
+  /** Closes a model no longer shown, on the worker after any call still running on it. */
+  private void closeLater(AutoCloseable old) {
+    if (old != null) {
+      worker.submit(pr -> {
+        old.close();
+        return null;
+      }, r -> { }, e -> { });
+    }
+  }
+
+  void showShape(String name, int layerCount, int headCount) {
+    modelName.set(name);
+    layers.set(layerCount);
+    heads.set(headCount);
+    scores.clear(); // the Kovaleva categories are defined on one stack's bidirectional maps: none here
+    cachedScores = null;
+  }
+
+  void say(String line) {
+    status.set(line);
+  }
+
+  long nextGeneration() {
+    return ++generation;
+  }
+
+  long generation() {
+    return generation;
+  }
+
+  void clearSwitchHistory() {
+    history.clear();
+  }
+
+  /** The input as typed (the source and the target of an encoder-decoder). */
+  String[] typedText() {
+    return new String[] {strip(textA.get()), strip(textB.get())};
+  }
+
+  /** The result of the typed input is shown (or the input was blanked): not stale, with its note. */
+  void inputShown(boolean isStale, String note) {
+    stale.set(isStale || !java.util.Arrays.equals(typedText(), session.inputText()) && session.trace() != null);
+    inputNote.set(note);
+  }
+
+  /** Publishes a run's per-head numbers for the ranking, or withdraws them (null). */
+  void publishOrWithdraw(io.headscope.model.HeadSummaries s) {
+    if (s != null) {
+      publishSummaries(s);
+    } else {
+      session.withdraw(SINK);
+      session.withdraw(ENTROPY);
+      session.withdraw(LARGEST);
+      summaries.set(null);
+    }
+  }
+
   /** Shows this head in the head view and the panels. */
   public void select(Head h) {
     session.select(h);
@@ -863,6 +946,10 @@ public final class MainViewModel {
     return Session.message(e);
   }
 
+  void begin(String what) {
+    begin(what, -1);
+  }
+
   private void begin(String what, double fraction) {
     pending++;
     busy.set(true);
@@ -870,7 +957,7 @@ public final class MainViewModel {
     progress.set(fraction);
   }
 
-  private void end() {
+  void end() {
     pending = Math.max(0, pending - 1);
     busy.set(pending > 0);
     progress.set(pending > 0 ? -1 : 0);

@@ -43,6 +43,7 @@ public final class PredictionsViewModel {
     // the session sets the intact trace first, then the one with heads off: both are new by then
     session.ablatedProperty().addListener((o, a, b) -> refresh());
     session.modelProperty().addListener((o, a, b) -> refresh());
+    session.twoStacksProperty().addListener((o, a, b) -> refresh());
     // the "Sweep:" choice is part of the session's followed target, the one thing that decides what the
     // sweep measures: a new choice is shared at once, with or without a view (it was the view's job, so a
     // choice made without the panel's view never reached the sweep)
@@ -211,6 +212,15 @@ public final class PredictionsViewModel {
   }
 
   private void refresh() {
+    if (session.twoStacks() != null) {
+      // an encoder-decoder: the next target token at each target position, before and after the switches
+      followHeading.set("Follow a word: single stacks only");
+      emptyHint.set("Type a source and a target: the next target token is predicted at each target position.");
+      classes.clear();
+      targetRows.clear();
+      predictions.setAll(NextTargetRows.of(session.twoStacks()));
+      return;
+    }
     AttentionTrace intact = session.trace();
     AttentionTrace off = session.ablatedProperty().get();
     BertModel m = session.model();

@@ -2,6 +2,7 @@ package io.headscope.app.gui.screen;
 
 import io.headscope.app.gui.exec.BackgroundJob;
 import io.headscope.app.gui.session.Session;
+import io.headscope.app.gui.session.TwoStacks;
 import java.util.function.Consumer;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyDoubleProperty;
@@ -35,6 +36,20 @@ public abstract class ScreenModel<R> {
       clear();
       job.reset();
     }, session.modelProperty());
+    // an encoder-decoder (T5, BART) opens in All heads only: every other screen says so in one line, nothing of
+    // the previous model's result stays (the model change above cleared it)
+    session.twoStacksProperty().addListener((o, a, b) -> {
+      if (b != null && (a == null || a.model() != b.model())) {
+        job.cancel();
+        clear();
+        job.say(TwoStacks.refusal(b));
+      } else if (b == null && a != null) {
+        job.reset();
+      }
+    });
+    if (session.twoStacks() != null) {
+      job.say(TwoStacks.refusal(session.twoStacks()));
+    }
   }
 
   /** What a new model makes stale: the result, and what a screen adds (its status line goes back to idle). */

@@ -29,6 +29,7 @@ import javafx.beans.property.SimpleObjectProperty;
 public final class Session {
   private final Worker worker;
   private final ReadOnlyObjectWrapper<BertModel> model = new ReadOnlyObjectWrapper<>();
+  private final ReadOnlyObjectWrapper<TwoStacks> twoStacks = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<AttentionTrace> trace = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<AttentionTrace> ablated = new ReadOnlyObjectWrapper<>();
   private final ReadOnlyObjectWrapper<HeadMask> mask = new ReadOnlyObjectWrapper<>(HeadMask.NONE);
@@ -90,6 +91,22 @@ public final class Session {
       saliency.set(null); // another model's scores say nothing of this one
     }
     model.set(m);
+  }
+
+  /**
+   * The loaded encoder-decoder and the maps shown of it, or null for a single-stack model. While it is set
+   * the single-stack model is null, and the traces hold the shown kind's maps (target x source for cross).
+   */
+  public ReadOnlyObjectProperty<TwoStacks> twoStacksProperty() {
+    return twoStacks.getReadOnlyProperty();
+  }
+
+  public TwoStacks twoStacks() {
+    return twoStacks.get();
+  }
+
+  public void setTwoStacks(TwoStacks t) {
+    twoStacks.set(t);
   }
 
   /** The intact model's trace of the current input (all heads on). */

@@ -64,7 +64,10 @@ public final class HeadFactsView extends VBox {
     types.getChildren().clear();
     if (s == null) {
       swatch.setFill(Color.TRANSPARENT);
-      category.setText(vm.categoriesWithheld()
+      category.setText(vm.categoriesWithheld() && vm.encoderDecoder()
+          ? "No category: the categories are defined on one stack's bidirectional maps; an encoder-decoder's "
+              + "encoder, decoder (causal) and cross (target × source) maps get none."
+          : vm.categoriesWithheld()
           ? "No category: this model attends causally (each token sees only those before it), and the "
               + "categories are defined on bidirectional maps."
           : "No category yet: type a sentence and pick a head.");

@@ -41,8 +41,16 @@ public final class HeadFactsViewModel {
   /** The selected head's score on the intact map, or null (no head or no input yet). */
   /** Whether the loaded model gets no categories (a causal model: see HeadClassifier.appliesTo). */
   public boolean categoriesWithheld() {
+    if (main.session().twoStacks() != null) {
+      return true; // an encoder-decoder: its kinds are not one stack's bidirectional maps either
+    }
     io.headscope.model.BertModel m = main.modelProperty().get();
     return m != null && !io.headscope.analysis.heads.HeadClassifier.appliesTo(m);
+  }
+
+  /** Whether the loaded model is an encoder-decoder (T5, BART). */
+  public boolean encoderDecoder() {
+    return main.session().twoStacks() != null;
   }
 
   public ReadOnlyObjectProperty<HeadScore> scoreProperty() {

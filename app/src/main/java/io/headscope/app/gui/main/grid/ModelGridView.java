@@ -273,6 +273,7 @@ public final class ModelGridView extends VBox {
         grid.add(t, h + 1, l + 1 + top);
       }
     }
+    fittedWidth = -100; // new thumbnails have no size yet: fit them even when the shape is the last model's
     resize();
     refreshImages();
     refreshSwitches();
