@@ -130,8 +130,9 @@ class InductionCircuitTest {
     double baseline = CompositionScores.baseline(model, Mode.K, CompositionScores.BASELINE_DRAWS,
         CompositionScores.BASELINE_SEED).mean();
     System.out.printf("K-composition 1-2 -> 2-3: %.6f, random baseline %.4f%n", k, baseline);
-    // both products are SUB x SUB blocks of one value each: ||A B^T|| / (||A|| ||B||) = SUB / (sqrt(SUB) sqrt(SUB)
-    // sqrt(SUB)) = 1 / sqrt(SUB); float32 sums of SUB equal products, relative error a few 1e-7
+    // A, B and A B^T are each a SUB x SUB identity block times one value a, b, ab: Frobenius norms sqrt(SUB) times
+    // those, so ||A B^T|| / (||A|| ||B||) = 1 / sqrt(SUB); float32 sums of SUB equal products, relative error a
+    // few 1e-7
     assertThat(k).isCloseTo(1 / Math.sqrt(InductionModel.SUB), within(1e-5));
     // A writes only PREV, which the receiver's query and value never read: no Q- or V-composition
     for (Mode m : List.of(Mode.Q, Mode.V)) {
