@@ -301,6 +301,20 @@ final class EdgeRuns {
     return model.headWeights();
   }
 
+  private float[][][] transposed;
+
+  /**
+   * The heads' q, k and v weights as EAP projects with them ({@link EdgeAttribution#transposedHeadWeights}), made
+   * once per analysis: copying them out of the engine and transposing them took a fifth of EAP's Java time on
+   * bert-base when it was done at every call (a JFR profile of repeated calls).
+   */
+  synchronized float[][][] transposedHeadWeights() {
+    if (transposed == null) {
+      transposed = EdgeAttribution.transposedHeadWeights(headWeights(), layers, heads, hidden);
+    }
+    return transposed;
+  }
+
   static List<Encoding> copies(Encoding e, int n) {
     return Collections.nCopies(n, e);
   }
