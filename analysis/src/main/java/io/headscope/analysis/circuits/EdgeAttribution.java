@@ -55,16 +55,10 @@ final class EdgeAttribution {
     List<Activation> g = runs.model.gradients(terms(points, path)).gradients();
     // pre-LayerNorm: each point's layer inputs, for the heads' own ln1
     double[][][] residPre = runs.pre ? residPre(path, rows) : null;
-    HeadWeights w = runs.headWeights();
     int t = runs.tokens;
     int d = runs.hidden;
-    int dh = w.headSize();
-    float[][][] transposed = new float[3][layers][];
-    for (int l = 0; l < layers; l++) {
-      transposed[0][l] = transposeHeads(w.q()[l], heads, d, dh);
-      transposed[1][l] = transposeHeads(w.k()[l], heads, d, dh);
-      transposed[2][l] = transposeHeads(w.v()[l], heads, d, dh);
-    }
+    float[][][] transposed = runs.transposedHeadWeights();
+    int dh = transposed[0][0].length / (heads * d);
     double[] scores = new double[runs.graph.edges().size()];
     Stats stats = runs.pre ? null : new Stats(runs);
     double[][] delta = deltas();
@@ -263,6 +257,21 @@ final class EdgeAttribution {
         }
       }
     }
+  }
+
+  /**
+   * Every layer's q, k and v weights per head transposed, {@code [q|k|v][layer]} (H, dh, d): the layout {@link
+   * #project} reads along d.
+   */
+  static float[][][] transposedHeadWeights(HeadWeights w, int layers, int heads, int d) {
+    int dh = w.headSize();
+    float[][][] transposed = new float[3][layers][];
+    for (int l = 0; l < layers; l++) {
+      transposed[0][l] = transposeHeads(w.q()[l], heads, d, dh);
+      transposed[1][l] = transposeHeads(w.k()[l], heads, d, dh);
+      transposed[2][l] = transposeHeads(w.v()[l], heads, d, dh);
+    }
+    return transposed;
   }
 
   /** (H, d, dh) row-major to (H, dh, d). */

@@ -153,6 +153,11 @@ final class EdgeRuns {
       throw new HeadScopeException("Edges are defined here for LayerNorm models with one key and value per head "
           + "(BERT's kin, GPT-2); " + model.name() + " is " + model.config().family().withArticle() + ".");
     }
+    if (model.config().parts().residual() == io.headscope.model.core.Parts.Residual.PARALLEL) {
+      // the stream arithmetic (chain) and the MLP's input gradient assume the MLP reads its own layer's heads
+      throw new HeadScopeException("Edges are defined here for layers whose MLP reads the attention's output; "
+          + model.name() + " adds both sublayers to the layer's input (GPT-NeoX's parallel residual).");
+    }
     if (metric.kind() == TargetMetric.Kind.PROB) {
       throw new HeadScopeException("Edges measure logit-diff or logprob (the metric's gradient is a sum of "
           + "log-probabilities' gradients); use --metric logit-diff or logprob.");
@@ -294,6 +299,20 @@ final class EdgeRuns {
 
   HeadWeights headWeights() {
     return model.headWeights();
+  }
+
+  private float[][][] transposed;
+
+  /**
+   * The heads' q, k and v weights as EAP projects with them ({@link EdgeAttribution#transposedHeadWeights}), made
+   * once per analysis: copying them out of the engine and transposing them took a fifth of EAP's Java time on
+   * bert-base when it was done at every call (a JFR profile of repeated calls).
+   */
+  synchronized float[][][] transposedHeadWeights() {
+    if (transposed == null) {
+      transposed = EdgeAttribution.transposedHeadWeights(headWeights(), layers, heads, hidden);
+    }
+    return transposed;
   }
 
   static List<Encoding> copies(Encoding e, int n) {
