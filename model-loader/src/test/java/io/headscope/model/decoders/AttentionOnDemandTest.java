@@ -99,7 +99,9 @@ class AttentionOnDemandTest {
     List<AttentionTrace> full = model.trace(TraceRequest.of(batch));
     List<AttentionTrace> kept = model.trace(TraceRequest.of(batch).summaries(side));
     // the queries and keys as the run's scores read them, for the bound
-    RunResult qk = model.run(RunRequest.of(batch).capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K)));
+    RunResult qk = model.run(RunRequest.of(batch).capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K,
+        HookPoint.Kind.ATTN_SCORES)));
+    int width = batch.stream().mapToInt(Encoding::length).max().orElseThrow();
     boolean bitwise = model.batchInvariant();
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
@@ -127,9 +129,8 @@ class AttentionOnDemandTest {
           assertThat(got.maxWeight()[l][h]).isEqualTo(e.max);
           assertThat(got.sink()[l][h]).isEqualTo((float) e.sink);
           assertThat(got.thumbnail(head)).isDeepEqualTo(e.thumbnail);
-          // entropy: each term p log p in float32 (log within 2 ulp, the product 1 ulp), summed over n terms
-          // (gamma_{n-1}), the row means in double; the floor adds at most n 1e-30 69 per row
-          double entBound = (Float32Bounds.gamma(n - 1) + 4 * U) * e.absEntropy + n * 1e-30 * 70 + Math.ulp((float) e.entropy);
+          double entBound = entropyBound(want, qk.cache().get(HookPoint.of(HookPoint.Kind.ATTN_SCORES, l)), i, h, width)
+              + Math.ulp((float) e.entropy);
           assertThat((double) Math.abs(got.entropy()[l][h] - e.entropy)).as("entropy %s", head).isLessThanOrEqualTo(entBound);
           for (int k = 0; k < n; k++) {
             // the column's float32 sum over n rows (gamma_{n-1} of the sum of non-negative terms), then / n
@@ -171,6 +172,36 @@ class AttentionOnDemandTest {
       delta = Math.max(delta, 2 * (Float32Bounds.gamma(dh) * abs / root + U * Math.abs(dot) / root));
     }
     return Math.max(p1, p2) * (Math.expm1(2 * delta) + 2 * (n + 4) * U);
+  }
+
+  /**
+   * How far the summaries' mean row entropy, computed from the scores s the softmax read as {@code H = m - log
+   * p_max - sum_j p_j s_j} (HeadSummariser), may be from {@code -sum_j p_j log p_j} of the stored map in
+   * double. With q the exact softmax of s, each stored p_j = q_j (1 + t_j), |t_j| <= theta = (W + 4) u over the
+   * batch's width W (exp within 1 ulp, the sum gamma_W, the division u). Then {@code |-sum p log p - H(q)| <=
+   * theta (H + 1) + theta (1 + 2 theta)}; the key with the largest score has q = 1/Z, so {@code -log p_max} is
+   * within theta / (1 - theta) of log Z; {@code sum p s} is within {@code theta S / (1 - theta)} of {@code sum q
+   * s} and its float32 sum within {@code gamma_W S} of it, {@code S = sum_j p_j |s_j|}; the row's float32 result
+   * adds u |H|. The rows' bounds are averaged as the rows are.
+   */
+  private static double entropyBound(float[][] map, Activation scores, int row, int h, int width) {
+    double theta = (width + 4) * U;
+    int n = map.length;
+    double total = 0;
+    for (int q = 0; q < n; q++) {
+      double ent = 0;
+      double s = 0;
+      for (int k = 0; k < n; k++) {
+        double p = map[q][k];
+        if (p > 0) {
+          ent -= p * Math.log(p);
+        }
+        s += p * Math.abs(scores.get(row, h, q, k));
+      }
+      total += theta * (ent + 1) + theta * (1 + 2 * theta) + theta / (1 - theta)
+          + (Float32Bounds.gamma(width) + theta / (1 - theta)) * s + U * ent;
+    }
+    return total / n;
   }
 
   /** What the summaries should hold, computed here in double from a full map. */
