@@ -347,8 +347,11 @@ final class BertEncoder {
    */
   static int headsPerChunk(long batch, long tokens, int heads) {
     long cells = batch * tokens * tokens;
-    return (int) Math.max(1, Math.min(heads, (4L << 20) / Math.max(1, cells)));
+    return (int) Math.max(1, Math.min(heads, chunkCells / Math.max(1, cells)));
   }
+
+  /** The cells of scores a chunk of heads may hold ({@link Engine#attentionChunkCells}). */
+  static volatile long chunkCells = 4L << 20;
 
   /**
    * Whether layer {@code l}'s attention is computed a few heads at a time: when something reads its pattern in

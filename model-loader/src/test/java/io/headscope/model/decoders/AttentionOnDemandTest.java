@@ -12,6 +12,7 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.Engine;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
@@ -49,6 +50,31 @@ class AttentionOnDemandTest {
       List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
       assertThat(batch.get(0).length()).isGreaterThan(batch.get(1).length());
       check(model, batch);
+    }
+  }
+
+  /**
+   * A long input's summarised layers are computed one head at a time (16 MB of scores each at 2,048 tokens):
+   * the same checks with the tiny model's heads read one at a time, so that the chunks' products, the
+   * summaries put together chunk by chunk and the layer's output concatenated from them are exercised.
+   */
+  @Test
+  void aGroupedQueryLlamasHeadsComputedOneAtATimeGiveTheSameMapsAndSummaries() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 44);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    long old = Engine.attentionChunkCells(1);
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
+      check(model, batch);
+      // the layers after the first read the chunked layers' output: the predictions agree with a full trace's
+      Encoding e = batch.get(0);
+      AttentionTrace chunked = model.trace(TraceRequest.of(e).summaries()).get(0);
+      Engine.attentionChunkCells(old);
+      AttentionTrace whole = model.trace(TraceRequest.of(e).summaries()).get(0);
+      assertThat(chunked.summaries(4).entropy()).isDeepEqualTo(whole.summaries(4).entropy());
+      assertThat(chunked.map(new Head(1, 2))).isDeepEqualTo(whole.map(new Head(1, 2)));
+    } finally {
+      Engine.attentionChunkCells(old);
     }
   }
 
