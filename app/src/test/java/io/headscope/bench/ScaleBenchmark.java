@@ -141,7 +141,7 @@ public final class ScaleBenchmark {
             .filter(a -> a.startsWith("-X") || a.startsWith("-D")).toList());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScaleBenchmark.class.getName(), "--child",
             s.name(), dir.toString()));
-        System.out.println("  child JVM options: " + command.subList(1, command.size() - 5));
+        System.out.println("  child JVM options: " + command.subList(1, command.size() - 6));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT)
             .start();
         int code = p.waitFor();
