@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  *       s_j - lse} and {@code lse = m - log p_max} for {@code m = max_j s_j} (the key with the largest score
  *       has the largest weight), so {@code H = -sum_j p_j log p_j = m - log p_max - sum_j p_j s_j}: a product
  *       and a sum per cell and one log per row, instead of a log per cell. Its distance from the float32 sum
- *       of {@code p log p} is bounded in {@code HeadSummariserTest}. Where the pattern read is not the scores'
+ *       of {@code p log p} is bounded in {@code AttentionOnDemandTest}. Where the pattern read is not the scores'
  *       softmax (a capture after head masks), it is {@code -sum_j p log max(p, 1e-30)} per cell as before.
  * </ul>
  */

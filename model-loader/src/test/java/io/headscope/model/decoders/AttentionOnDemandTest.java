@@ -78,6 +78,62 @@ class AttentionOnDemandTest {
     }
   }
 
+  /**
+   * Summaries captured after the head masks read a pattern that is not the softmax of the scores (a switched-off
+   * head's map is all zeros): their entropy is summed per cell in float32, {@code -sum p log max(p, 1e-30)}.
+   * Checked per row against {@code -sum p log p} in double over the maps as run, and the switched-off head's
+   * summaries are zeros.
+   */
+  @Test
+  void summariesAfterTheHeadMasksAreOfTheMapsAsRun() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 45);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      Encoding e = model.encode(HandLlamaTokenizer.TEXT, null);
+      int layers = model.config().numHiddenLayers();
+      int heads = model.config().numAttentionHeads();
+      float[][][] keep = new float[1][layers][heads];
+      for (float[] layer : keep[0]) {
+        java.util.Arrays.fill(layer, 1f);
+      }
+      keep[0][0][1] = 0f;
+      RunResult r = model.run(RunRequest.of(List.of(e))
+          .intervene(new io.headscope.model.engine.Intervention.HeadMasks(keep, HeadMask.Mode.ZERO))
+          .capture(Capture.derived(Capture.Derived.HEAD_SUMMARY))
+          .capture(Capture.points(HookPoint.Kind.ATTN_PATTERN)));
+      int n = e.length();
+      // only layer 0 has a head switched off, so only its pattern as run is not the softmax of its scores (the
+      // other layers' summaries come from the scores, checked in check above)
+      for (int l = 0; l < 1; l++) {
+        Activation rows = r.cache().derived(Capture.Derived.HEAD_SUMMARY, l); // (1, H, 4, T)
+        Activation pattern = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_PATTERN, l)); // as run
+        for (int h = 0; h < heads; h++) {
+          for (int q = 0; q < n; q++) {
+            float max = 0;
+            double ent = 0;
+            for (int k = 0; k < n; k++) {
+              float p = pattern.get(0, h, q, k);
+              max = Math.max(max, p);
+              if (p > 0) {
+                ent -= p * Math.log(p);
+              }
+            }
+            assertThat(rows.get(0, h, 0, q)).as("max %d-%d row %d", l, h, q).isEqualTo(max);
+            // each term's log within 2 ulp and product 1 ulp, the float32 sum gamma_{n-1} of the terms' sizes
+            // (all of one sign), the floor at most n 1e-30 69
+            double bound = (Float32Bounds.gamma(n - 1) + 4 * U) * Math.abs(ent) + n * 1e-30 * 70;
+            assertThat((double) Math.abs(rows.get(0, h, 2, q) - ent)).as("entropy %d-%d row %d", l, h, q)
+                .isLessThanOrEqualTo(bound);
+            if (l == 0 && h == 1) {
+              assertThat(rows.get(0, h, 0, q)).isZero();
+              assertThat(rows.get(0, h, 2, q)).isZero();
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void aBertsMapsOnDemandAreTheFullTracesMaps() {
     try (BertModel model = BertModel.load(TinyBert.create(2, 4, 7).writeTo(dir.resolve("bert")))) {
