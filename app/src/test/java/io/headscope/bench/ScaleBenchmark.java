@@ -43,9 +43,10 @@ import java.util.SplittableRandom;
  *
  * <p>The shapes: TinyLlama-1.1B (22 layers of 32 query and 4 key/value heads, hidden 2,048, MLP 5,632,
  * vocabulary 32,000, untied) at 2,048 tokens, and Qwen2.5-0.5B (24 layers, 14 and 2 heads, hidden 896, MLP
- * 4,864, vocabulary 151,936, tied, q/k/v biases) at 512. Pythia-160M's shape waits for the gpt_neox family.
+ * 4,864, vocabulary 151,936, tied, q/k/v biases) at 512, and Pythia-160M (GPT-NeoX: 12 layers of 12 heads, hidden
+ * 768, MLP 3,072, vocabulary 50,304, rotary over a quarter of each head, parallel residual, untied) at 512.
  *
- * <p>Arguments: {@code [tinyllama|qwen|all (default)]} and {@code --json FILE}.
+ * <p>Arguments: {@code [tinyllama|qwen|pythia|all (default)]} and {@code --json FILE}.
  */
 public final class ScaleBenchmark {
   /** A model's shape as its config.json says it. */
@@ -55,9 +56,19 @@ public final class ScaleBenchmark {
       return hidden / heads;
     }
 
+    /** GPT-NeoX (Pythia): fused per-head q/k/v, biases everywhere, LayerNorm, a two-product GELU MLP. */
+    boolean neox() {
+      return type.equals("gpt_neox");
+    }
+
     /** Every weight's element count. */
     long parameters() {
       long dh = headSize();
+      if (neox()) { // q/k/v, dense, h_to_4h, 4h_to_h with their biases, two LayerNorms; final LayerNorm
+        long perLayer = 3L * hidden * hidden + 3L * hidden + (long) hidden * hidden + hidden + 2L * hidden * mlp + mlp
+            + hidden + 4L * hidden;
+        return (long) vocab * hidden * (tied ? 1 : 2) + layers * perLayer + 2L * hidden;
+      }
       long perLayer = (long) hidden * heads * dh + 2L * hidden * kvHeads * dh + (long) heads * dh * hidden
           + 3L * hidden * mlp + 2L * hidden + (qkvBias ? (heads + 2L * kvHeads) * dh : 0);
       return (long) vocab * hidden * (tied ? 1 : 2) + layers * perLayer + hidden;
@@ -66,13 +77,14 @@ public final class ScaleBenchmark {
     /**
      * The multiply-adds of one forward pass of T tokens, times 2: per layer the q/k/v product, the scores
      * and the weighted values of every head over the full T x T (the engine computes the whole square and
-     * masks it), the output product and the three MLP products; then the head at the last token.
+     * masks it), the output product and the MLP's products (three for SwiGLU, two for NeoX's GELU MLP); then
+     * the head at the last token.
      */
     double flops() {
       double t = tokens;
       double dh = headSize();
       double perLayer = 2 * t * hidden * (heads + 2.0 * kvHeads) * dh + 2 * 2 * heads * t * t * dh
-          + 2 * t * heads * dh * hidden + 3 * 2 * t * hidden * mlp;
+          + 2 * t * heads * dh * hidden + (neox() ? 2 : 3) * 2 * t * hidden * mlp;
       return layers * perLayer + 2.0 * hidden * vocab;
     }
   }
@@ -81,6 +93,9 @@ public final class ScaleBenchmark {
       2048, 10000, 2048);
   static final ModelShape QWEN = new ModelShape("Qwen2.5-0.5B", "qwen2", 24, 14, 2, 896, 4864, 151936, true, true, 512,
       1000000, 32768);
+  /** Pythia-160M: GPT-NeoX, rotary over a quarter of each head (rotary_pct 0.25), parallel residual, untied. */
+  static final ModelShape PYTHIA = new ModelShape("Pythia-160M", "gpt_neox", 12, 12, 12, 768, 3072, 50304, false, true,
+      512, 10000, 2048);
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("--child")) {
@@ -103,12 +118,12 @@ public final class ScaleBenchmark {
     List<ModelShape> shapes = switch (which) {
       case "tinyllama" -> List.of(TINYLLAMA);
       case "qwen" -> List.of(QWEN);
-      case "all" -> List.of(TINYLLAMA, QWEN);
-      default -> throw new IllegalArgumentException("bench scale [tinyllama|qwen|all], not " + which);
+      case "pythia" -> List.of(PYTHIA);
+      case "all" -> List.of(TINYLLAMA, QWEN, PYTHIA);
+      default -> throw new IllegalArgumentException("bench scale [tinyllama|qwen|pythia|all], not " + which);
     };
     System.out.printf(Locale.ROOT, "HeadScope scale benchmark, %d cores, load average %s%n",
         Runtime.getRuntime().availableProcessors(), AblationBenchmark.loadAverage());
-    System.out.println("Pythia-160M shape at 512 tokens: not run (the gpt_neox family is not on this branch)");
     Path tokenizer = ModelRepository.standard().resolve(ModelRepository.DEFAULT_MODEL, ProgressListener.NONE).tokenizer();
     for (ModelShape s : shapes) {
       Path dir = Files.createTempDirectory("headscope-scale-bench");
@@ -118,11 +133,17 @@ public final class ScaleBenchmark {
         System.out.printf(Locale.ROOT, "%s shape: %,d parameters, %.2f GB as float32, written in %.0f s to %s%n",
             s.name(), s.parameters(), s.parameters() * 4 / 1e9, (System.nanoTime() - t0) / 1e9, dir);
         Path out = dir.resolve("child.txt");
-        // a child JVM of its own, so that its peak resident memory is the model's run and nothing of the writing
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "-Xmx3g", "-cp", System.getProperty("java.class.path"),
-            ScaleBenchmark.class.getName(), "--child", s.name(), dir.toString())
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
+        // a child JVM of its own, so that its peak resident memory is the model's run and nothing of the writing;
+        // with this JVM's options (./headscope's HEADSCOPE_JAVA_OPTS, by default -Xmx2g -XX:+UseSerialGC), as
+        // the app would run
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(a -> a.startsWith("-X") || a.startsWith("-D")).toList());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScaleBenchmark.class.getName(), "--child",
+            s.name(), dir.toString()));
+        System.out.println("  child JVM options: " + command.subList(1, command.size() - 6));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT)
+            .start();
         int code = p.waitFor();
         if (code != 0) {
           throw new IllegalStateException("the child run of " + s.name() + " exited with " + code);
@@ -137,7 +158,8 @@ public final class ScaleBenchmark {
 
   /** The measuring run, in a JVM of its own: {@code --child NAME DIR}. */
   private static void child(String[] args) throws IOException {
-    ModelShape s = args[1].equals(TINYLLAMA.name()) ? TINYLLAMA : QWEN;
+    ModelShape s = List.of(TINYLLAMA, QWEN, PYTHIA).stream().filter(m -> m.name().equals(args[1])).findFirst()
+        .orElseThrow();
     Path dir = Path.of(args[2]);
     double[] rates = matmulRate(s.tokens(), s.hidden(), s.mlp());
     double rate = rates[0];
@@ -246,6 +268,55 @@ public final class ScaleBenchmark {
 
   /** The shape's config.json, tokenizer and model.safetensors (float32, written a tensor at a time). */
   static void write(ModelShape s, Path dir, Path tokenizer) throws IOException {
+    Map<String, long[]> tensors = s.neox() ? neoxTensors(s) : llamaTensors(s);
+    writeSafetensors(tensors, dir.resolve("model.safetensors"));
+    int d = s.hidden();
+    Files.writeString(dir.resolve("config.json"), s.neox() ? String.format(Locale.ROOT, "{\"model_type\": \"gpt_neox\", "
+        + "\"architectures\": [\"GPTNeoXForCausalLM\"], \"vocab_size\": %d, \"hidden_size\": %d, "
+        + "\"intermediate_size\": %d, \"num_hidden_layers\": %d, \"num_attention_heads\": %d, "
+        + "\"max_position_embeddings\": %d, \"rotary_pct\": 0.25, \"rotary_emb_base\": %.1f, "
+        + "\"use_parallel_residual\": true, \"layer_norm_eps\": 1e-05, \"hidden_act\": \"gelu\", "
+        + "\"tie_word_embeddings\": false, \"attention_bias\": true, \"torch_dtype\": \"float32\"}", s.vocab(), d,
+        s.mlp(), s.layers(), s.heads(), s.positions(), s.theta())
+        : String.format(Locale.ROOT, "{\"model_type\": \"%s\", "
+        + "\"architectures\": [\"%s\"], \"vocab_size\": %d, \"hidden_size\": %d, \"intermediate_size\": %d, "
+        + "\"num_hidden_layers\": %d, \"num_attention_heads\": %d, \"num_key_value_heads\": %d, "
+        + "\"max_position_embeddings\": %d, \"rms_norm_eps\": 1e-05, \"rope_theta\": %.1f, \"hidden_act\": \"silu\", "
+        + "\"tie_word_embeddings\": %b, \"torch_dtype\": \"float32\"}", s.type(),
+        s.type().equals("qwen2") ? "Qwen2ForCausalLM" : "LlamaForCausalLM", s.vocab(), d, s.mlp(), s.layers(),
+        s.heads(), s.kvHeads(), s.positions(), s.theta(), s.tied()));
+    // the engine reads ids; any tokenizer whose vocabulary fits the model's will do for timing
+    Files.copy(tokenizer, dir.resolve("tokenizer.json"));
+  }
+
+  /** GPT-NeoX's names as the hub stores Pythia ({@code query_key_value} rows per head: q, k, v). */
+  private static Map<String, long[]> neoxTensors(ModelShape s) {
+    Map<String, long[]> tensors = new LinkedHashMap<>();
+    long d = s.hidden();
+    long f = s.mlp();
+    tensors.put("gpt_neox.embed_in.weight", new long[] {s.vocab(), d});
+    for (int l = 0; l < s.layers(); l++) {
+      String p = "gpt_neox.layers." + l + ".";
+      tensors.put(p + "input_layernorm.weight", new long[] {d});
+      tensors.put(p + "input_layernorm.bias", new long[] {d});
+      tensors.put(p + "post_attention_layernorm.weight", new long[] {d});
+      tensors.put(p + "post_attention_layernorm.bias", new long[] {d});
+      tensors.put(p + "attention.query_key_value.weight", new long[] {3 * d, d});
+      tensors.put(p + "attention.query_key_value.bias", new long[] {3 * d});
+      tensors.put(p + "attention.dense.weight", new long[] {d, d});
+      tensors.put(p + "attention.dense.bias", new long[] {d});
+      tensors.put(p + "mlp.dense_h_to_4h.weight", new long[] {f, d});
+      tensors.put(p + "mlp.dense_h_to_4h.bias", new long[] {f});
+      tensors.put(p + "mlp.dense_4h_to_h.weight", new long[] {d, f});
+      tensors.put(p + "mlp.dense_4h_to_h.bias", new long[] {d});
+    }
+    tensors.put("gpt_neox.final_layer_norm.weight", new long[] {d});
+    tensors.put("gpt_neox.final_layer_norm.bias", new long[] {d});
+    tensors.put("embed_out.weight", new long[] {s.vocab(), d});
+    return tensors;
+  }
+
+  private static Map<String, long[]> llamaTensors(ModelShape s) {
     Map<String, long[]> tensors = new LinkedHashMap<>();
     int d = s.hidden();
     int dh = s.headSize();
@@ -271,6 +342,11 @@ public final class ScaleBenchmark {
     if (!s.tied()) {
       tensors.put("lm_head.weight", new long[] {s.vocab(), d});
     }
+    return tensors;
+  }
+
+  /** float32 tensors, uniform with standard deviation 0.02 (gains 1, biases 0), written a buffer at a time. */
+  private static void writeSafetensors(Map<String, long[]> tensors, Path file) throws IOException {
     StringBuilder header = new StringBuilder("{\"__metadata__\":{\"format\":\"pt\"}");
     long offset = 0;
     for (Map.Entry<String, long[]> e : tensors.entrySet()) {
@@ -290,7 +366,7 @@ public final class ScaleBenchmark {
     byte[] h = header.toString().getBytes(StandardCharsets.UTF_8);
     SplittableRandom r = new SplittableRandom(7);
     float a = (float) (0.02 * Math.sqrt(3)); // uniform on [-a, a]: standard deviation 0.02
-    try (FileChannel ch = FileChannel.open(dir.resolve("model.safetensors"), StandardOpenOption.CREATE_NEW,
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE)) {
       ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(h.length);
       len.flip();
@@ -320,15 +396,6 @@ public final class ScaleBenchmark {
         ch.write(buf);
       }
     }
-    Files.writeString(dir.resolve("config.json"), String.format(Locale.ROOT, "{\"model_type\": \"%s\", "
-        + "\"architectures\": [\"%s\"], \"vocab_size\": %d, \"hidden_size\": %d, \"intermediate_size\": %d, "
-        + "\"num_hidden_layers\": %d, \"num_attention_heads\": %d, \"num_key_value_heads\": %d, "
-        + "\"max_position_embeddings\": %d, \"rms_norm_eps\": 1e-05, \"rope_theta\": %.1f, \"hidden_act\": \"silu\", "
-        + "\"tie_word_embeddings\": %b, \"torch_dtype\": \"float32\"}", s.type(),
-        s.type().equals("qwen2") ? "Qwen2ForCausalLM" : "LlamaForCausalLM", s.vocab(), d, s.mlp(), s.layers(),
-        s.heads(), s.kvHeads(), s.positions(), s.theta(), s.tied()));
-    // the engine reads ids; any tokenizer whose vocabulary fits the model's will do for timing
-    Files.copy(tokenizer, dir.resolve("tokenizer.json"));
   }
 
   private static void deleteTree(Path dir) throws IOException {

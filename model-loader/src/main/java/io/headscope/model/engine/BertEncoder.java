@@ -9,6 +9,7 @@ import ai.djl.nn.norm.LayerNorm;
 import io.headscope.model.core.BertConfig;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.core.Parts;
+import java.util.List;
 
 /**
  * The forward pass of BERT and the families built like it ({@link io.headscope.model.core.Family}),
@@ -303,8 +304,101 @@ final class BertEncoder {
     NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv[2]); // (B, H, T, dh)
 
     NDArray scores = hooks.at(HookPoint.Kind.ATTN_SCORES, l, scores(q, k, scoreMask, dh)); // (B, H, T, T)
-    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, scores.softmax(-1)); // (B, H, T, T)
+    NDArray computed = scores.softmax(-1); // (B, H, T, T)
+    readChunks(hooks, l, scores, computed, true);
+    NDArray pattern = hooks.at(HookPoint.Kind.ATTN_PATTERN, l, computed);
+    // after the interventions at the pattern, the scores are no longer what it is the softmax of
+    readChunks(hooks, l, pattern == computed ? scores : null, pattern, false);
     return new NDArray[] {pattern, v};
+  }
+
+  /** Hands a whole layer's scores and pattern to what reads them in chunks of heads ({@link Hooks#patternChunks}). */
+  private void readChunks(Hooks hooks, int l, NDArray scores, NDArray pattern, boolean before) {
+    List<Hooks.PatternChunks> readers = hooks.patternChunks(l).stream()
+        .filter(r -> r.beforeInterventions() == before).toList();
+    if (readers.isEmpty()) {
+      return;
+    }
+    Shape s = pattern.getShape();
+    int h = (int) s.get(1);
+    int per = headsPerChunk(s.get(0), s.get(2), h);
+    for (int h0 = 0; h0 < h; h0 += per) {
+      int h1 = Math.min(h, h0 + per);
+      try (NDManager chunk = pattern.getManager().newSubManager()) {
+        NDIndex heads = new NDIndex(":, " + h0 + ":" + h1);
+        NDArray p = pattern.get(heads);
+        p.attach(chunk);
+        NDArray sc = null;
+        if (scores != null) {
+          sc = scores.get(heads);
+          sc.attach(chunk);
+        }
+        for (Hooks.PatternChunks r : readers) {
+          r.accept(sc, p, h0, h1 == h);
+        }
+      }
+    }
+  }
+
+  /**
+   * Heads per chunk of a layer computed a few heads at a time: about 4M cells (16 MB) of (B, c, T, T) scores,
+   * one head at 2,048 tokens. Below glibc's largest mmap threshold (32 MB), so the chunk's arrays come back
+   * from the allocator's free lists instead of fresh pages from the kernel.
+   */
+  static int headsPerChunk(long batch, long tokens, int heads) {
+    long cells = batch * tokens * tokens;
+    return (int) Math.max(1, Math.min(heads, chunkCells / Math.max(1, cells)));
+  }
+
+  /** The cells of scores a chunk of heads may hold ({@link Engine#attentionChunkCells}). */
+  static volatile long chunkCells = 4L << 20;
+
+  /**
+   * Whether layer {@code l}'s attention is computed a few heads at a time: when something reads its pattern in
+   * chunks (a trace of summaries) and nothing else sees the whole scores or pattern (no capture, no
+   * intervention there, no gradient). The per-head products are of the shapes of the batched ones, and
+   * mask and softmax act per element and per row, so the result is the batched computation's where the
+   * products are batch-invariant (as for the maps recomputed on demand); the layer then never holds its
+   * (B, H, T, T) scores and pattern (1 GB at 2,048 tokens and 32 heads).
+   */
+  private static boolean chunked(int l, Hooks hooks, NDArray x) {
+    return !hooks.patternChunks(l).isEmpty() && !hooks.isActive(HookPoint.of(HookPoint.Kind.ATTN_SCORES, l))
+        && !hooks.isActive(HookPoint.pattern(l)) && !recordsGradient(x);
+  }
+
+  /** {@code z} of layer {@code l}, (B, H, T, dh), computed a few heads at a time ({@link #chunked}). */
+  private NDArray chunkedAttention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
+    int dh = c.headSize();
+    NDArray[] qkv = queriesKeysValues(l, p, x);
+    NDArray q = hooks.at(HookPoint.Kind.ATTN_Q, l, qkv[0]); // (B, H, T, dh)
+    NDArray k = hooks.at(HookPoint.Kind.ATTN_K, l, qkv[1]); // (B, H, T, dh)
+    NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv[2]); // (B, H, T, dh)
+    Shape s = q.getShape();
+    int h = (int) s.get(1);
+    int per = headsPerChunk(s.get(0), s.get(2), h);
+    List<Hooks.PatternChunks> readers = hooks.patternChunks(l);
+    ai.djl.ndarray.NDList zs = new ai.djl.ndarray.NDList();
+    for (int h0 = 0; h0 < h; h0 += per) {
+      int h1 = Math.min(h, h0 + per);
+      try (NDManager chunk = q.getManager().newSubManager()) {
+        NDIndex heads = new NDIndex(":, " + h0 + ":" + h1);
+        NDArray qc = q.get(heads);
+        qc.attach(chunk); // results below have qc (or its products) as first operand: they land in chunk
+        NDArray kc = k.get(heads);
+        kc.attach(chunk);
+        NDArray vc = v.get(heads);
+        vc.attach(chunk);
+        NDArray scores = scores(qc, kc, scoreMask, dh); // (B, c, T, T)
+        NDArray pattern = scores.softmax(-1);
+        for (Hooks.PatternChunks r : readers) {
+          r.accept(scores, pattern, h0, h1 == h);
+        }
+        NDArray z = pattern.matMul(vc); // (B, c, T, dh)
+        z.attach(q.getManager());
+        zs.add(z);
+      }
+    }
+    return zs.size() == 1 ? zs.get(0) : ai.djl.ndarray.NDArrays.concat(zs, 1); // (B, H, T, dh)
   }
 
   /**
@@ -354,8 +448,14 @@ final class BertEncoder {
     Shape s = x.getShape();
     long b = s.get(0);
     long t = s.get(1);
-    NDArray[] pv = pattern(l, p, x, scoreMask, hooks);
-    NDArray z = hooks.at(HookPoint.Kind.ATTN_Z, l, pv[0].matMul(pv[1])); // (B, H, T, dh)
+    NDArray z;
+    if (chunked(l, hooks, x)) {
+      z = chunkedAttention(l, p, x, scoreMask, hooks);
+    } else {
+      NDArray[] pv = pattern(l, p, x, scoreMask, hooks);
+      z = pv[0].matMul(pv[1]);
+    }
+    z = hooks.at(HookPoint.Kind.ATTN_Z, l, z); // (B, H, T, dh)
 
     HookPoint resultPoint = HookPoint.of(HookPoint.Kind.ATTN_RESULT, l);
     if (hooks.isActive(resultPoint)) {

@@ -58,6 +58,7 @@ final class CaptureSink {
           for (Capture.Derived d : c.derived()) {
             attachDerived(hooks, c, d, l);
           }
+          attachSummaries(hooks, c, l);
         }
       }
     }
@@ -65,10 +66,7 @@ final class CaptureSink {
 
   private void attachDerived(Hooks hooks, Capture c, Capture.Derived d, int l) {
     switch (d) {
-      case HEAD_SUMMARY -> observe(hooks, c, HookPoint.pattern(l),
-          a -> cache.putDerived(d, l, HeadSummariser.rows(a, lengths)));
-      case THUMBNAILS -> observe(hooks, c, HookPoint.pattern(l),
-          a -> cache.putDerived(d, l, HeadSummariser.thumbnails(a, lengths, c.thumbnailSide())));
+      case HEAD_SUMMARY, THUMBNAILS -> { } // attachSummaries: one reader of the pattern for both
       // the queries and keys as the scores read them: after any intervention at their points
       case QUERIES -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_Q, l), q -> cache.putDerived(d, l, copy(q)));
       case GROUP_KEYS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_K, l),
@@ -84,11 +82,18 @@ final class CaptureSink {
     }
   }
 
-  private static void observe(Hooks hooks, Capture c, HookPoint p, java.util.function.Consumer<NDArray> fn) {
-    if (c.stage() == Capture.Stage.BEFORE_INTERVENTIONS) {
-      hooks.observeBefore(p, fn);
-    } else {
-      hooks.observeAfter(p, fn);
+  /**
+   * The head summaries and thumbnails of layer l, read from its pattern a few heads at a time by one {@link
+   * HeadSummariser} (the engine then never holds the layer's whole pattern, unless something else reads it).
+   */
+  private void attachSummaries(Hooks hooks, Capture c, int l) {
+    boolean rows = c.derived().contains(Capture.Derived.HEAD_SUMMARY);
+    boolean thumbs = c.derived().contains(Capture.Derived.THUMBNAILS);
+    if (rows || thumbs) {
+      hooks.observePatternChunks(l, new HeadSummariser(weights.config.numAttentionHeads(), lengths,
+          thumbs ? c.thumbnailSide() : 0, c.stage() == Capture.Stage.BEFORE_INTERVENTIONS,
+          rows ? a -> cache.putDerived(Capture.Derived.HEAD_SUMMARY, l, a) : null,
+          thumbs ? a -> cache.putDerived(Capture.Derived.THUMBNAILS, l, a) : null));
     }
   }
 

@@ -278,6 +278,20 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets how many cells of (B, c, T, T) scores a summarised layer computes at once (the default, 4M, is one head
+   * at 2,048 tokens) and returns the previous setting: tests set it to 1 to read a tiny model's heads one at a
+   * time, as a long input's are.
+   */
+  public static long attentionChunkCells(long cells) {
+    if (cells < 1) {
+      throw new IllegalArgumentException("chunk of " + cells + " cells");
+    }
+    long old = BertEncoder.chunkCells;
+    BertEncoder.chunkCells = cells;
+    return old;
+  }
+
   /** Runs a batch with the request's interventions, captures and readouts. */
   public RunResult run(RunRequest r) {
     BertConfig c = config();

@@ -21,6 +21,25 @@ final class Hooks {
   private final Map<HookPoint, List<Consumer<NDArray>>> before = new HashMap<>();
   private final Map<HookPoint, List<UnaryOperator<NDArray>>> interventions = new HashMap<>();
   private final Map<HookPoint, List<Consumer<NDArray>>> after = new HashMap<>();
+  /** Per layer, what reads the layer's pattern a few heads at a time ({@link #observePatternChunks}). */
+  private final Map<Integer, List<PatternChunks>> chunks = new HashMap<>();
+
+  /**
+   * Reads a layer's pattern a few heads at a time, with the scores it came from: what a trace of summaries
+   * needs of a layer whose whole (B, H, T, T) pattern it never keeps.
+   */
+  interface PatternChunks {
+    /**
+     * Heads {@code h0 .. h0 + c - 1} of the layer: the scores the softmax read, or null where the pattern seen
+     * is not their softmax (after interventions at the pattern), and the pattern, both (B, c, T, T).
+     *
+     * @param last whether these are the layer's last heads
+     */
+    void accept(NDArray scores, NDArray pattern, int h0, boolean last);
+
+    /** Whether it reads the pattern before the interventions at {@code hook_pattern} (else after them). */
+    boolean beforeInterventions();
+  }
 
   Hooks observeBefore(HookPoint p, Consumer<NDArray> fn) {
     before.computeIfAbsent(p, k -> new ArrayList<>()).add(fn);
@@ -35,6 +54,16 @@ final class Hooks {
   Hooks observeAfter(HookPoint p, Consumer<NDArray> fn) {
     after.computeIfAbsent(p, k -> new ArrayList<>()).add(fn);
     return this;
+  }
+
+  Hooks observePatternChunks(int layer, PatternChunks fn) {
+    chunks.computeIfAbsent(layer, k -> new ArrayList<>()).add(fn);
+    return this;
+  }
+
+  /** What reads layer {@code l}'s pattern in chunks of heads (empty when nothing does). */
+  List<PatternChunks> patternChunks(int layer) {
+    return chunks.getOrDefault(layer, List.of());
   }
 
   /** Whether anything is attached at a point (the model computes optional points only then). */

@@ -12,6 +12,7 @@ import io.headscope.model.core.HeadMask;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
+import io.headscope.model.engine.Engine;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
@@ -49,6 +50,87 @@ class AttentionOnDemandTest {
       List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
       assertThat(batch.get(0).length()).isGreaterThan(batch.get(1).length());
       check(model, batch);
+    }
+  }
+
+  /**
+   * A long input's summarised layers are computed one head at a time (16 MB of scores each at 2,048 tokens):
+   * the same checks with the tiny model's heads read one at a time, so that the chunks' products, the
+   * summaries put together chunk by chunk and the layer's output concatenated from them are exercised.
+   */
+  @Test
+  void aGroupedQueryLlamasHeadsComputedOneAtATimeGiveTheSameMapsAndSummaries() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 44);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    long old = Engine.attentionChunkCells(1);
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
+      check(model, batch);
+      // the layers after the first read the chunked layers' output: the predictions agree with a full trace's
+      Encoding e = batch.get(0);
+      AttentionTrace chunked = model.trace(TraceRequest.of(e).summaries()).get(0);
+      Engine.attentionChunkCells(old);
+      AttentionTrace whole = model.trace(TraceRequest.of(e).summaries()).get(0);
+      assertThat(chunked.summaries(4).entropy()).isDeepEqualTo(whole.summaries(4).entropy());
+      assertThat(chunked.map(new Head(1, 2))).isDeepEqualTo(whole.map(new Head(1, 2)));
+    } finally {
+      Engine.attentionChunkCells(old);
+    }
+  }
+
+  /**
+   * Summaries captured after the head masks read a pattern that is not the softmax of the scores (a switched-off
+   * head's map is all zeros): their entropy is summed per cell in float32, {@code -sum p log max(p, 1e-30)}.
+   * Checked per row against {@code -sum p log p} in double over the maps as run, and the switched-off head's
+   * summaries are zeros.
+   */
+  @Test
+  void summariesAfterTheHeadMasksAreOfTheMapsAsRun() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 45);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      Encoding e = model.encode(HandLlamaTokenizer.TEXT, null);
+      int layers = model.config().numHiddenLayers();
+      int heads = model.config().numAttentionHeads();
+      float[][][] keep = new float[1][layers][heads];
+      for (float[] layer : keep[0]) {
+        java.util.Arrays.fill(layer, 1f);
+      }
+      keep[0][0][1] = 0f;
+      RunResult r = model.run(RunRequest.of(List.of(e))
+          .intervene(new io.headscope.model.engine.Intervention.HeadMasks(keep, HeadMask.Mode.ZERO))
+          .capture(Capture.derived(Capture.Derived.HEAD_SUMMARY))
+          .capture(Capture.points(HookPoint.Kind.ATTN_PATTERN)));
+      int n = e.length();
+      // only layer 0 has a head switched off, so only its pattern as run is not the softmax of its scores (the
+      // other layers' summaries come from the scores, checked in check above)
+      for (int l = 0; l < 1; l++) {
+        Activation rows = r.cache().derived(Capture.Derived.HEAD_SUMMARY, l); // (1, H, 4, T)
+        Activation pattern = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_PATTERN, l)); // as run
+        for (int h = 0; h < heads; h++) {
+          for (int q = 0; q < n; q++) {
+            float max = 0;
+            double ent = 0;
+            for (int k = 0; k < n; k++) {
+              float p = pattern.get(0, h, q, k);
+              max = Math.max(max, p);
+              if (p > 0) {
+                ent -= p * Math.log(p);
+              }
+            }
+            assertThat(rows.get(0, h, 0, q)).as("max %d-%d row %d", l, h, q).isEqualTo(max);
+            // each term's log within 2 ulp and product 1 ulp, the float32 sum gamma_{n-1} of the terms' sizes
+            // (all of one sign), the floor at most n 1e-30 69
+            double bound = (Float32Bounds.gamma(n - 1) + 4 * U) * Math.abs(ent) + n * 1e-30 * 70;
+            assertThat((double) Math.abs(rows.get(0, h, 2, q) - ent)).as("entropy %d-%d row %d", l, h, q)
+                .isLessThanOrEqualTo(bound);
+            if (l == 0 && h == 1) {
+              assertThat(rows.get(0, h, 0, q)).isZero();
+              assertThat(rows.get(0, h, 2, q)).isZero();
+            }
+          }
+        }
+      }
     }
   }
 
@@ -99,7 +181,9 @@ class AttentionOnDemandTest {
     List<AttentionTrace> full = model.trace(TraceRequest.of(batch));
     List<AttentionTrace> kept = model.trace(TraceRequest.of(batch).summaries(side));
     // the queries and keys as the run's scores read them, for the bound
-    RunResult qk = model.run(RunRequest.of(batch).capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K)));
+    RunResult qk = model.run(RunRequest.of(batch).capture(Capture.points(HookPoint.Kind.ATTN_Q, HookPoint.Kind.ATTN_K,
+        HookPoint.Kind.ATTN_SCORES)));
+    int width = batch.stream().mapToInt(Encoding::length).max().orElseThrow();
     boolean bitwise = model.batchInvariant();
     int layers = model.config().numHiddenLayers();
     int heads = model.config().numAttentionHeads();
@@ -127,9 +211,8 @@ class AttentionOnDemandTest {
           assertThat(got.maxWeight()[l][h]).isEqualTo(e.max);
           assertThat(got.sink()[l][h]).isEqualTo((float) e.sink);
           assertThat(got.thumbnail(head)).isDeepEqualTo(e.thumbnail);
-          // entropy: each term p log p in float32 (log within 2 ulp, the product 1 ulp), summed over n terms
-          // (gamma_{n-1}), the row means in double; the floor adds at most n 1e-30 69 per row
-          double entBound = (Float32Bounds.gamma(n - 1) + 4 * U) * e.absEntropy + n * 1e-30 * 70 + Math.ulp((float) e.entropy);
+          double entBound = entropyBound(want, qk.cache().get(HookPoint.of(HookPoint.Kind.ATTN_SCORES, l)), i, h, width)
+              + Math.ulp((float) e.entropy);
           assertThat((double) Math.abs(got.entropy()[l][h] - e.entropy)).as("entropy %s", head).isLessThanOrEqualTo(entBound);
           for (int k = 0; k < n; k++) {
             // the column's float32 sum over n rows (gamma_{n-1} of the sum of non-negative terms), then / n
@@ -171,6 +254,36 @@ class AttentionOnDemandTest {
       delta = Math.max(delta, 2 * (Float32Bounds.gamma(dh) * abs / root + U * Math.abs(dot) / root));
     }
     return Math.max(p1, p2) * (Math.expm1(2 * delta) + 2 * (n + 4) * U);
+  }
+
+  /**
+   * How far the summaries' mean row entropy, computed from the scores s the softmax read as {@code H = m - log
+   * p_max - sum_j p_j s_j} (HeadSummariser), may be from {@code -sum_j p_j log p_j} of the stored map in
+   * double. With q the exact softmax of s, each stored p_j = q_j (1 + t_j), |t_j| <= theta = (W + 4) u over the
+   * batch's width W (exp within 1 ulp, the sum gamma_W, the division u). Then {@code |-sum p log p - H(q)| <=
+   * theta (H + 1) + theta (1 + 2 theta)}; the key with the largest score has q = 1/Z, so {@code -log p_max} is
+   * within theta / (1 - theta) of log Z; {@code sum p s} is within {@code theta S / (1 - theta)} of {@code sum q
+   * s} and its float32 sum within {@code gamma_W S} of it, {@code S = sum_j p_j |s_j|}; the row's float32 result
+   * adds u |H|. The rows' bounds are averaged as the rows are.
+   */
+  private static double entropyBound(float[][] map, Activation scores, int row, int h, int width) {
+    double theta = (width + 4) * U;
+    int n = map.length;
+    double total = 0;
+    for (int q = 0; q < n; q++) {
+      double ent = 0;
+      double s = 0;
+      for (int k = 0; k < n; k++) {
+        double p = map[q][k];
+        if (p > 0) {
+          ent -= p * Math.log(p);
+        }
+        s += p * Math.abs(scores.get(row, h, q, k));
+      }
+      total += theta * (ent + 1) + theta * (1 + 2 * theta) + theta / (1 - theta)
+          + (Float32Bounds.gamma(width) + theta / (1 - theta)) * s + U * ent;
+    }
+    return total / n;
   }
 
   /** What the summaries should hold, computed here in double from a full map. */
