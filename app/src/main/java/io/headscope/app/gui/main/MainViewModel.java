@@ -78,6 +78,8 @@ public final class MainViewModel {
 
   /** Counts requests so a slow, older result never overwrites a newer one. */
   private volatile long generation;
+  /** The loads asked for: only the latest one's model is kept when two overlap. */
+  private long loads;
   private List<HeadScore> cachedScores;
 
   /** What one analysis run hands back to the FX thread. */
@@ -376,7 +378,8 @@ public final class MainViewModel {
 
   /** Loads an embedded model by name or a Hugging Face folder; on failure the previous model stays. */
   public void loadModel(String spec) {
-    long gen = ++generation;
+    ++generation; // an input waiting to run was typed for the model before
+    long load = ++loads;
     begin("Loading " + spec + "…", -1);
     worker.submit(p -> {
       p.update("Loading " + spec + "…", -1);
@@ -395,6 +398,10 @@ public final class MainViewModel {
       @Override
       public void done(AutoCloseable opened) {
         end();
+        if (load != loads) {
+          closeLater(opened); // a newer load was asked for while this one read its weights: that one stays
+          return;
+        }
         AutoCloseable old = session.model() != null ? session.model()
             : session.twoStacks() != null ? session.twoStacks().model() : null;
         closeLater(old);
@@ -425,9 +432,9 @@ public final class MainViewModel {
         session.setTraces(null, null);
         status.set(loaded.name() + ": " + layers.get() + " layers × " + heads.get() + " heads"
             + (loaded.hasMaskedLmHead() ? "" : " (no masked-LM head: no predictions)"));
-        if (gen == generation) {
-          analyse();
-        }
+        // always: an input typed while it loaded was run on the model before (and is dropped as older than
+        // this run), not on this one
+        analyse();
       }
 
       @Override
