@@ -272,8 +272,14 @@ public final class MainView extends BorderPane {
         + " · attention to token types per layer",
         java.util.List.of("mean over the layer's heads and the query tokens (Clark et al. 2019); weights, then "
             + "norm-weighted (Kobayashi)"),
-        inputLine(), rows, java.util.List.of("[CLS] weight", "[SEP] weight", "punct. weight", "other weight",
-            "[CLS] norm", "[SEP] norm", "punct. norm", "other norm"), v, false, "share of attention", 44, true);
+        inputLine(), rows, tokenTypeColumns(io.headscope.app.render.TokenTypeNames.of(vm.modelProperty().get())), v,
+        false, "share of attention", 44, true);
+  }
+
+  /** The token-type figure's columns, the special tokens named as the model names them ({@code <s>} on RoBERTa). */
+  public static java.util.List<String> tokenTypeColumns(io.headscope.app.render.TokenTypeNames names) {
+    return java.util.List.of(names.cls() + " weight", names.sep() + " weight", "punct. weight", "other weight",
+        names.cls() + " norm", names.sep() + " norm", "punct. norm", "other norm");
   }
 
   /** The input as figures name it: the sentence, or the pair joined by ‖. */

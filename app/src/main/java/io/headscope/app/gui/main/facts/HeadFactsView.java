@@ -10,7 +10,6 @@ import io.headscope.app.gui.chart.TokenTypeChart;
 import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.main.grid.CategoryLegend;
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.TokenTypeColors;
 import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import javafx.collections.ListChangeListener;
@@ -58,7 +57,7 @@ public final class HeadFactsView extends VBox {
   }
 
   private void refresh() {
-    chart.show(vm.layersProperty(), vm.selectedLayer());
+    chart.show(vm.layersProperty(), vm.selectedLayer(), vm.names());
     HeadScore s = vm.scoreProperty().get();
     numbers.getChildren().clear();
     types.getChildren().clear();
@@ -138,7 +137,7 @@ public final class HeadFactsView extends VBox {
     double[] w = st.weightShares();
     double[] n = st.normShares();
     for (TokenType t : TokenType.values()) {
-      Label name = Bars.name(TokenTypeColors.label(t));
+      Label name = Bars.name(vm.names().label(t));
       types.add(name, 0, t.ordinal());
       types.add(Bars.bar(w[t.ordinal()], FxColors.tokenType(t)), 1, t.ordinal());
       types.add(Bars.bar(n[t.ordinal()], FxColors.tokenType(t)), 2, t.ordinal());

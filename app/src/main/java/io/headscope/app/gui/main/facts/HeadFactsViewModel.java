@@ -31,6 +31,8 @@ public final class HeadFactsViewModel {
     main.selectedProperty().addListener((o, a, b) -> update());
     main.summariesProperty().addListener((o, a, b) -> update());
     main.maskProperty().addListener((o, a, b) -> update());
+    main.modelProperty().addListener((o, a, b) -> names = io.headscope.app.render.TokenTypeNames.of(b));
+    names = io.headscope.app.render.TokenTypeNames.of(main.modelProperty().get());
     main.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> {
       layers.setAll(main.scoresProperty().isEmpty() ? List.of() : LayerTokenTypes.of(main.scoresProperty()));
       update();
@@ -38,7 +40,13 @@ public final class HeadFactsViewModel {
     update();
   }
 
-  /** The selected head's score on the intact map, or null (no head or no input yet). */
+  private io.headscope.app.render.TokenTypeNames names;
+
+  /** The token types as the loaded model names them ({@code <s>} and {@code </s>} on RoBERTa). */
+  public io.headscope.app.render.TokenTypeNames names() {
+    return names;
+  }
+
   /** Whether the loaded model gets no categories (a causal model: see HeadClassifier.appliesTo). */
   public boolean categoriesWithheld() {
     io.headscope.model.BertModel m = main.modelProperty().get();
