@@ -44,6 +44,9 @@ public record TargetMetric(Kind kind, long target, long contrast) {
    * title and figure): {@code log P(her)}, {@code P(her)}, {@code logit her − him} (also the log-probability
    * with a contrast: the same number), {@code P(her) − P(him)}. {@code contrast} null or empty: none.
    */
+  /** The words of what is measured while no word is followed: the intact model's top token's log-probability. */
+  public static final String INTACT_TOP_WORDS = "log-prob of the intact top token";
+
   public static String words(Kind kind, String target, String contrast) {
     boolean versus = contrast != null && !contrast.isEmpty();
     if (!versus) {

@@ -83,10 +83,13 @@ public final class TokenTypeChart extends VBox {
     LayerTokenTypes t = layers.get(l);
     StringBuilder s = new StringBuilder("layer " + (l + 1) + ":");
     for (TokenType type : TokenType.values()) {
-      s.append(String.format(Locale.ROOT, "  %s %.2f → %.2f", names.label(type),
-          t.weight().get(type), t.norm().get(type)));
+      if (names.label(type) == null) {
+        continue;
+      }
+      s.append(t.norm() == null ? String.format(Locale.ROOT, "  %s %.2f", names.label(type), t.weight().get(type))
+          : String.format(Locale.ROOT, "  %s %.2f → %.2f", names.label(type), t.weight().get(type), t.norm().get(type)));
     }
-    return s.append("  (weight → norm-weighted)").toString();
+    return s.append(t.norm() == null ? "  (weights)" : "  (weight → norm-weighted)").toString();
   }
 
   private void redraw() {
@@ -101,6 +104,9 @@ public final class TokenTypeChart extends VBox {
     double x = LEFT;
     g.setTextAlign(TextAlignment.LEFT);
     for (TokenType t : TokenType.values()) {
+      if (names.label(t) == null) {
+        continue; // a type this model has no token for (a decoder's [SEP])
+      }
       g.setFill(FxColors.tokenType(t));
       g.fillRect(x, 4, 10, 10);
       g.setFill(Color.BLACK);
@@ -108,7 +114,8 @@ public final class TokenTypeChart extends VBox {
       x += 13 + 6.5 * names.label(t).length() + 10;
     }
     g.setFill(FxColors.of(UiColor.TEXT_MUTED));
-    g.fillText("bars: weights | norms", x + 4, 9);
+    boolean weightsOnly = !layers.isEmpty() && layers.get(0).norm() == null;
+    g.fillText(weightsOnly ? "bars: weights" : "bars: weights | norms", x + 4, 9);
     if (layers.isEmpty()) {
       return;
     }
@@ -130,8 +137,12 @@ public final class TokenTypeChart extends VBox {
         g.setFill(FxColors.of(UiColor.HIGHLIGHT));
         g.fillRect(gx, TOP - 2, gw, plotH + BOTTOM + 2);
       }
-      stack(g, layers.get(l).weight(), gx + gw / 2 - bw - 0.5, bw, plotH);
-      stack(g, layers.get(l).norm(), gx + gw / 2 + 0.5, bw, plotH);
+      if (layers.get(l).norm() == null) {
+        stack(g, layers.get(l).weight(), gx + gw / 2 - bw / 2, bw, plotH); // weights alone, centred
+      } else {
+        stack(g, layers.get(l).weight(), gx + gw / 2 - bw - 0.5, bw, plotH);
+        stack(g, layers.get(l).norm(), gx + gw / 2 + 0.5, bw, plotH);
+      }
       g.setFill(l == highlight ? Color.BLACK : FxColors.of(UiColor.TEXT_MUTED));
       g.fillText(String.valueOf(l + 1), gx + gw / 2, h - BOTTOM / 2);
     }

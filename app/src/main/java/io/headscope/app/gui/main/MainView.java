@@ -260,8 +260,23 @@ public final class MainView extends BorderPane {
     if (layers.isEmpty()) {
       throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
     }
-    double[][] v = new double[layers.size()][8];
     java.util.List<String> rows = new java.util.ArrayList<>();
+    if (layers.get(0).norm() == null) {
+      // a causal model: the first token's share (the attention sink), punctuation's and the rest's, weights only
+      double[][] v = new double[layers.size()][];
+      for (int l = 0; l < layers.size(); l++) {
+        var w = layers.get(l).weight();
+        v[l] = new double[] {w.cls(), w.punct(), w.other()};
+        rows.add("L" + (layers.get(l).layer() + 1));
+      }
+      return io.headscope.app.render.figure.MatrixFigure.of(vm.modelNameProperty().get()
+          + " · attention to token types per layer",
+          java.util.List.of("mean over the layer's heads and the query tokens of the weight on the first token (the "
+              + "attention sink), punctuation and the rest"),
+          inputLine(), rows, java.util.List.of("first token (sink)", "punct. weight", "other weight"), v,
+          false, "share of attention", 44, true);
+    }
+    double[][] v = new double[layers.size()][8];
     for (int l = 0; l < layers.size(); l++) {
       var w = layers.get(l).weight();
       var n = layers.get(l).norm();

@@ -281,7 +281,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   }
 
   /** The words of the default measure. */
-  static final String DEFAULT_WORDS = "log-prob of the intact top token";
+  static final String DEFAULT_WORDS = TargetMetric.INTACT_TOP_WORDS;
 
   private static String modeWords(HeadMask.Mode mode) {
     return mode == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";

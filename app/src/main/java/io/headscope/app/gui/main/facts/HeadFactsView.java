@@ -34,6 +34,7 @@ public final class HeadFactsView extends VBox {
   @FXML private Label looks;
   @FXML private GridPane numbers;
   @FXML private GridPane types;
+  @FXML private Label typesHeading;
   @FXML private TokenTypeChart chart;
 
   public HeadFactsView(HeadFactsViewModel vm) {
@@ -57,10 +58,24 @@ public final class HeadFactsView extends VBox {
   }
 
   private void refresh() {
-    chart.show(vm.layersProperty(), vm.selectedLayer(), vm.names());
-    HeadScore s = vm.scoreProperty().get();
+    chart.show(vm.layersProperty(), vm.selectedLayer(), vm.chartNames());
     numbers.getChildren().clear();
     types.getChildren().clear();
+    fill();
+    // the heading names what the rows hold, and goes with them (issue 40: shown empty on a decoder)
+    typesHeading.setText(vm.scoreProperty().get() == null ? TYPES_DECODER : TYPES_ENCODER);
+    typesHeading.setVisible(!types.getChildren().isEmpty());
+    typesHeading.setManaged(typesHeading.isVisible());
+  }
+
+  /** The token-type heading over an encoder's rows (weights beside norm-weighted shares). */
+  public static final String TYPES_ENCODER = "Token types this head attends to: weight | norm-weighted";
+  /** The heading over a causal model's rows: the first token's share is its attention sink. */
+  public static final String TYPES_DECODER = "Token types this head attends to (weight; the first token is the "
+      + "attention sink)";
+
+  private void fill() {
+    HeadScore s = vm.scoreProperty().get();
     if (s == null) {
       swatch.setFill(Color.TRANSPARENT);
       category.setText(vm.categoriesWithheld()

@@ -53,11 +53,16 @@ public final class CategoryLegend extends FlowPane {
     all.getStyleClass().add("legend-all");
     all.setOnAction(e -> vm.showAllCategories());
     all.visibleProperty().bind(vm.shownCategoriesProperty().map(s -> s.size() < HeadPattern.values().length));
+    all.managedProperty().bind(all.visibleProperty());
     getChildren().add(all);
     withheld.setId("legend-withheld");
     withheld.getStyleClass().add("hs-small");
     withheld.setWrapText(true);
     withheld.managedProperty().bind(withheld.visibleProperty());
+    // wrapped to the legend's width: at its one-line width it widened the grid's pane and pushed the head view
+    // out of a 1280-px window
+    withheld.setMinWidth(0);
+    withheld.prefWidthProperty().bind(widthProperty().subtract(4));
     withheld.setTooltip(new Tooltip("Kovaleva et al.'s categories are defined on bidirectional maps; a causal "
         + "model's maps are triangles, so no head gets one. Rank the heads by the first token's share "
         + "(the attention sink), entropy or largest weight above the grid instead."));
@@ -84,7 +89,7 @@ public final class CategoryLegend extends FlowPane {
 
   /** The legend's line on a causal model (its chips hidden). */
   public static final String WITHHELD = "No categories on a causal model (each token sees only those before it): "
-      + "frames are plain grey; a cross and OFF mark a head switched off.";
+      + "frames are plain grey.";
 
   /** Whether the loaded model gets no categories (a causal model: HeadClassifier.appliesTo). */
   static boolean withheld(MainViewModel vm) {
