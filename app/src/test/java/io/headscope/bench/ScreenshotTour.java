@@ -223,6 +223,18 @@ public final class ScreenshotTour {
       Platform.exit();
       System.exit(0);
     }
+    if (args.length > 3 && args[3].equals("long")) {
+      // the long paste alone (README's long-input-512-tokens), without the rest of the main tour
+      fx(() -> {
+        view.viewModel().textAProperty().set(LongText.words(700));
+        view.viewModel().analyse();
+        return null;
+      });
+      idle();
+      shot(out, "06-long-input-512-tokens", w, h);
+      Platform.exit();
+      System.exit(0);
+    }
     if (args.length > 3 && args[3].equals("head-map")) {
       headMap(out, w, h);
       Platform.exit();
