@@ -116,7 +116,16 @@ class GuiFamilyLegendTest {
     assertThat(robot.lookup("#facts-sink").tryQuery()).isPresent();
     assertThat(robot.lookup("#layer-types-note").queryAs(Label.class).getText()).contains("attention sink");
     assertThat(measure.getValue()).isEqualTo(RankViewModel.NONE);
-    // the legend's line wraps in its pane: the head view is not pushed out of the 1280-px window
+    // the same 2 x 3 shape as RoBERTa's: the legend's new line must not leave the thumbnails small (the
+    // walk-through's GPT-2 grid at 1280x800), they fill the pane as far as its width and height allow
+    javafx.scene.control.ScrollPane scroll = robot.lookup("#model-grid").lookup(".scroll-pane")
+        .queryAs(javafx.scene.control.ScrollPane.class);
+    double byWidth = (scroll.getViewportBounds().getWidth() - 48 - 3 * 14) / 3;
+    double byHeight = (scroll.getViewportBounds().getHeight() - 24 - 2 * 22) / 2;
+    double expected = Math.min(180, Math.min(byWidth, byHeight));
+    assertThat(robot.lookup("#thumb-1-1").query().getBoundsInLocal().getWidth()).as("a thumbnail of the GPT-2")
+        .isGreaterThan(0.8 * expected);
+    // the legend's line stays in its pane: the head view is not pushed out of the 1280-px window
     Node head = robot.lookup("#head-view").query();
     Bounds onScreen = head.localToScreen(head.getBoundsInLocal());
     assertThat(onScreen.getMaxX()).as("the head view's right edge").isLessThanOrEqualTo(stage.getX() + stage.getWidth() + 1);

@@ -57,13 +57,11 @@ public final class CategoryLegend extends FlowPane {
     getChildren().add(all);
     withheld.setId("legend-withheld");
     withheld.getStyleClass().add("hs-small");
-    withheld.setWrapText(true);
     withheld.managedProperty().bind(withheld.visibleProperty());
-    // wrapped to the legend's width: at its one-line width it widened the grid's pane and pushed the head view
-    // out of a 1280-px window
-    withheld.setMinWidth(0);
-    withheld.prefWidthProperty().bind(widthProperty().subtract(4));
-    withheld.setTooltip(new Tooltip("Kovaleva et al.'s categories are defined on bidirectional maps; a causal "
+    // one short line: a long one widened the grid's pane and pushed the head view out of a 1280-px window, and
+    // one wrapped to the legend's width went through a tall first layout that left the thumbnails small
+    withheld.setTooltip(new Tooltip("Each token of a causal model sees only those before it. Kovaleva et al.'s "
+        + "categories are defined on bidirectional maps; a causal "
         + "model's maps are triangles, so no head gets one. Rank the heads by the first token's share "
         + "(the attention sink), entropy or largest weight above the grid instead."));
     getChildren().add(withheld);
@@ -88,8 +86,7 @@ public final class CategoryLegend extends FlowPane {
   private final javafx.scene.control.Label withheld = new javafx.scene.control.Label(WITHHELD);
 
   /** The legend's line on a causal model (its chips hidden). */
-  public static final String WITHHELD = "No categories on a causal model (each token sees only those before it): "
-      + "frames are plain grey.";
+  public static final String WITHHELD = "No categories on a causal model: frames are plain grey";
 
   /** Whether the loaded model gets no categories (a causal model: HeadClassifier.appliesTo). */
   static boolean withheld(MainViewModel vm) {
