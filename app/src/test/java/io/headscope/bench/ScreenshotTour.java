@@ -167,7 +167,15 @@ public final class ScreenshotTour {
         ((javafx.scene.control.TabPane) view.lookup("#head-view .tab-pane")).getSelectionModel().select(2);
         return null;
       });
-      Thread.sleep(3000);
+      // q and k are read on the model's thread: under load that takes longer than a fixed pause
+      Thread.sleep(1000);
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> view.lookupAll(".label").stream()
+          .anyMatch(n -> n.isVisible() && ((javafx.scene.control.Label) n).getText() != null
+              && ((javafx.scene.control.Label) n).getText().startsWith("Reading head")))) {
+        Thread.sleep(300);
+      }
+      Thread.sleep(1000);
       idle();
       shot(out, "17-neuron", w, h);
       Platform.exit();
