@@ -130,7 +130,7 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
     String word = followed.targetProperty().get().strip();
     String other = followed.contrastProperty().get().strip();
     if (word.isEmpty()) {
-      job.say("Type the word to follow at the [MASK] (a contrast is optional).");
+      job.say("Type the word to follow at the [MASK] (a causal model: as the next token; a contrast is optional).");
       return;
     }
     boolean ig = integrated.get();
