@@ -81,7 +81,7 @@ public final class PredictionsViewModel {
     if ((targetWord.get() == null || targetWord.get().isBlank()) && k == TargetMetric.Kind.LOGPROB) {
       // no word followed: the sweep measures the intact top token's log-prob, and says so in these words (issue
       // 40: "log P(target)" here beside a sweep titled by its metric)
-      return TargetMetric.INTACT_TOP_WORDS;
+      return io.headscope.app.gui.screen.DefaultMeasure.words(session);
     }
     String t = targetWord.get() == null || targetWord.get().isBlank() ? "target" : targetWord.get().strip();
     String c = contrastWord.get() == null ? "" : contrastWord.get().strip();
