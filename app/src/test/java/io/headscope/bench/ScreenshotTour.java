@@ -561,7 +561,15 @@ public final class ScreenshotTour {
       ((io.headscope.app.gui.layers.LayersView) view.lookup("#layers-view")).viewModel().select(4, 8);
       return null;
     });
-    Thread.sleep(3000);
+    // the cell's predictions run on the model's thread: under load longer than a fixed pause
+    Thread.sleep(1000);
+    end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (System.nanoTime() < end && fx(() -> view.lookupAll(".label").stream()
+        .anyMatch(n -> n.isVisible() && ((javafx.scene.control.Label) n).getText() != null
+            && ((javafx.scene.control.Label) n).getText().startsWith("Predicting with")))) {
+      Thread.sleep(300);
+    }
+    Thread.sleep(1000);
     shot(out, "13-layers-h4-to-8", w, h);
   }
 
