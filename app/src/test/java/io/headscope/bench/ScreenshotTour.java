@@ -387,10 +387,25 @@ public final class ScreenshotTour {
       ling.openBest();
       return null;
     });
-    Thread.sleep(3000);
+    Thread.sleep(2000);
+    // the head on the first sentence runs on the model's thread: wait for it, not a fixed pause
+    end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (System.nanoTime() < end && fx(() -> {
+      String t = ((javafx.scene.control.Label) view.lookup("#ling-sentence-status")).getText();
+      return t == null || t.startsWith("Running");
+    })) {
+      Thread.sleep(300);
+    }
+    Thread.sleep(1000);
     shot(out, "11-linguistics-det", w, h);
     fx(() -> {
-      ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(1);
+      // the sentence panel at the top of the pane (it sits under the grid, above the table)
+      var sp = (javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane");
+      var prev = view.lookup("#ling-previous");
+      double y = sp.getContent().sceneToLocal(prev.localToScene(0, 0)).getY() - 4;
+      double content = sp.getContent().getBoundsInLocal().getHeight();
+      double viewport = sp.getViewportBounds().getHeight();
+      sp.setVvalue(content > viewport ? Math.min(1, y / (content - viewport)) : 0);
       return null;
     });
     shot(out, "12-linguistics-sentence", w, h);
