@@ -116,6 +116,9 @@ class GuiFamilyLegendTest {
     assertThat(robot.lookup("#facts-sink").tryQuery()).isPresent();
     assertThat(robot.lookup("#layer-types-note").queryAs(Label.class).getText()).contains("attention sink");
     assertThat(measure.getValue()).isEqualTo(RankViewModel.NONE);
+    // the Predictions panel names the sweep's measure as the sweep does on this model and input
+    Label sweepChoice = (Label) robot.lookup("#target-metric").query().lookup(".label");
+    assertThat(sweepChoice.getText()).isEqualTo(io.headscope.analysis.ablation.TargetMetric.NEXT_WORDS);
     // the same 2 x 3 shape as RoBERTa's: the legend's new line must not leave the thumbnails small (the
     // walk-through's GPT-2 grid at 1280x800), they fill the pane as far as its width and height allow
     javafx.scene.control.ScrollPane scroll = robot.lookup("#model-grid").lookup(".scroll-pane")
