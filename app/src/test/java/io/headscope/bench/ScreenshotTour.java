@@ -178,7 +178,15 @@ public final class ScreenshotTour {
         ((javafx.scene.control.TabPane) view.lookup("#head-view .tab-pane")).getSelectionModel().select(2);
         return null;
       });
-      Thread.sleep(3000);
+      // q and k are read on the model's thread: under load that takes longer than a fixed pause
+      Thread.sleep(1000);
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+      while (System.nanoTime() < end && fx(() -> view.lookupAll(".label").stream()
+          .anyMatch(n -> n.isVisible() && ((javafx.scene.control.Label) n).getText() != null
+              && ((javafx.scene.control.Label) n).getText().startsWith("Reading head")))) {
+        Thread.sleep(300);
+      }
+      Thread.sleep(1000);
       idle();
       shot(out, "17-neuron", w, h);
       Platform.exit();
@@ -231,6 +239,18 @@ public final class ScreenshotTour {
     }
     if (args.length > 3 && args[3].equals("families")) {
       families(out, w, h);
+      Platform.exit();
+      System.exit(0);
+    }
+    if (args.length > 3 && args[3].equals("long")) {
+      // the long paste alone (README's long-input-512-tokens), without the rest of the main tour
+      fx(() -> {
+        view.viewModel().textAProperty().set(LongText.words(700));
+        view.viewModel().analyse();
+        return null;
+      });
+      idle();
+      shot(out, "06-long-input-512-tokens", w, h);
       Platform.exit();
       System.exit(0);
     }
@@ -378,10 +398,25 @@ public final class ScreenshotTour {
       ling.openBest();
       return null;
     });
-    Thread.sleep(3000);
+    Thread.sleep(2000);
+    // the head on the first sentence runs on the model's thread: wait for it, not a fixed pause
+    end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (System.nanoTime() < end && fx(() -> {
+      String t = ((javafx.scene.control.Label) view.lookup("#ling-sentence-status")).getText();
+      return t == null || t.startsWith("Running");
+    })) {
+      Thread.sleep(300);
+    }
+    Thread.sleep(1000);
     shot(out, "11-linguistics-det", w, h);
     fx(() -> {
-      ((javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane")).setVvalue(1);
+      // the sentence panel at the top of the pane (it sits under the grid, above the table)
+      var sp = (javafx.scene.control.ScrollPane) view.lookup("#linguistics-view .scroll-pane");
+      var prev = view.lookup("#ling-previous");
+      double y = sp.getContent().sceneToLocal(prev.localToScene(0, 0)).getY() - 4;
+      double content = sp.getContent().getBoundsInLocal().getHeight();
+      double viewport = sp.getViewportBounds().getHeight();
+      sp.setVvalue(content > viewport ? Math.min(1, y / (content - viewport)) : 0);
       return null;
     });
     shot(out, "12-linguistics-sentence", w, h);
@@ -552,7 +587,15 @@ public final class ScreenshotTour {
       ((io.headscope.app.gui.layers.LayersView) view.lookup("#layers-view")).viewModel().select(4, 8);
       return null;
     });
-    Thread.sleep(3000);
+    // the cell's predictions run on the model's thread: under load longer than a fixed pause
+    Thread.sleep(1000);
+    end = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (System.nanoTime() < end && fx(() -> view.lookupAll(".label").stream()
+        .anyMatch(n -> n.isVisible() && ((javafx.scene.control.Label) n).getText() != null
+            && ((javafx.scene.control.Label) n).getText().startsWith("Predicting with")))) {
+      Thread.sleep(300);
+    }
+    Thread.sleep(1000);
     shot(out, "13-layers-h4-to-8", w, h);
   }
 

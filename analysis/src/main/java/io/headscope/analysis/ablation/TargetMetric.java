@@ -44,6 +44,29 @@ public record TargetMetric(Kind kind, long target, long contrast) {
    * title and figure): {@code log P(her)}, {@code P(her)}, {@code logit her − him} (also the log-probability
    * with a contrast: the same number), {@code P(her) − P(him)}. {@code contrast} null or empty: none.
    */
+  /** The words of what is measured while no word is followed, on an input with a [MASK]: its intact top token. */
+  public static final String INTACT_TOP_WORDS = "log-prob of the intact top token";
+  /** The same on a masked model's input without a [MASK]: a seeded 15% of its tokens, masked, read back. */
+  public static final String SAMPLED_WORDS = "log-prob of the original tokens (a 15% sample)";
+  /** The same on a causal model: a seeded 15% of the text's own tokens, each predicted from those before it. */
+  public static final String NEXT_WORDS = "log-prob of the text's own next tokens (a 15% sample)";
+
+  /** What the sweep measures while no word is followed, in words (every place names it so). */
+  public static String defaultWords(boolean causal, boolean masks) {
+    return causal ? NEXT_WORDS : masks ? INTACT_TOP_WORDS : SAMPLED_WORDS;
+  }
+
+  /** Whether {@code words} name a measure without a followed word ({@link #defaultWords}). */
+  public static boolean isDefault(String words) {
+    return INTACT_TOP_WORDS.equals(words) || SAMPLED_WORDS.equals(words) || NEXT_WORDS.equals(words);
+  }
+
+  /** What a default measure's top-1 share counts: the token each probed position is scored on. */
+  public static String defaultToken(String words) {
+    return NEXT_WORDS.equals(words) ? "the text's own next token" : SAMPLED_WORDS.equals(words) ? "the original token"
+        : "the intact top token";
+  }
+
   public static String words(Kind kind, String target, String contrast) {
     boolean versus = contrast != null && !contrast.isEmpty();
     if (!versus) {

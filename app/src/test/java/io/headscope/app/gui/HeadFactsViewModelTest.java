@@ -115,4 +115,68 @@ class HeadFactsViewModelTest {
     assertThat(HeadFactsViewModel.offsetName(0)).isEqualTo("itself");
     assertThat(HeadFactsViewModel.offsetName(1)).isEqualTo("next token");
   }
+
+  @Test
+  void aDecodersTokenTypesPerLayerAreTheFirstTokensShareFromItsMaps() {
+    // issue 40/41: the per-layer token types were empty on a decoder; the first token (the attention sink) fills them
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 3);
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    HeadFactsViewModel vm = new HeadFactsViewModel(main);
+    main.textAProperty().set("the cat sat on the mat , then it slept .");
+    main.loadModel(gpt2.toString());
+    assertThat(vm.categoriesWithheld()).isTrue();
+    var trace = main.traceProperty().get();
+    int layers = trace.layers();
+    int heads = trace.heads();
+    assertThat(vm.layersProperty()).hasSize(layers);
+    java.util.List<String> tokens = trace.tokens();
+    int n = tokens.size();
+    // each share in float64 from the maps themselves: the mean over query rows of the weight on each key, summed
+    // by key type, then the mean over the layer's heads. The summaries round each key's mean to float: n keys of
+    // weight at most 1 each carry at most 2^-24 relative, so n * 2^-24 bounds a type's share (times 2 for the sum)
+    double bound = 2 * n * Math.pow(2, -24);
+    for (int l = 0; l < layers; l++) {
+      double[] want = new double[3];
+      for (int h = 0; h < heads; h++) {
+        float[][] m = trace.map(new Head(l, h));
+        for (int j = 0; j < n; j++) {
+          double col = 0;
+          for (int q = 0; q < n; q++) {
+            col += m[q][j];
+          }
+          int type = j == 0 ? 0 : TokenType.of(tokens.get(j)) == TokenType.PUNCT ? 1 : 2;
+          want[type] += col / n / heads;
+        }
+      }
+      LayerTokenTypes got = vm.layersProperty().get(l);
+      assertThat(got.norm()).as("no norm side from the summaries").isNull();
+      assertThat(got.weight().cls()).isCloseTo(want[0], org.assertj.core.data.Offset.offset(bound));
+      assertThat(got.weight().sep()).isZero();
+      assertThat(got.weight().punct()).isCloseTo(want[1], org.assertj.core.data.Offset.offset(bound));
+      assertThat(got.weight().other()).isCloseTo(want[2], org.assertj.core.data.Offset.offset(bound));
+    }
+    assertThat(tokens.stream().anyMatch(t -> TokenType.of(t) == TokenType.PUNCT)).as("the sentence has punctuation")
+        .isTrue();
+    assertThat(vm.chartNames().cls()).isEqualTo("first token (sink)");
+    assertThat(vm.chartNames().sep()).isNull();
+  }
+
+  @Test
+  void robertasTokenTypesAreNamedByItsOwnSpecials() {
+    Path roberta = dir.resolve("roberta");
+    io.headscope.model.testing.families.FamilyModelFolders.write("roberta", roberta, 3);
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    HeadFactsViewModel vm = new HeadFactsViewModel(main);
+    assertThat(vm.names()).isEqualTo(io.headscope.app.render.TokenTypeNames.BERT);
+    main.textAProperty().set("the cat sat on the mat .");
+    main.loadModel(roberta.toString());
+    assertThat(vm.names()).isEqualTo(new io.headscope.app.render.TokenTypeNames("<s>", "</s>"));
+    assertThat(vm.names().label(TokenType.CLS)).isEqualTo("<s>");
+    assertThat(vm.names().label(TokenType.PUNCT)).isEqualTo(". ,");
+    assertThat(io.headscope.app.gui.main.MainView.tokenTypeColumns(vm.names())).startsWith("<s> weight", "</s> weight")
+        .noneMatch(c -> c.contains("[CLS]") || c.contains("[SEP]"));
+    main.loadModel(tiny.toString());
+    assertThat(vm.names()).isEqualTo(io.headscope.app.render.TokenTypeNames.BERT);
+  }
 }

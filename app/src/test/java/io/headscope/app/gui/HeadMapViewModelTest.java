@@ -92,4 +92,38 @@ class HeadMapViewModelTest {
     assertThat(vm.resultProperty().get()).isNull();
     assertThat(vm.statusProperty().get()).contains("Type a sentence");
   }
+
+  @Test
+  void greyDotsAreNamedInTheKeyAndTheFigureWhereTheyAreDrawn() {
+    // issue 40: grey was drawn and never named. A tiny BERT whose heads all get a category: no grey, no entry
+    MainViewModel bert = main();
+    HeadMapViewModel onBert = new HeadMapViewModel(bert.session(), bert.scoresProperty());
+    onBert.draw();
+    HeadMap mb = onBert.resultProperty().get();
+    long greyOnBert = java.util.stream.IntStream.range(0, mb.distances().count())
+        .filter(i -> onBert.category(mb.distances().head(i)) == null).count();
+    String svgBert = FigureFile.svg(HeadMapFigure.of(mb, onBert::category, "the cat sat on the mat ."));
+    if (greyOnBert == 0) {
+      assertThat(onBert.greyKey()).isNull();
+      assertThat(svgBert).doesNotContain(HeadMapFigure.GREY_LABEL);
+    } else {
+      assertThat(onBert.greyKey()).startsWith("uncertain " + greyOnBert + " ");
+      assertThat(svgBert).contains(HeadMapFigure.GREY_LABEL);
+    }
+    // a GPT-2: categories withheld, every dot grey, and the key and the figure say what grey means
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 3);
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    main.textAProperty().set("the cat sat on the mat");
+    main.loadModel(gpt2.toString());
+    HeadMapViewModel vm = new HeadMapViewModel(main.session(), main.scoresProperty());
+    vm.draw();
+    HeadMap m = vm.resultProperty().get();
+    assertThat(m).as(vm.statusProperty().get()).isNotNull();
+    assertThat(vm.greyKey()).contains("causal model");
+    String svg = FigureFile.svg(HeadMapFigure.of(m, vm::category, "the cat sat on the mat"));
+    assertThat(svg).contains(HeadMapFigure.GREY_LABEL);
+    // the heads' dots, the five categories' and the grey one in the key
+    assertThat(svg.split("<circle", -1).length - 1).isEqualTo(m.distances().count() + 5 + 1);
+  }
 }

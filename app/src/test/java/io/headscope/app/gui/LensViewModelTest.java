@@ -98,4 +98,50 @@ class LensViewModelTest {
     assertThat(ig.steps()).isEqualTo(TokenSaliency.DEFAULT_STEPS);
     assertThat(vm.statusProperty().get()).contains("completeness error");
   }
+
+  @Test
+  void completenessIsExplainedAndCalledUnreliableAboveFivePercent() {
+    // hand-checked: scores summing to 2 against a move of 0.5 - 0 miss it by |2 - 0.5| / 0.5 = 300%
+    SaliencyResult bad = new SaliencyResult(java.util.List.of("a", "b"), new double[] {1, 1}, "ig", "zero", 50, 0.5, 0);
+    assertThat(LensViewModel.completenessNote(bad)).contains("completeness error 300.00%").contains("unreliable")
+        .contains("50 steps are too few").contains("--steps");
+    // scores summing to 0.5 + 0.01 against 0.5: 2%, explained but not called unreliable
+    SaliencyResult good = new SaliencyResult(java.util.List.of("a", "b"), new double[] {0.25, 0.26}, "ig", "zero", 50,
+        0.5, 0);
+    assertThat(LensViewModel.completenessNote(good)).contains("completeness error 2.00%")
+        .contains("how far the scores' sum is from that move").doesNotContain("unreliable");
+    // gradient x input claims no completeness
+    assertThat(LensViewModel.completenessNote(new SaliencyResult(java.util.List.of("a"), new double[] {3}, "grad-x-input",
+        "zero", 1, 0.5, 0))).isEmpty();
+  }
+
+  @Test
+  void theTinyGpt2sIntegratedGradientsSayWhetherTheirSumCanBeRead() {
+    // issue 40: 301% on the tiny GPT-2 with no word of what it means
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 3);
+    MainViewModel m = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache2")));
+    m.textAProperty().set("the cat sat on the mat");
+    m.loadModel(gpt2.toString());
+    m.analyse();
+    LensViewModel vm = new LensViewModel(m.session());
+    vm.targetProperty().set("ca");
+    vm.integratedProperty().set(true);
+    vm.run();
+    SaliencyResult ig = vm.resultProperty().get().saliency();
+    // the error from its definition, in float64 from the result's own numbers
+    double sum = 0;
+    for (double x : ig.scores()) {
+      sum += x;
+    }
+    double move = ig.metricInput() - ig.metricBaseline();
+    double error = Math.abs(sum - move) / Math.abs(move);
+    String status = vm.statusProperty().get();
+    assertThat(status).contains(String.format(java.util.Locale.ROOT, "completeness error %.2f%%", 100 * error));
+    if (error > LensViewModel.UNRELIABLE_ABOVE) {
+      assertThat(status).contains("the scores are unreliable");
+    } else {
+      assertThat(status).contains("0 for the exact integral").doesNotContain("unreliable");
+    }
+  }
 }

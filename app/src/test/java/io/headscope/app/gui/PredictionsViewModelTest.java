@@ -99,4 +99,21 @@ class PredictionsViewModelTest {
     assertThat(vm.targetProblemProperty().get()).startsWith("The contrast 'CAT' is the target 'cat' itself");
     assertThat(main.session().target()).isNull();
   }
+
+  @Test
+  void theSweepChoiceAndTheSweepNameTheMetricAlike() {
+    // issue 40: Predictions said "Sweep: log P(target)" while the sweep was titled "log-prob of the intact top token"
+    Path tiny = TinyBert.create(2, 3, 5).writeTo(dir.resolve("tiny")).config().getParent();
+    MainViewModel main = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache")));
+    PredictionsViewModel vm = main.predictions();
+    main.textAProperty().set("the cat sat on the [MASK] .");
+    main.loadModel(tiny.toString());
+    var sweep = new io.headscope.app.gui.sweep.SweepViewModel(main.session());
+    assertThat(vm.metricWords(TargetMetric.Kind.LOGPROB)).isEqualTo(sweep.chosenWordsProperty().get())
+        .isEqualTo("log-prob of the intact top token").doesNotContain("target");
+    vm.targetWordProperty().set("cat");
+    vm.follow();
+    assertThat(vm.metricWords(TargetMetric.Kind.LOGPROB)).isEqualTo(sweep.chosenWordsProperty().get())
+        .isEqualTo("log P(cat)");
+  }
 }

@@ -101,4 +101,28 @@ class RankViewModelTest {
     assertThat(rank.ranked().get(0).value()).isEqualTo(best);
     main.session().withdraw("linguistics");
   }
+
+  @Test
+  void theSpecialTokensAreTheModelsOwnAndTheChoiceKeepsItsPlaceAcrossModels() {
+    Path roberta = dir.resolve("roberta");
+    io.headscope.model.testing.families.FamilyModelFolders.write("roberta", roberta, 3);
+    Path tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny-b")).config().getParent();
+    MainViewModel m = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache-b")));
+    RankViewModel rank = m.rank();
+    // a new window's choice says what it is (a bare dash read as an empty box)
+    assertThat(rank.chosenProperty().get()).isEqualTo(RankViewModel.NONE).isNotBlank().contains("choose");
+    m.textAProperty().set("the cat sat on the mat .");
+    m.loadModel(roberta.toString());
+    assertThat(rank.choices()).contains("attention to <s>", "attention to </s>")
+        .noneMatch(c -> c.contains("[CLS]") || c.contains("[SEP]"));
+    rank.chosenProperty().set("attention to <s>");
+    // the value is the score's cls share: <s> is RoBERTa's token of that type
+    HeadScore s = m.score(new Head(0, 0));
+    assertThat(rank.ranked()).isNotEmpty();
+    assertThat(rank.ranked().stream().filter(r -> r.head().equals(new Head(0, 0))).findFirst()
+        .map(RankViewModel.Ranked::value)).hasValueSatisfying(v -> assertThat(v).isEqualTo(s.stats().cls()));
+    m.loadModel(tiny.toString());
+    assertThat(rank.choices()).contains("attention to [CLS]").doesNotContain("attention to <s>");
+    assertThat(rank.chosenProperty().get()).isEqualTo("attention to [CLS]");
+  }
 }

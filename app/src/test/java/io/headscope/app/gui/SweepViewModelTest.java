@@ -313,4 +313,32 @@ class SweepViewModelTest {
     assertThat(vm.signed()).isFalse();
     assertThat(vm.captionProperty().get()).contains("Michel");
   }
+
+  @Test
+  void theDefaultMeasureIsNamedByWhatIsProbedOnEachFamilyAndInput() {
+    // issue 40's walk-through on GPT-2: "the intact top token is the most probable token at 0%" named a measure
+    // the sweep did not take (it scores a 15% sample of the text's own next tokens)
+    MainViewModel main = main(new DirectWorker());
+    SweepViewModel vm = new SweepViewModel(main.session());
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo(TargetMetric.INTACT_TOP_WORDS);
+    main.textAProperty().set("the cat sat on the mat .");
+    main.analyse();
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo(TargetMetric.SAMPLED_WORDS);
+    assertThat(main.predictions().metricWords(TargetMetric.Kind.LOGPROB)).isEqualTo(TargetMetric.SAMPLED_WORDS);
+
+    Path gpt2 = dir.resolve("gpt2");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 3);
+    main.textAProperty().set("the cat sat on the mat and the dog sat on the rug");
+    main.loadModel(gpt2.toString());
+    assertThat(vm.chosenWordsProperty().get()).isEqualTo(TargetMetric.NEXT_WORDS);
+    assertThat(main.predictions().metricWords(TargetMetric.Kind.LOGPROB)).isEqualTo(TargetMetric.NEXT_WORDS);
+    vm.run();
+    var r = vm.resultProperty().get();
+    assertThat(r).as(vm.statusProperty().get()).isNotNull();
+    assertThat(vm.titleProperty().get()).contains(TargetMetric.NEXT_WORDS).doesNotContain("intact top token");
+    assertThat(vm.statusProperty().get()).contains(String.format(java.util.Locale.ROOT,
+        "the text's own next token is the most probable token at %.0f%% of them", 100 * r.baselineAccuracy()));
+    vm.metricProperty().set(SweepViewModel.Metric.ACCURACY);
+    assertThat(vm.captionProperty().get()).contains("where the text's own next token is the top token");
+  }
 }

@@ -4,7 +4,6 @@ import io.headscope.analysis.heads.LayerTokenTypes;
 import io.headscope.analysis.heads.TokenType;
 import io.headscope.analysis.heads.TokenTypeShares;
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.TokenTypeColors;
 import io.headscope.app.render.UiColor;
 import java.util.List;
 import java.util.Locale;
@@ -33,6 +32,7 @@ public final class TokenTypeChart extends VBox {
   private final Label hover = new Label(" ");
   private List<LayerTokenTypes> layers = List.of();
   private int highlight = -1;
+  private io.headscope.app.render.TokenTypeNames names = io.headscope.app.render.TokenTypeNames.BERT;
 
   public TokenTypeChart(@NamedArg("chartHeight") double height) {
     setSpacing(1);
@@ -51,6 +51,12 @@ public final class TokenTypeChart extends VBox {
 
   /** Shows these layers; {@code highlight} (0-based, or -1) is drawn on a tinted background. */
   public void show(List<LayerTokenTypes> layers, int highlight) {
+    show(layers, highlight, io.headscope.app.render.TokenTypeNames.BERT);
+  }
+
+  /** As {@link #show(List, int)}, the special tokens named as the model names them. */
+  public void show(List<LayerTokenTypes> layers, int highlight, io.headscope.app.render.TokenTypeNames names) {
+    this.names = names;
     this.layers = List.copyOf(layers);
     this.highlight = highlight;
     redraw();
@@ -77,10 +83,13 @@ public final class TokenTypeChart extends VBox {
     LayerTokenTypes t = layers.get(l);
     StringBuilder s = new StringBuilder("layer " + (l + 1) + ":");
     for (TokenType type : TokenType.values()) {
-      s.append(String.format(Locale.ROOT, "  %s %.2f → %.2f", TokenTypeColors.label(type),
-          t.weight().get(type), t.norm().get(type)));
+      if (names.label(type) == null) {
+        continue;
+      }
+      s.append(t.norm() == null ? String.format(Locale.ROOT, "  %s %.2f", names.label(type), t.weight().get(type))
+          : String.format(Locale.ROOT, "  %s %.2f → %.2f", names.label(type), t.weight().get(type), t.norm().get(type)));
     }
-    return s.append("  (weight → norm-weighted)").toString();
+    return s.append(t.norm() == null ? "  (weights)" : "  (weight → norm-weighted)").toString();
   }
 
   private void redraw() {
@@ -95,14 +104,18 @@ public final class TokenTypeChart extends VBox {
     double x = LEFT;
     g.setTextAlign(TextAlignment.LEFT);
     for (TokenType t : TokenType.values()) {
+      if (names.label(t) == null) {
+        continue; // a type this model has no token for (a decoder's [SEP])
+      }
       g.setFill(FxColors.tokenType(t));
       g.fillRect(x, 4, 10, 10);
       g.setFill(Color.BLACK);
-      g.fillText(TokenTypeColors.label(t), x + 13, 9);
-      x += 13 + 6.5 * TokenTypeColors.label(t).length() + 10;
+      g.fillText(names.label(t), x + 13, 9);
+      x += 13 + 6.5 * names.label(t).length() + 10;
     }
     g.setFill(FxColors.of(UiColor.TEXT_MUTED));
-    g.fillText("bars: weights | norms", x + 4, 9);
+    boolean weightsOnly = !layers.isEmpty() && layers.get(0).norm() == null;
+    g.fillText(weightsOnly ? "bars: weights" : "bars: weights | norms", x + 4, 9);
     if (layers.isEmpty()) {
       return;
     }
@@ -124,8 +137,12 @@ public final class TokenTypeChart extends VBox {
         g.setFill(FxColors.of(UiColor.HIGHLIGHT));
         g.fillRect(gx, TOP - 2, gw, plotH + BOTTOM + 2);
       }
-      stack(g, layers.get(l).weight(), gx + gw / 2 - bw - 0.5, bw, plotH);
-      stack(g, layers.get(l).norm(), gx + gw / 2 + 0.5, bw, plotH);
+      if (layers.get(l).norm() == null) {
+        stack(g, layers.get(l).weight(), gx + gw / 2 - bw / 2, bw, plotH); // weights alone, centred
+      } else {
+        stack(g, layers.get(l).weight(), gx + gw / 2 - bw - 0.5, bw, plotH);
+        stack(g, layers.get(l).norm(), gx + gw / 2 + 0.5, bw, plotH);
+      }
       g.setFill(l == highlight ? Color.BLACK : FxColors.of(UiColor.TEXT_MUTED));
       g.fillText(String.valueOf(l + 1), gx + gw / 2, h - BOTTOM / 2);
     }

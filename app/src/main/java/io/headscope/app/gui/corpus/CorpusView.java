@@ -93,7 +93,7 @@ public final class CorpusView extends ScreenView<CorpusViewModel> {
     grid.show(r, w > 0 ? w - 8 : 500, 380);
     shares.setWidth(Math.max(300, Math.min(520, w - 10)));
     shares.show(r == null ? null : r.modelShares());
-    layers.show(r == null ? java.util.List.of() : r.perLayer(), -1);
+    layers.show(r == null ? java.util.List.of() : r.perLayer(), -1, vm.tokenTypeNames());
   }
 
   /** For tests: the head under a point of the share grid. */

@@ -105,4 +105,9 @@ public final class CorpusViewModel extends ScreenModel<CorpusResult> {
         + "frequent category; number: its share of inputs. Click a cell to view the head.",
         src.label(), r.inputs(), r.perHead().size(), skipped == 0 ? "" : "; " + skipped + " lines skipped");
   }
+
+  /** The token types as the loaded model names them (the per-layer chart's legend). */
+  public io.headscope.app.render.TokenTypeNames tokenTypeNames() {
+    return io.headscope.app.render.TokenTypeNames.of(session.model());
+  }
 }

@@ -44,6 +44,8 @@ public final class HeadMapView extends ScreenView<HeadMapViewModel> {
   @FXML private HBox colourKey;
   @FXML private HeadMapCanvas canvas;
   @FXML private Label hover;
+  /** The key for grey dots (uncertain heads, or every head of a causal model); hidden when none is grey. */
+  private final Label grey = CategorySwatch.unknown("");
 
   public HeadMapView(HeadMapViewModel vm, ScreenContext context) {
     super(vm, context);
@@ -54,6 +56,10 @@ public final class HeadMapView extends ScreenView<HeadMapViewModel> {
     for (HeadPattern p : HeadPattern.values()) {
       colourKey.getChildren().add(CategorySwatch.labelled(p.label(), p));
     }
+    grey.setId("head-map-grey-key");
+    grey.managedProperty().bind(grey.visibleProperty());
+    grey.setVisible(false);
+    colourKey.getChildren().add(grey);
     results.visibleProperty().bind(vm.resultProperty().isNotNull());
     vm.resultProperty().addListener((o, a, b) -> refresh());
     vm.scores().addListener((ListChangeListener<Object>) c -> refresh());
@@ -90,6 +96,9 @@ public final class HeadMapView extends ScreenView<HeadMapViewModel> {
     // buttons (about 110 px) still in view
     double size = Math.max(240, Math.min(w - 8, h - 110));
     canvas.show(vm.resultProperty().get(), vm::category, vm.selectedProperty().get(), size);
+    String key = vm.greyKey();
+    grey.setText(key == null ? "" : key);
+    grey.setVisible(key != null);
   }
 
   /** For tests: where a head's point is drawn, in the scene's coordinates. */

@@ -116,6 +116,34 @@ public final class HeadMapViewModel extends ScreenModel<HeadMap> {
         ? scores.get(i).category() : null;
   }
 
+  /**
+   * The colour key's entry for the grey dots (issue 40: grey was drawn but never named): what grey means on
+   * this map, or null when the map has no grey dot. A causal model's heads get no category at all; on an
+   * encoder a head is grey where the classifier is uncertain (its top probability under the threshold).
+   */
+  public String greyKey() {
+    HeadMap r = result.get();
+    if (r == null) {
+      return null;
+    }
+    int grey = 0;
+    for (int i = 0; i < r.distances().count(); i++) {
+      if (category(r.distances().head(i)) == null) {
+        grey++;
+      }
+    }
+    if (grey == 0) {
+      return null;
+    }
+    if (scores.isEmpty()) {
+      io.headscope.model.BertModel m = session.model();
+      return m != null && !io.headscope.analysis.heads.HeadClassifier.appliesTo(m)
+          ? "no category (causal model: categories are withheld)" : "no category yet (type a sentence)";
+    }
+    return String.format(Locale.ROOT, "uncertain %d (top probability under %.2f: no category claimed)", grey,
+        io.headscope.analysis.heads.LearnedRule.UNCERTAIN_BELOW);
+  }
+
   /** One line for the pointer: the head, its category, and the head that attends most like it. */
   public String describe(Head h) {
     HeadMap r = result.get();

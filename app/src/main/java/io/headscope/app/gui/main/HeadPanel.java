@@ -20,6 +20,7 @@ public final class HeadPanel extends BorderPane {
   @FXML private Button power;
   @FXML private VBox factsBox;
   @FXML private VBox chartBox;
+  @FXML private Label chartNote;
 
   HeadPanel(MainViewModel vm) {
     this.vm = vm;
@@ -28,6 +29,8 @@ public final class HeadPanel extends BorderPane {
     ViewLoader.load(this);
     factsBox.getChildren().add(facts);
     chartBox.getChildren().add(facts.layerChart());
+    chartNote.setText(chartNote(factsVm));
+    vm.modelProperty().addListener((o, a, b) -> chartNote.setText(chartNote(factsVm)));
     vm.selectedProperty().addListener((o, a, b) -> refresh());
     vm.maskProperty().addListener((o, a, b) -> refresh());
     refresh();
@@ -47,6 +50,17 @@ public final class HeadPanel extends BorderPane {
 
   public HeadFactsView facts() {
     return facts;
+  }
+
+  /** What the per-layer chart shows, in the loaded model's words (its own special tokens; a decoder's sink). */
+  static String chartNote(HeadFactsViewModel facts) {
+    if (facts.categoriesWithheld()) {
+      return "Attention on the first token (the attention sink), punctuation and other tokens, per layer (mean over "
+          + "its heads and the query rows, from the run's summaries: weights only). The selected head's layer is tinted.";
+    }
+    var n = facts.names();
+    return "Attention on " + n.cls() + ", " + n.sep() + ", punctuation and other tokens, per layer (mean over its "
+        + "heads): left bar the weights, right bar norm-weighted (Kobayashi). The selected head's layer is tinted.";
   }
 
   private void refresh() {

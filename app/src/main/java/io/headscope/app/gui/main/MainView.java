@@ -279,8 +279,23 @@ public final class MainView extends BorderPane {
     if (layers.isEmpty()) {
       throw new io.headscope.model.core.HeadScopeException("Nothing to export yet: type a sentence first.");
     }
-    double[][] v = new double[layers.size()][8];
     java.util.List<String> rows = new java.util.ArrayList<>();
+    if (layers.get(0).norm() == null) {
+      // a causal model: the first token's share (the attention sink), punctuation's and the rest's, weights only
+      double[][] v = new double[layers.size()][];
+      for (int l = 0; l < layers.size(); l++) {
+        var w = layers.get(l).weight();
+        v[l] = new double[] {w.cls(), w.punct(), w.other()};
+        rows.add("L" + (layers.get(l).layer() + 1));
+      }
+      return io.headscope.app.render.figure.MatrixFigure.of(vm.modelNameProperty().get()
+          + " · attention to token types per layer",
+          java.util.List.of("mean over the layer's heads and the query tokens of the weight on the first token (the "
+              + "attention sink), punctuation and the rest"),
+          inputLine(), rows, java.util.List.of("first token (sink)", "punct. weight", "other weight"), v,
+          false, "share of attention", 44, true);
+    }
+    double[][] v = new double[layers.size()][8];
     for (int l = 0; l < layers.size(); l++) {
       var w = layers.get(l).weight();
       var n = layers.get(l).norm();
@@ -291,8 +306,14 @@ public final class MainView extends BorderPane {
         + " · attention to token types per layer",
         java.util.List.of("mean over the layer's heads and the query tokens (Clark et al. 2019); weights, then "
             + "norm-weighted (Kobayashi)"),
-        inputLine(), rows, java.util.List.of("[CLS] weight", "[SEP] weight", "punct. weight", "other weight",
-            "[CLS] norm", "[SEP] norm", "punct. norm", "other norm"), v, false, "share of attention", 44, true);
+        inputLine(), rows, tokenTypeColumns(io.headscope.app.render.TokenTypeNames.of(vm.modelProperty().get())), v,
+        false, "share of attention", 44, true);
+  }
+
+  /** The token-type figure's columns, the special tokens named as the model names them ({@code <s>} on RoBERTa). */
+  public static java.util.List<String> tokenTypeColumns(io.headscope.app.render.TokenTypeNames names) {
+    return java.util.List.of(names.cls() + " weight", names.sep() + " weight", "punct. weight", "other weight",
+        names.cls() + " norm", names.sep() + " norm", "punct. norm", "other norm");
   }
 
   /** The input as figures name it: the sentence, or the pair joined by ‖. */

@@ -58,7 +58,7 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
 
   public PatchViewModel(Session session) {
     super(session, "Type a corrupted input of the same length as the clean one (a cue changed), a word to follow "
-        + "at [MASK] and a contrast, then Run.", e -> { });
+        + "at [MASK] (a causal model: as the next token) and a contrast, then Run.", e -> { });
     // the followed word and contrast chosen under Predictions fill the fields while they are empty
     this.followed = new io.headscope.app.gui.screen.FollowedWords(session);
     result.addListener((o, a, b) -> publish(b));
@@ -134,7 +134,8 @@ public final class PatchViewModel extends ScreenModel<PatchResult> {
     }
     boolean byKl = kl.get();
     if (word.isEmpty() && !byKl) {
-      job.say("Type the word to follow at [MASK] (and a contrast, for the logit difference), or tick KL.");
+      job.say("Type the word to follow at [MASK] (a causal model: as the next token; and a contrast, for the logit "
+          + "difference), or tick KL.");
       return;
     }
     PatchSite s = site.get();

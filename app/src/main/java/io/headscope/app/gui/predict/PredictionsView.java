@@ -60,6 +60,9 @@ public final class PredictionsView extends ScrollPane {
     for (TextField f : new TextField[] {targetField, contrastField}) {
       f.textProperty().addListener((o, a, b) -> metricChoice.setConverter(metricWords()));
     }
+    // the measure's words depend on the model and the input too (a [MASK] or not, a causal model): renamed with
+    // each new trace (after RoBERTa the GPT-2 kept "original tokens" while the sweep said "next tokens")
+    vm.predictionsProperty().addListener((ListChangeListener<PredictionRow>) c -> metricChoice.setConverter(metricWords()));
     followHeading.textProperty().bind(vm.followHeadingProperty());
     targetProblem.textProperty().bind(vm.targetProblemProperty());
     targetProblem.visibleProperty().bind(vm.targetProblemProperty().isNotEmpty());

@@ -79,6 +79,11 @@ public final class PredictionsViewModel {
 
   /** A measure in the words the sweep's title uses: {@code log P(her)}, {@code logit her − him}. */
   public String metricWords(TargetMetric.Kind k) {
+    if ((targetWord.get() == null || targetWord.get().isBlank()) && k == TargetMetric.Kind.LOGPROB) {
+      // no word followed: the sweep measures the intact top token's log-prob, and says so in these words (issue
+      // 40: "log P(target)" here beside a sweep titled by its metric)
+      return io.headscope.app.gui.screen.DefaultMeasure.words(session);
+    }
     String t = targetWord.get() == null || targetWord.get().isBlank() ? "target" : targetWord.get().strip();
     String c = contrastWord.get() == null ? "" : contrastWord.get().strip();
     return TargetMetric.words(k, t, c);

@@ -24,4 +24,13 @@ public final class CategorySwatch {
     l.getStyleClass().add("hs-small");
     return l;
   }
+
+  /** A label with a grey swatch in front: the key for dots and frames that claim no category. */
+  public static Label unknown(String text) {
+    Region r = new Region();
+    r.getStyleClass().addAll("category-swatch", "category-unknown");
+    Label l = new Label(text, r);
+    l.getStyleClass().add("hs-small");
+    return l;
+  }
 }

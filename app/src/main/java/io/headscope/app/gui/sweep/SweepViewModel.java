@@ -271,17 +271,19 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   }
 
   /** A measure in words: the followed target's, or the default one for null. */
-  private static String words(BertModel m, TargetMetric t) {
+  private String words(BertModel m, TargetMetric t) {
     if (t == null || m == null) {
-      return t == null ? DEFAULT_WORDS : "the followed target";
+      return t == null ? defaultWords(session) : "the followed target";
     }
     // the same words as the Predictions panel's "Sweep:" choice (TargetMetric.words): one name for one metric
     return TargetMetric.words(t.kind(), m.tokenizer().vocabToken(t.target()).strip(),
         t.hasContrast() ? m.tokenizer().vocabToken(t.contrast()).strip() : null);
   }
 
-  /** The words of the default measure. */
-  static final String DEFAULT_WORDS = "log-prob of the intact top token";
+  /** The words of the default measure on the current model and input. */
+  public static String defaultWords(Session session) {
+    return io.headscope.app.gui.screen.DefaultMeasure.words(session);
+  }
 
   private static String modeWords(HeadMask.Mode mode) {
     return mode == HeadMask.Mode.ZERO ? "zero (× 0)" : "uniform (even rows)";
@@ -362,13 +364,13 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
     // a causal model (GPT-2) has no mask: it is measured at its next tokens (MlmProbe)
     boolean causal = session.model() != null && !session.model().config().family().masked();
     String what = switch (mt) {
-      case MEASURE -> (DEFAULT_WORDS.equals(shown)
+      case MEASURE -> (TargetMetric.isDefault(shown)
           ? (causal ? "Δ log-probability of each sampled token (15% of them) predicted from the tokens before it"
               : "Δ log-probability of the intact model's top token at each [MASK] (original tokens at a 15% sample without one)")
           : "Δ " + shown + (causal ? " as the next token" : " at the [MASK]s")) + ", head off − intact. Red: removing the head lowered it (the head "
           + "helped); blue: raised it. What is measured is chosen under Predictions (Follow a word, Sweep:).";
-      case ACCURACY -> "Δ share of [MASK]s where the " + (DEFAULT_WORDS.equals(shown) ? "intact top token"
-          : "target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
+      case ACCURACY -> "Δ share of probed positions where " + (TargetMetric.isDefault(shown)
+          ? TargetMetric.defaultToken(shown) : "the target") + " is the top token. Red: removing the head lowered it; blue: raised it.";
       case KL -> "KL(intact ‖ head off) of the predicted distribution: larger = the prediction changed more "
           + "(no sign: change, not harm).";
       case IMPORTANCE -> "|∂ loss / ∂ m_h| of the " + lossName() + " (Michel et al. 2019), normalised within each layer: "
@@ -443,7 +445,7 @@ public final class SweepViewModel extends ScreenModel<AblationResult> {
   String targetWords() {
     BertModel m = session.model();
     if (followed == null || m == null) {
-      return "the intact top token";
+      return TargetMetric.defaultToken(followedWords);
     }
     return "\u201c" + m.tokenizer().vocabToken(followed.target()).strip() + "\u201d";
   }

@@ -39,7 +39,12 @@ public final class HeadMapFigure {
     double width = Math.max(PLOT + 2 * Header.MARGIN, header.width());
     double plotX = (width - PLOT) / 2;
     double legendY = top + PLOT + 22;
-    double height = legendY + 14 + Header.MARGIN;
+    boolean grey = false;
+    for (int i = 0; i < d.count(); i++) {
+      grey |= category.apply(d.head(i)) == null;
+    }
+    final boolean anyGrey = grey;
+    double height = legendY + 14 + (anyGrey ? 16 : 0) + Header.MARGIN;
     double[] xs = new double[d.count()];
     double[] ys = new double[d.count()];
     for (int i = 0; i < d.count(); i++) {
@@ -74,6 +79,14 @@ public final class HeadMapFigure {
             s.text(p.label(), x + 14, legendY, 10, false, 0x000000, Surface.Anchor.START, 0);
             x += 14 + s.textWidth(p.label(), 10, false) + 14;
           }
+          if (anyGrey) {
+            // grey is drawn, so it is named (on a line of its own): no category claimed
+            s.dot(plotX + 5, legendY + 12, 5, UiColor.UNKNOWN.rgb(), 0x333333, 0.6);
+            s.text(GREY_LABEL, plotX + 14, legendY + 16, 10, false, 0x000000, Surface.Anchor.START, 0);
+          }
         }).headedBy(header);
   }
+
+  /** The legend's name for a grey dot. */
+  public static final String GREY_LABEL = "no category (uncertain or withheld)";
 }

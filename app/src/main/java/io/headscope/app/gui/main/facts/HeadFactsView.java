@@ -10,7 +10,6 @@ import io.headscope.app.gui.chart.TokenTypeChart;
 import io.headscope.app.gui.fxml.ViewLoader;
 import io.headscope.app.gui.main.grid.CategoryLegend;
 import io.headscope.app.gui.style.FxColors;
-import io.headscope.app.render.TokenTypeColors;
 import io.headscope.app.render.UiColor;
 import java.util.Locale;
 import javafx.collections.ListChangeListener;
@@ -35,6 +34,7 @@ public final class HeadFactsView extends VBox {
   @FXML private Label looks;
   @FXML private GridPane numbers;
   @FXML private GridPane types;
+  @FXML private Label typesHeading;
   @FXML private TokenTypeChart chart;
 
   public HeadFactsView(HeadFactsViewModel vm) {
@@ -58,10 +58,24 @@ public final class HeadFactsView extends VBox {
   }
 
   private void refresh() {
-    chart.show(vm.layersProperty(), vm.selectedLayer());
-    HeadScore s = vm.scoreProperty().get();
+    chart.show(vm.layersProperty(), vm.selectedLayer(), vm.chartNames());
     numbers.getChildren().clear();
     types.getChildren().clear();
+    fill();
+    // the heading names what the rows hold, and goes with them (issue 40: shown empty on a decoder)
+    typesHeading.setText(vm.scoreProperty().get() == null ? TYPES_DECODER : TYPES_ENCODER);
+    typesHeading.setVisible(!types.getChildren().isEmpty());
+    typesHeading.setManaged(typesHeading.isVisible());
+  }
+
+  /** The token-type heading over an encoder's rows (weights beside norm-weighted shares). */
+  public static final String TYPES_ENCODER = "Token types this head attends to: weight | norm-weighted";
+  /** The heading over a causal model's rows: the first token's share is its attention sink. */
+  public static final String TYPES_DECODER = "Token types this head attends to (weight; the first token is the "
+      + "attention sink)";
+
+  private void fill() {
+    HeadScore s = vm.scoreProperty().get();
     if (s == null) {
       swatch.setFill(Color.TRANSPARENT);
       category.setText(vm.categoriesWithheld() && vm.encoderDecoder()
@@ -141,7 +155,7 @@ public final class HeadFactsView extends VBox {
     double[] w = st.weightShares();
     double[] n = st.normShares();
     for (TokenType t : TokenType.values()) {
-      Label name = Bars.name(TokenTypeColors.label(t));
+      Label name = Bars.name(vm.names().label(t));
       types.add(name, 0, t.ordinal());
       types.add(Bars.bar(w[t.ordinal()], FxColors.tokenType(t)), 1, t.ordinal());
       types.add(Bars.bar(n[t.ordinal()], FxColors.tokenType(t)), 2, t.ordinal());

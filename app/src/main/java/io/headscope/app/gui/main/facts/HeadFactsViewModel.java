@@ -31,14 +31,23 @@ public final class HeadFactsViewModel {
     main.selectedProperty().addListener((o, a, b) -> update());
     main.summariesProperty().addListener((o, a, b) -> update());
     main.maskProperty().addListener((o, a, b) -> update());
+    main.modelProperty().addListener((o, a, b) -> names = io.headscope.app.render.TokenTypeNames.of(b));
+    names = io.headscope.app.render.TokenTypeNames.of(main.modelProperty().get());
     main.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> {
-      layers.setAll(main.scoresProperty().isEmpty() ? List.of() : LayerTokenTypes.of(main.scoresProperty()));
+      setLayers();
       update();
     });
+    main.summariesProperty().addListener((o, a, b) -> setLayers());
     update();
   }
 
-  /** The selected head's score on the intact map, or null (no head or no input yet). */
+  private io.headscope.app.render.TokenTypeNames names;
+
+  /** The token types as the loaded model names them ({@code <s>} and {@code </s>} on RoBERTa). */
+  public io.headscope.app.render.TokenTypeNames names() {
+    return names;
+  }
+
   /** Whether the loaded model gets no categories (a causal model: see HeadClassifier.appliesTo). */
   public boolean categoriesWithheld() {
     if (main.session().twoStacks() != null) {
@@ -122,6 +131,55 @@ public final class HeadFactsViewModel {
       case 1 -> "next token";
       default -> "offset " + offset;
     };
+  }
+
+  private void setLayers() {
+    if (!main.scoresProperty().isEmpty()) {
+      layers.setAll(LayerTokenTypes.of(main.scoresProperty()));
+    } else if (categoriesWithheld()) {
+      layers.setAll(firstTokenLayers());
+    } else {
+      layers.clear();
+    }
+  }
+
+  /**
+   * A causal model's token types per layer (issue 41: the first token's share, the attention sink, as a token
+   * type in every decoder view): the mean over the layer's heads of {@link FirstToken}'s shares, the first
+   * token in the {@link io.headscope.analysis.heads.TokenType#CLS} place (its colour and position in the
+   * chart), nothing under SEP, and no norm-weighted side (the run's summaries keep no value norms): {@code
+   * norm} is null.
+   */
+  public List<LayerTokenTypes> firstTokenLayers() {
+    io.headscope.model.HeadSummaries s = main.summariesProperty().get();
+    if (s == null || main.traceProperty().get() == null) {
+      return List.of();
+    }
+    List<LayerTokenTypes> out = new java.util.ArrayList<>();
+    for (int l = 0; l < s.layers(); l++) {
+      double[] mean = new double[3];
+      for (int h = 0; h < s.heads(); h++) {
+        FirstToken f = firstToken(new Head(l, h));
+        if (f == null) {
+          return List.of();
+        }
+        for (int i = 0; i < 3; i++) {
+          mean[i] += f.shares()[i] / s.heads();
+        }
+      }
+      out.add(new LayerTokenTypes(l, new io.headscope.analysis.heads.TokenTypeShares(mean[0], 0, mean[1], mean[2]),
+          null));
+    }
+    return out;
+  }
+
+  /** How the token types are named where categories are withheld: the first token is the sink, no [SEP]. */
+  public static final io.headscope.app.render.TokenTypeNames FIRST_TOKEN_NAMES =
+      new io.headscope.app.render.TokenTypeNames("first token (sink)", null);
+
+  /** The names the token-type charts use now: the model's specials, or the first token on a causal model. */
+  public io.headscope.app.render.TokenTypeNames chartNames() {
+    return categoriesWithheld() ? FIRST_TOKEN_NAMES : names;
   }
 
   private void update() {

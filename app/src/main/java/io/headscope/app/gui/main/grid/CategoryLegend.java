@@ -53,7 +53,19 @@ public final class CategoryLegend extends FlowPane {
     all.getStyleClass().add("legend-all");
     all.setOnAction(e -> vm.showAllCategories());
     all.visibleProperty().bind(vm.shownCategoriesProperty().map(s -> s.size() < HeadPattern.values().length));
+    all.managedProperty().bind(all.visibleProperty());
     getChildren().add(all);
+    withheld.setId("legend-withheld");
+    withheld.getStyleClass().add("hs-small");
+    withheld.managedProperty().bind(withheld.visibleProperty());
+    // one short line: a long one widened the grid's pane and pushed the head view out of a 1280-px window, and
+    // one wrapped to the legend's width went through a tall first layout that left the thumbnails small
+    withheld.setTooltip(new Tooltip("Each token of a causal model sees only those before it. Kovaleva et al.'s "
+        + "categories are defined on bidirectional maps; a causal "
+        + "model's maps are triangles, so no head gets one. Rank the heads by the first token's share "
+        + "(the attention sink), entropy or largest weight above the grid instead."));
+    getChildren().add(withheld);
+    vm.modelProperty().addListener((o, a, b) -> refresh());
     vm.scoresProperty().addListener((ListChangeListener<HeadScore>) c -> refresh());
     vm.shownCategoriesProperty().addListener((o, a, b) -> refresh());
     refresh();
@@ -70,7 +82,25 @@ public final class CategoryLegend extends FlowPane {
     };
   }
 
+  /** What the frames mean on a causal model, where the category chips would name what no head has. */
+  private final javafx.scene.control.Label withheld = new javafx.scene.control.Label(WITHHELD);
+
+  /** The legend's line on a causal model (its chips hidden). */
+  public static final String WITHHELD = "No categories on a causal model: frames are plain grey";
+
+  /** Whether the loaded model gets no categories (a causal model: HeadClassifier.appliesTo). */
+  static boolean withheld(MainViewModel vm) {
+    io.headscope.model.BertModel m = vm.modelProperty().get();
+    return m != null && !io.headscope.analysis.heads.HeadClassifier.appliesTo(m);
+  }
+
   private void refresh() {
+    boolean none = withheld(vm);
+    withheld.setVisible(none);
+    items.values().forEach(b -> {
+      b.setVisible(!none);
+      b.setManaged(!none);
+    });
     Map<HeadPattern, Integer> counts = new EnumMap<>(HeadPattern.class);
     int unsure = 0;
     for (HeadScore s : vm.scoresProperty()) {
@@ -81,7 +111,7 @@ public final class CategoryLegend extends FlowPane {
       }
     }
     uncertain.setText(HeadPattern.UNCERTAIN_LABEL + " " + unsure);
-    uncertain.setVisible(unsure > 0);
+    uncertain.setVisible(unsure > 0 && !none);
     for (HeadPattern p : HeadPattern.values()) {
       ToggleButton b = items.get(p);
       boolean shown = vm.shownCategoriesProperty().get().contains(p);

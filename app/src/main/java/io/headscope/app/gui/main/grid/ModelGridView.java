@@ -180,6 +180,9 @@ public final class ModelGridView extends VBox {
   private void rebuild() {
     grid.getChildren().clear();
     thumbs.clear();
+    // new thumbnails start small: the next fitting is never a scroll bar's nudge, even for the same shape in a
+    // view of about the same size (a 2 x 3 GPT-2 after a 2 x 3 RoBERTa kept them small at both sizes)
+    fittedLayers = -1;
     int layers = vm.layersProperty().get();
     int heads = vm.headsProperty().get();
     if (layers == 0) {

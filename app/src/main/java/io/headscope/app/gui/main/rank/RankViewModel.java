@@ -32,8 +32,11 @@ import javafx.collections.ObservableList;
  * sweep's effect). Heads without a value (NaN) are left out; ties go to the lower layer, then head.
  */
 public final class RankViewModel {
-  /** The choice that ranks nothing. */
-  public static final String NONE = "—";
+  /**
+   * The choice that ranks nothing, worded as what to do: a bare dash read as an empty box (issue 40's
+   * walk-through: "Rank heads by" looked blank on a new window).
+   */
+  public static final String NONE = "no ranking (choose a score)";
 
   /** One ranked head: its place (1-based), the head and its value. */
   public record Ranked(int rank, Head head, double value) {
@@ -45,13 +48,17 @@ public final class RankViewModel {
 
   private record BuiltIn(String name, ToDoubleFunction<HeadScore> of, boolean largestFirst) {}
 
-  /** The scores every input has, in the list's order. */
-  private static final List<BuiltIn> BUILT_IN = List.of(
+  /**
+   * The scores every input has, in the list's order, the special tokens named as the model names them
+   * ({@code <s>} and {@code </s>} on RoBERTa).
+   */
+  private static List<BuiltIn> builtIns(io.headscope.app.render.TokenTypeNames names) {
+    return List.of(
       new BuiltIn("attention to the previous token", s -> s.stats().previous(), true),
       new BuiltIn("attention to the same token", s -> s.stats().self(), true),
       new BuiltIn("attention to the next token", s -> s.stats().next(), true),
-      new BuiltIn("attention to [CLS]", s -> s.stats().cls(), true),
-      new BuiltIn("attention to [SEP]", s -> s.stats().sep(), true),
+      new BuiltIn("attention to " + names.cls(), s -> s.stats().cls(), true),
+      new BuiltIn("attention to " + names.sep(), s -> s.stats().sep(), true),
       new BuiltIn("attention to punctuation", s -> s.stats().punct(), true),
       new BuiltIn("entropy (nats; smallest = most focused)", s -> s.stats().entropy(), false),
       new BuiltIn("category confidence", HeadScore::confidence, true),
@@ -60,6 +67,9 @@ public final class RankViewModel {
       new BuiltIn("block score", HeadScore::block, true),
       new BuiltIn("heterogeneous score", HeadScore::heterogeneous, true),
       new BuiltIn("mean value-vector norm", s -> s.stats().meanValueNorm(), true));
+  }
+
+  private List<BuiltIn> builtIn = builtIns(io.headscope.app.render.TokenTypeNames.BERT);
 
   private final Session session;
   private final ObservableList<HeadScore> scores;
@@ -73,7 +83,17 @@ public final class RankViewModel {
   public RankViewModel(Session session, ObservableList<HeadScore> scores) {
     this.session = session;
     this.scores = scores;
+    builtIn = builtIns(io.headscope.app.render.TokenTypeNames.of(session.modelProperty().get()));
     listChoices();
+    session.modelProperty().addListener((o, a, b) -> {
+      // another model names its special tokens its own way: the same score keeps its place under the new name
+      int was = indexOfBuiltIn(chosen.get());
+      builtIn = builtIns(io.headscope.app.render.TokenTypeNames.of(b));
+      listChoices();
+      if (was >= 0) {
+        chosen.set(builtIn.get(was).name());
+      }
+    });
     session.measures().addListener((MapChangeListener<String, HeadMeasure>) c -> {
       listChoices();
       rank();
@@ -132,18 +152,26 @@ public final class RankViewModel {
   private void listChoices() {
     List<String> list = new ArrayList<>();
     list.add(NONE);
-    BUILT_IN.forEach(b -> list.add(b.name()));
+    builtIn.forEach(b -> list.add(b.name()));
     session.measures().values().forEach(m -> list.add(m.name()));
     String was = chosen.get();
     choices.setAll(list);
-    // a measure its screen withdrew (or replaced by another name) can no longer rank
-    if (!list.contains(was)) {
-      chosen.set(NONE);
+    // a measure its screen withdrew (or replaced by another name) can no longer rank; a choice box whose
+    // items were replaced may have cleared its value through the binding, which would leave the box blank
+    chosen.set(was != null && list.contains(was) ? was : NONE);
+  }
+
+  private int indexOfBuiltIn(String name) {
+    for (int i = 0; i < builtIn.size(); i++) {
+      if (builtIn.get(i).name().equals(name)) {
+        return i;
+      }
     }
+    return -1;
   }
 
   private boolean defaultLargestFirst(String name) {
-    for (BuiltIn b : BUILT_IN) {
+    for (BuiltIn b : builtIn) {
       if (b.name().equals(name)) {
         return b.largestFirst();
       }
@@ -159,7 +187,7 @@ public final class RankViewModel {
   /** The chosen number of every head, {@code [layer][head]}; null when nothing is chosen or known. */
   double[][] values() {
     String name = chosen.get();
-    for (BuiltIn b : BUILT_IN) {
+    for (BuiltIn b : builtIn) {
       if (b.name().equals(name)) {
         if (scores.isEmpty()) {
           return null;
