@@ -665,9 +665,13 @@ public final class MainView extends BorderPane {
       textBLabel.setText(two ? "Target" : "Pair");
       textA.setPromptText(two ? "What the encoder reads, e.g. translate English to German: The house is wonderful."
           : promptA);
-      textB.setPromptText(two ? "What the decoder reads, e.g. Das Haus ist" : promptB);
+      boolean pairs = two || vm.pairReadProperty().get();
+      textB.setDisable(!pairs);
+      textB.setPromptText(two ? "What the decoder reads, e.g. Das Haus ist"
+          : pairs ? promptB : "a causal model reads one text: no pair");
     };
     vm.session().twoStacksProperty().addListener((o, a, b) -> follow.run());
+    vm.pairReadProperty().addListener((o, a, b) -> follow.run());
     follow.run();
   }
 

@@ -126,6 +126,21 @@ public final class MainViewModel {
         status.set(ERROR + msg);
       }
     });
+    // a causal model reads one text: its Pair field is off (a pair typed before is dropped, not refused in a dialog)
+    session.modelProperty().addListener((o, a, m) -> {
+      boolean pairs = m == null || !m.config().family().causal();
+      if (!pairs) {
+        textB.set("");
+      }
+      pairRead.set(pairs);
+    });
+  }
+
+  private final javafx.beans.property.BooleanProperty pairRead = new javafx.beans.property.SimpleBooleanProperty(true);
+
+  /** Whether the open model reads a second sentence (not a causal model: it has no format for a pair). */
+  public javafx.beans.property.ReadOnlyBooleanProperty pairReadProperty() {
+    return pairRead;
   }
 
   private static final String ERROR = "Error: ";
