@@ -10,10 +10,12 @@ import java.util.List;
  *
  * @param cls the model's token of type {@link TokenType#CLS}
  * @param sep the model's token of type {@link TokenType#SEP}
+ * @param marked whether the model's template puts such tokens around an input at all (GPT-2's and Llama's put
+ *     none: a share of attention "to [CLS]" would be 0 for every head there, nothing to rank by)
  */
-public record TokenTypeNames(String cls, String sep) {
+public record TokenTypeNames(String cls, String sep, boolean marked) {
   /** BERT's, the names when a model has no special tokens to go by. */
-  public static final TokenTypeNames BERT = new TokenTypeNames("[CLS]", "[SEP]");
+  public static final TokenTypeNames BERT = new TokenTypeNames("[CLS]", "[SEP]", true);
 
   /**
    * The names from a tokenized input: the first token of each special type in it (a template puts them at
@@ -34,7 +36,7 @@ public record TokenTypeNames(String cls, String sep) {
         sepSeen = true;
       }
     }
-    return new TokenTypeNames(cls, sep);
+    return new TokenTypeNames(cls, sep, clsSeen || sepSeen);
   }
 
   /** The model's names, from its template around one word; BERT's when it cannot say (no model, no template). */

@@ -171,7 +171,7 @@ class HeadFactsViewModelTest {
     assertThat(vm.names()).isEqualTo(io.headscope.app.render.TokenTypeNames.BERT);
     main.textAProperty().set("the cat sat on the mat .");
     main.loadModel(roberta.toString());
-    assertThat(vm.names()).isEqualTo(new io.headscope.app.render.TokenTypeNames("<s>", "</s>"));
+    assertThat(vm.names()).isEqualTo(new io.headscope.app.render.TokenTypeNames("<s>", "</s>", true));
     assertThat(vm.names().label(TokenType.CLS)).isEqualTo("<s>");
     assertThat(vm.names().label(TokenType.PUNCT)).isEqualTo(". ,");
     assertThat(io.headscope.app.gui.main.MainView.tokenTypeColumns(vm.names())).startsWith("<s> weight", "</s> weight")

@@ -125,4 +125,27 @@ class RankViewModelTest {
     assertThat(rank.choices()).contains("attention to [CLS]").doesNotContain("attention to <s>");
     assertThat(rank.chosenProperty().get()).isEqualTo("attention to [CLS]");
   }
+
+  @Test
+  void aModelWithoutSpecialTokensOffersNoShareOfThemAndAChoiceOfOneFallsToNoRanking() {
+    Path gpt2 = dir.resolve("gpt2-r");
+    io.headscope.model.testing.families.FamilyModelFolders.write("gpt2", gpt2, 3);
+    Path tiny = TinyBert.create(2, 3, 7).writeTo(dir.resolve("tiny-r")).config().getParent();
+    MainViewModel m = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache-r")));
+    RankViewModel rank = m.rank();
+    m.textAProperty().set("the cat sat on the mat .");
+    m.loadModel(tiny.toString());
+    rank.chosenProperty().set("attention to [CLS]");
+    // GPT-2's input has no token of either type: a share of attention to one is 0 for every head
+    m.loadModel(gpt2.toString());
+    assertThat(m.session().trace().tokens()).noneMatch(t -> t.equals("[CLS]") || t.equals("[SEP]"));
+    assertThat(rank.choices()).noneMatch(c -> c.contains("[CLS]") || c.contains("[SEP]"))
+        .contains("attention to the previous token", "entropy (nats; smallest = most focused)");
+    assertThat(rank.chosenProperty().get()).isEqualTo(RankViewModel.NONE);
+    // a score every model has keeps its place across the switch, though the lists differ in length
+    rank.chosenProperty().set("entropy (nats; smallest = most focused)");
+    m.loadModel(tiny.toString());
+    assertThat(rank.chosenProperty().get()).isEqualTo("entropy (nats; smallest = most focused)");
+    assertThat(rank.choices()).contains("attention to [CLS]", "attention to [SEP]");
+  }
 }

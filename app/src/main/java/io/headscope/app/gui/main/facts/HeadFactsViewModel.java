@@ -175,7 +175,7 @@ public final class HeadFactsViewModel {
 
   /** How the token types are named where categories are withheld: the first token is the sink, no [SEP]. */
   public static final io.headscope.app.render.TokenTypeNames FIRST_TOKEN_NAMES =
-      new io.headscope.app.render.TokenTypeNames("first token (sink)", null);
+      new io.headscope.app.render.TokenTypeNames("first token (sink)", null, false);
 
   /** The names the token-type charts use now: the model's specials, or the first token on a causal model. */
   public io.headscope.app.render.TokenTypeNames chartNames() {

@@ -46,27 +46,33 @@ public final class RankViewModel {
     }
   }
 
-  private record BuiltIn(String name, ToDoubleFunction<HeadScore> of, boolean largestFirst) {}
+  /** @param key the score whatever the model calls its special tokens (a choice keeps its score across models) */
+  private record BuiltIn(String key, String name, ToDoubleFunction<HeadScore> of, boolean largestFirst) {}
 
   /**
    * The scores every input has, in the list's order, the special tokens named as the model names them
-   * ({@code <s>} and {@code </s>} on RoBERTa).
+   * ({@code <s>} and {@code </s>} on RoBERTa); on a model whose inputs carry no such tokens (GPT-2, Llama) the two
+   * shares are left out, as they are 0 for every head there.
    */
   private static List<BuiltIn> builtIns(io.headscope.app.render.TokenTypeNames names) {
-    return List.of(
-      new BuiltIn("attention to the previous token", s -> s.stats().previous(), true),
-      new BuiltIn("attention to the same token", s -> s.stats().self(), true),
-      new BuiltIn("attention to the next token", s -> s.stats().next(), true),
-      new BuiltIn("attention to " + names.cls(), s -> s.stats().cls(), true),
-      new BuiltIn("attention to " + names.sep(), s -> s.stats().sep(), true),
-      new BuiltIn("attention to punctuation", s -> s.stats().punct(), true),
-      new BuiltIn("entropy (nats; smallest = most focused)", s -> s.stats().entropy(), false),
-      new BuiltIn("category confidence", HeadScore::confidence, true),
-      new BuiltIn("vertical score", HeadScore::vertical, true),
-      new BuiltIn("diagonal score", HeadScore::diagonal, true),
-      new BuiltIn("block score", HeadScore::block, true),
-      new BuiltIn("heterogeneous score", HeadScore::heterogeneous, true),
-      new BuiltIn("mean value-vector norm", s -> s.stats().meanValueNorm(), true));
+    List<BuiltIn> all = List.of(
+      new BuiltIn("previous", "attention to the previous token", s -> s.stats().previous(), true),
+      new BuiltIn("self", "attention to the same token", s -> s.stats().self(), true),
+      new BuiltIn("next", "attention to the next token", s -> s.stats().next(), true),
+      new BuiltIn("cls", "attention to " + names.cls(), s -> s.stats().cls(), true),
+      new BuiltIn("sep", "attention to " + names.sep(), s -> s.stats().sep(), true),
+      new BuiltIn("punct", "attention to punctuation", s -> s.stats().punct(), true),
+      new BuiltIn("entropy", "entropy (nats; smallest = most focused)", s -> s.stats().entropy(), false),
+      new BuiltIn("confidence", "category confidence", HeadScore::confidence, true),
+      new BuiltIn("vertical", "vertical score", HeadScore::vertical, true),
+      new BuiltIn("diagonal", "diagonal score", HeadScore::diagonal, true),
+      new BuiltIn("block", "block score", HeadScore::block, true),
+      new BuiltIn("heterogeneous", "heterogeneous score", HeadScore::heterogeneous, true),
+      new BuiltIn("valueNorm", "mean value-vector norm", s -> s.stats().meanValueNorm(), true));
+    if (names.marked()) {
+      return all;
+    }
+    return all.stream().filter(b -> !b.key().equals("cls") && !b.key().equals("sep")).toList();
   }
 
   private List<BuiltIn> builtIn = builtIns(io.headscope.app.render.TokenTypeNames.BERT);
@@ -87,11 +93,12 @@ public final class RankViewModel {
     listChoices();
     session.modelProperty().addListener((o, a, b) -> {
       // another model names its special tokens its own way: the same score keeps its place under the new name
-      int was = indexOfBuiltIn(chosen.get());
+      String was = keyOfBuiltIn(chosen.get());
       builtIn = builtIns(io.headscope.app.render.TokenTypeNames.of(b));
       listChoices();
-      if (was >= 0) {
-        chosen.set(builtIn.get(was).name());
+      if (was != null) {
+        // the score under this model's name, or no ranking where the model has no such score
+        chosen.set(builtIn.stream().filter(s -> s.key().equals(was)).map(BuiltIn::name).findFirst().orElse(NONE));
       }
     });
     session.measures().addListener((MapChangeListener<String, HeadMeasure>) c -> {
@@ -161,13 +168,8 @@ public final class RankViewModel {
     chosen.set(was != null && list.contains(was) ? was : NONE);
   }
 
-  private int indexOfBuiltIn(String name) {
-    for (int i = 0; i < builtIn.size(); i++) {
-      if (builtIn.get(i).name().equals(name)) {
-        return i;
-      }
-    }
-    return -1;
+  private String keyOfBuiltIn(String name) {
+    return builtIn.stream().filter(b -> b.name().equals(name)).map(BuiltIn::key).findFirst().orElse(null);
   }
 
   private boolean defaultLargestFirst(String name) {
