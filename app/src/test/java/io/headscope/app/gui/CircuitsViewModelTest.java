@@ -313,15 +313,17 @@ class CircuitsViewModelTest {
   }
 
   @Test
-  void anEncoderDecoderNeverReachesTheScreenAndTheWindowSaysWhyInOneLine() {
+  void anEncoderDecoderOpensInAllHeadsOnlyAndTheScreenSaysWhyInOneLine() {
     Path t5 = io.headscope.model.encoderdecoders.EncoderDecoderFolders.write("t5", dir.resolve("t5"), 21);
     MainViewModel own = new MainViewModel(new DirectWorker(), new ModelRepository(dir.resolve("cache4")));
     own.textAProperty().set(CLEAN);
     own.loadModel(t5.toString());
+    // the app opens a T5 with its encoder, decoder and cross maps under All heads; no single-stack model is set
     assertThat(own.session().model()).isNull();
-    assertThat(own.statusProperty().get()).contains("encoder-decoder").doesNotContain("\n");
+    assertThat(own.session().twoStacks()).isNotNull();
     CircuitsViewModel vm = new CircuitsViewModel(own.session());
     String idle = vm.statusProperty().get();
+    assertThat(idle).contains("encoder-decoder").contains("single-stack").doesNotContain("\n");
     vm.corruptedProperty().set(CORRUPTED);
     vm.targetProperty().set("she");
     vm.contrastProperty().set("he");

@@ -261,6 +261,10 @@ class GuiMainWindowTest {
     assertThat(robot.lookup("#thumb-" + first).query().getPseudoClassStates())
         .contains(javafx.css.PseudoClass.getPseudoClass("ranked"));
     var mask = vm().maskProperty().get();
+    // the list is rebuilt when a screen publishes a measure (the choices change): click the list as it stands
+    // once the FX thread is idle (under load a rebuild landed between the lookup and the click)
+    WaitForAsyncUtils.waitForFxEvents();
+    waitFor(() -> robot.lookup("#rank-" + first).tryQuery().map(n -> n.getScene() != null).orElse(false));
     robot.clickOn("#rank-" + first);
     waitFor(() -> first.equals(vm().selectedProperty().get()));
     assertThat(vm().maskProperty().get()).as("selecting never switches").isEqualTo(mask);
