@@ -20,8 +20,16 @@ def pair(request, tmp_path_factory):
     server.close()
 
 
+_CLI_RUNS = {}
+
+
 def cli(made, *extra, op="attention"):
-    return cli_json(op, "--model", made["folder"], "--text", made["source"], "--target", made["target"], *extra)
+    # one command-line run per folder and arguments: each is a JVM's start, and two tests read the plain attention
+    key = (made["folder"], op) + extra
+    if key not in _CLI_RUNS:
+        _CLI_RUNS[key] = cli_json(op, "--model", made["folder"], "--text", made["source"], "--target",
+                                  made["target"], *extra)
+    return _CLI_RUNS[key]
 
 
 def float32_maps(json_maps):

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * into 1-2's values, 1-2 into 2-3's keys, 2-3 into the logits. The path is serial (2-3 finds its key only through
  * the token 1-2 moved there), so each of the three edges alone carries the whole effect.
  */
+@Tag("slow") // about 60 s (exact patching of all 110 edges, EAP-IG): ./headscope test slow
 class InductionCircuitTest {
   @TempDir static Path dir;
   static BertModel model;
