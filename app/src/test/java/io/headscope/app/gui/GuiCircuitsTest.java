@@ -47,22 +47,7 @@ class GuiCircuitsTest {
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
-    view.setFileAsker(new FileAsker() {
-      @Override
-      public Path save(String title, String extension, String suggestedName) {
-        return exportTarget;
-      }
-
-      @Override
-      public Path openFolder(String title) {
-        return null;
-      }
-
-      @Override
-      public Path openFile(String title) {
-        return null;
-      }
-    });
+    view.setFileAsker(FixedAnswers.saving(() -> exportTarget));
     stage.show();
     view.viewModel().textAProperty().set(CircuitsViewModelTest.CLEAN);
     view.viewModel().loadModel(tiny.toString());

@@ -140,13 +140,7 @@ public final class Engine implements AutoCloseable {
       g2[l] = p.ln2Weight().toFloatArray();
       b2[l] = p.ln2Bias().toFloatArray();
     }
-    int e = config().embeddingSize();
-    int d = config().hiddenSize();
-    float[] flat = weights.mlmDenseWeight.toFloatArray();
-    float[][] dense = new float[e][];
-    for (int i = 0; i < e; i++) {
-      dense[i] = java.util.Arrays.copyOfRange(flat, i * d, (i + 1) * d);
-    }
+    float[][] dense = mlmDenseRows();
     float[][] rows = new float[tokens.length][];
     float[] bias = new float[tokens.length];
     for (int i = 0; i < tokens.length; i++) {
@@ -157,6 +151,18 @@ public final class Engine implements AutoCloseable {
     }
     return new PostLayerNormWeights(g1, b1, g2, b2, config().layerNormEps(), dense, weights.mlmDenseBias.toFloatArray(),
         weights.mlmLnWeight.toFloatArray(), weights.mlmLnBias.toFloatArray(), rows, bias);
+  }
+
+  /** The masked-LM head's transform weight (embedding size x hidden) as rows, for the attribution weights above. */
+  private float[][] mlmDenseRows() {
+    int e = config().embeddingSize();
+    int d = config().hiddenSize();
+    float[] flat = weights.mlmDenseWeight.toFloatArray();
+    float[][] dense = new float[e][];
+    for (int i = 0; i < e; i++) {
+      dense[i] = java.util.Arrays.copyOfRange(flat, i * d, (i + 1) * d);
+    }
+    return dense;
   }
 
   /**
@@ -171,12 +177,7 @@ public final class Engine implements AutoCloseable {
       return null;
     }
     int e = config().embeddingSize();
-    int d = config().hiddenSize();
-    float[] flat = weights.mlmDenseWeight.toFloatArray();
-    float[][] dense = new float[e][];
-    for (int i = 0; i < e; i++) {
-      dense[i] = java.util.Arrays.copyOfRange(flat, i * d, (i + 1) * d);
-    }
+    float[][] dense = mlmDenseRows();
     float[][] rows = new float[tokens.length][];
     float[] bias = new float[tokens.length];
     for (int i = 0; i < tokens.length; i++) {
