@@ -20,12 +20,14 @@ import java.util.List;
  * {@code apply_ln_to_stack(..., pos_slice)} with {@code logit_lens}), in the two forms the two kinds of
  * model allow.
  *
- * <p>Pre-LayerNorm (GPT-2): the stream the head reads is a sum,
+ * <p>Pre-LayerNorm (GPT-2, GPT-NeoX) and pre-RMSNorm (Llama, Qwen2, Mistral, Gemma): the stream the head reads
+ * is a sum,
  * {@code r = embed + sum_l (sum_h result_{l,h} + b_O,l + mlp_out_l)}, and with the final LayerNorm's
  * scale {@code sigma(r)} frozen at its value on the full stream the head is linear: component {@code c}
  * gives {@code W_U[v] . (gamma * (c - mean(c)) / sigma(r))} to token v's logit. The components sum to
  * the logit minus the offsets the freezing leaves out, {@code W_U[v] . beta} (and the decoder bias, none
- * in GPT-2).
+ * in GPT-2). An RMSNorm's scale {@code sqrt(mean(r^2) + eps)} is frozen the same way; it centres nothing and has
+ * no shift, so there the components sum to the logit itself.
  *
  * <p>Post-LayerNorm (BERT and the other encoders): each layer's output is
  * {@code LN2(LN1(resid_pre + attn_out) + mlp_out)} and the masked-LM head is
@@ -58,12 +60,8 @@ public final class DirectLogitAttribution {
     PostLayerNormWeights post = u == null ? model.postLayerNormWeights(tokens) : null;
     PreNormMaskedLmWeights modern = u == null && post == null ? model.preNormMaskedLmWeights(tokens) : null;
     if (u == null && post == null && modern == null) {
-      var c = model.config();
-      throw new HeadScopeException(c.parts().rms()
-          ? "Direct logit attribution is not written for an RMSNorm model (" + model.name() + "): it freezes a "
-              + "LayerNorm's scale."
-          : "Direct logit attribution needs GPT-2's ln_f head or a masked-LM head with its transform; "
-              + model.name() + " has neither.");
+      throw new HeadScopeException("Direct logit attribution needs a decoder's final norm and head or a masked-LM "
+          + "head with its transform; " + model.name() + " has neither.");
     }
     RunResult r = model.run(RunRequest.of(input)
         .capture(Capture.points(HookPoint.Kind.EMBED, HookPoint.Kind.RESID_PRE, HookPoint.Kind.ATTN_RESULT,
@@ -81,7 +79,9 @@ public final class DirectLogitAttribution {
           : post != null ? postLayerNorm(r, p, post, contrast) : preNormMaskedLm(r, p, modern));
     }
     return new DlaResult(input.tokens(), target, contrast,
-        u != null ? DlaResult.Method.FINAL_SCALE_FROZEN : DlaResult.Method.ALL_SCALES_FROZEN, rows, positions, own);
+        u == null ? DlaResult.Method.ALL_SCALES_FROZEN
+            : u.rms() ? DlaResult.Method.FINAL_RMS_SCALE_FROZEN : DlaResult.Method.FINAL_SCALE_FROZEN,
+        rows, positions, own);
   }
 
   private List<DlaRow> preLayerNorm(RunResult r, int p, UnembedWeights u, long contrast) {
@@ -90,7 +90,8 @@ public final class DirectLogitAttribution {
     int d = model.config().hiddenSize();
     List<DlaRow> rows = new ArrayList<>();
     float[] stream = r.cache().get(HookPoint.residPost(layers - 1)).vector(d, 0, p);
-    double sigma = Math.sqrt(variance(stream) + u.eps()); // frozen: the full stream's
+    // frozen: the full stream's; an RMSNorm's is its root mean square, nothing subtracted
+    double sigma = Math.sqrt((u.rms() ? meanSquare(stream) : variance(stream)) + u.eps());
     rows.add(row("embed", 0, 0, p, r.cache().get(HookPoint.embed()).vector(d, 0, p), sigma, u, contrast));
     for (int l = 0; l < layers; l++) {
       Activation result = r.cache().get(HookPoint.of(HookPoint.Kind.ATTN_RESULT, l)); // (1, T, H, d)
@@ -335,17 +336,25 @@ public final class DirectLogitAttribution {
         contrast < 0 ? Double.NaN : direct(c, sigma, u, 1));
   }
 
-  /** {@code W_U[token] . (gamma * (c - mean(c)) / sigma)}. */
+  /** {@code W_U[token] . (gamma * (c - mean(c)) / sigma)}; an RMSNorm centres nothing: {@code W_U[token] . (gamma * c / sigma)}. */
   private static double direct(float[] c, double sigma, UnembedWeights u, int token) {
     double mean = 0;
     for (float x : c) {
-      mean += x / (double) c.length;
+      mean += u.rms() ? 0 : x / (double) c.length;
     }
     double s = 0;
     for (int j = 0; j < c.length; j++) {
       s += u.rows()[token][j] * (double) u.lnWeight()[j] * (c[j] - mean);
     }
     return s / sigma;
+  }
+
+  private static double meanSquare(float[] x) {
+    double s = 0;
+    for (float v : x) {
+      s += v * (double) v;
+    }
+    return s / x.length;
   }
 
   private static double variance(float[] x) {

@@ -18,7 +18,7 @@ import java.util.List;
 public record DlaResult(List<String> tokens, long target, long contrast, Method method, List<DlaRow> rows,
     int[] positions, double[] modelDifference) {
 
-  /** The two linearisations, named as the CLI, CSV and app say them. */
+  /** The linearisations, named as the CLI, CSV and app say them. */
   public enum Method {
     /**
      * Pre-LayerNorm (GPT-2): the components sum in the stream; only {@code ln_f}'s scale is frozen and its
@@ -26,6 +26,12 @@ public record DlaResult(List<String> tokens, long target, long contrast, Method 
      */
     FINAL_SCALE_FROZEN("frozen ln_f scale (pre-LayerNorm): direct path through ln_f; components sum to the "
         + "logit less W_U.beta"),
+    /**
+     * Pre-RMSNorm (Llama, Qwen2, Mistral, Gemma): only the final RMSNorm's scale is frozen; nothing is centred and
+     * there is no shift, so the components sum to the logit itself.
+     */
+    FINAL_RMS_SCALE_FROZEN("frozen final RMSNorm scale (pre-RMSNorm): direct path through the final norm; "
+        + "components sum to the logit"),
     /**
      * Post-LayerNorm (BERT family): every LayerNorm's 1/sigma and the head's GELU ratio frozen at the run's
      * values; the components, with the {@code bias} remainder, sum to the logit exactly.

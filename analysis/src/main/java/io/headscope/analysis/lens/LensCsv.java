@@ -21,7 +21,7 @@ import org.apache.commons.csv.CSVPrinter;
  * {@code top_probs} best first, separated by {@code |}; target and contrast fields empty when not followed.
  * {@code dla.csv}: one row per component, direct logits (natural logit units) for target and contrast,
  * and the linearisation they come from in every row ({@code method}: {@code ln_f_scale_frozen} for a
- * pre-LayerNorm model, {@code all_scales_frozen} for a post-LayerNorm one, whose {@code bias} row is the
+ * pre-LayerNorm model, {@code rms_scale_frozen} for a pre-RMSNorm one, {@code all_scales_frozen} for a post-LayerNorm one, whose {@code bias} row is the
  * remainder; see {@link DlaResult.Method}), so that a file read alone says what its numbers are.
  */
 public final class LensCsv {
@@ -56,7 +56,11 @@ public final class LensCsv {
 
   /** The CSV's and JSON's name of a linearisation. */
   public static String methodName(DlaResult.Method m) {
-    return m == DlaResult.Method.FINAL_SCALE_FROZEN ? "ln_f_scale_frozen" : "all_scales_frozen";
+    return switch (m) {
+      case FINAL_SCALE_FROZEN -> "ln_f_scale_frozen";
+      case FINAL_RMS_SCALE_FROZEN -> "rms_scale_frozen";
+      case ALL_SCALES_FROZEN -> "all_scales_frozen";
+    };
   }
 
   /**

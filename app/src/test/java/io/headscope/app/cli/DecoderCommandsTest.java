@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.headscope.model.decoders.DecoderFolders;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -90,5 +91,23 @@ class DecoderCommandsTest {
     JsonNode json = JSON.readTree(r.out());
     assertThat(json.get("disabled").size()).isEqualTo(2);
     assertThat(json.get("predictions").get(0).get("position").asInt()).isEqualTo(DecoderFolders.textIds(type).length - 1);
+  }
+
+  /** {@code lens --dla} on an RMSNorm decoder: the final RMSNorm's scale frozen, rows that sum to what the command prints. */
+  @Test
+  void dlaOnAnRmsNormDecoderFreezesTheFinalNormsScale() throws Exception {
+    Path folder = DecoderFolders.write("llama", dir.resolve("llama"), 12);
+    Path dla = dir.resolve("dla.csv");
+    CliHarness.Result r = CliHarness.run("lens", "--model", folder.toString(), "--text", DecoderFolders.TEXT,
+        "--target", "a", "--contrast", "b", "--dla", "--out", dla.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    java.util.List<String> lines = java.nio.file.Files.readAllLines(dla);
+    int last = DecoderFolders.textIds("llama").length - 1;
+    assertThat(lines.get(1)).startsWith("embed,0,," + last + ",").endsWith(",rms_scale_frozen");
+    assertThat(lines).hasSize(1 + 1 + 2 * (4 + 2)); // header, embed, 2 layers x (4 heads, attn_bias, mlp)
+    assertThat(r.err()).contains("frozen final RMSNorm scale").contains("the model's logit difference is");
+    double sum = lines.stream().skip(1).mapToDouble(l -> Double.parseDouble(l.split(",")[7])).sum();
+    String printed = r.err().replaceAll("(?s).*components sum to (-?[0-9.]+);.*", "$1");
+    assertThat(sum).isCloseTo(Double.parseDouble(printed), org.assertj.core.api.Assertions.within(1e-5));
   }
 }

@@ -103,12 +103,14 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * The final LayerNorm and the decoder rows of {@code tokens}, for a pre-LayerNorm model (GPT-2) whose
-   * head is {@code W_U ln_f(x)}; null for a model whose head is not that (post-LayerNorm, with a transform).
+   * The final norm and the decoder rows of {@code tokens}, for a pre-norm decoder whose head is
+   * {@code W_U norm(x)}: GPT-2's and GPT-NeoX's LayerNorm, the rotary decoders' RMSNorm; null for a model whose
+   * head is not that (post-LayerNorm, or a masked-LM head with a transform).
    */
   public UnembedWeights unembedWeights(long... tokens) {
-    if (weights.finalLnWeight == null || !weights.gptLmHead || weights.finalLnBias == null) {
-      return null; // the rotary decoders' final norm is an RMSNorm, not the LayerNorm this record describes
+    boolean rms = config().parts().rms();
+    if (weights.finalLnWeight == null || !weights.gptLmHead || (weights.finalLnBias == null && !rms)) {
+      return null;
     }
     float[][] rows = new float[tokens.length][];
     for (int i = 0; i < tokens.length; i++) {
@@ -116,7 +118,8 @@ public final class Engine implements AutoCloseable {
         rows[i] = row.toFloatArray();
       }
     }
-    return new UnembedWeights(weights.finalLnWeight.toFloatArray(), weights.finalLnBias.toFloatArray(),
+    float[] gamma = weights.finalLnWeight.toFloatArray();
+    return new UnembedWeights(rms, gamma, rms ? new float[gamma.length] : weights.finalLnBias.toFloatArray(),
         config().layerNormEps(), rows, new float[tokens.length]);
   }
 

@@ -1,6 +1,7 @@
 package io.headscope.model.decoders;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /** Tiny rotary-decoder folders for the other modules' tests (the shapes of {@link DecoderFamiliesTest}). */
 public final class DecoderFolders {
@@ -71,6 +72,18 @@ public final class DecoderFolders {
       case "modernbert" -> NeoxModernFamiliesTest.modernBert();
       default -> throw new IllegalArgumentException(type);
     }, seed);
+  }
+
+  /**
+   * One stored weight of {@link #write}'s ({@code llama}, {@code qwen2}, {@code mistral}, {@code gemma}) or {@link
+   * #writeNeoxModern}'s ({@code gpt_neox}, {@code modernbert}) model, by its checkpoint name, row-major, as the file
+   * stores it (exact in bf16 and fp16); null where the model has no such tensor.
+   */
+  public static double[] weight(String type, long seed, String name) {
+    Map<String, TinyDecoder.Tensor> w = type.equals("gpt_neox") || type.equals("modernbert")
+        ? neoxModern(type, seed).weights : model(type, seed).weights;
+    TinyDecoder.Tensor t = w.get(name);
+    return t == null ? null : t.values().clone();
   }
 
   private static TinyDecoder model(String type, long seed) {

@@ -285,10 +285,12 @@ public final class LensViewModel extends ScreenModel<LensViewModel.Result> {
         default -> bias += v; // attention biases and the LayerNorms' and head's biases
       }
     }
-    String how = r.dla().method() == DlaResult.Method.ALL_SCALES_FROZEN
-        ? "a frozen-scale linearisation (every LayerNorm's 1/\u03c3 and the head's gelu(z)/z fixed at this run): "
-            + "an attribution, not the effect of removing a head"
-        : "ln_f's scale frozen (pre-LayerNorm); the sum leaves out W_U \u00b7 \u03b2 of ln_f";
+    String how = switch (r.dla().method()) {
+      case ALL_SCALES_FROZEN -> "a frozen-scale linearisation (every LayerNorm's 1/\u03c3 and the head's gelu(z)/z "
+          + "fixed at this run): an attribution, not the effect of removing a head";
+      case FINAL_RMS_SCALE_FROZEN -> "the final RMSNorm's scale frozen (pre-RMSNorm); nothing left out";
+      case FINAL_SCALE_FROZEN -> "ln_f's scale frozen (pre-LayerNorm); the sum leaves out W_U \u00b7 \u03b2 of ln_f";
+    };
     return String.format(Locale.ROOT, "To %s at %s, %s. Heads %+.3f, MLPs %+.3f, embeddings %+.3f, biases %+.3f: "
         + "sum %+.3f%s.", what, r.tokens().get(p), how, heads, mlp, embed, bias, r.dla().sum(p, diff),
         diff ? String.format(Locale.ROOT, " (model: %+.3f)", r.dla().modelDifference()[0]) : "");
