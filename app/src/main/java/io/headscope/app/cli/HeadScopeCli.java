@@ -11,7 +11,8 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     version = "HeadScope " + HeadScopeCli.VERSION,
     description = "Look inside the attention heads of BERT and its family (RoBERTa, XLM-R, DistilBERT, ELECTRA, "
-        + "ALBERT), GPT-2 and the rotary decoders (Llama, Qwen2, Mistral, Gemma). Without a command, opens the desktop app.",
+        + "ALBERT, ModernBERT), the decoders (GPT-2, GPT-NeoX/Pythia, Llama, Qwen2, Mistral, Gemma) and the "
+        + "encoder-decoders (T5, BART). Without a command, opens the desktop app.",
     subcommands = {AttentionCommand.class, PredictCommand.class, ClassifyCommand.class, TokenTypesCommand.class,
         AblateCommand.class, PatchCommand.class, EdgesCommand.class, CircuitCommand.class, CompositionCommand.class, DetectCommand.class, ImportanceCommand.class, PruneCommand.class, HeadDistancesCommand.class, RenderCommand.class, SyntaxCommand.class, CorefCommand.class, RolloutCommand.class, JacobianCommand.class, LayersCommand.class, FavorCommand.class, CompareCommand.class, MergeCommand.class,
         FinetuneCommand.class,

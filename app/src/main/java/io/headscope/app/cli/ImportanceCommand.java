@@ -24,7 +24,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "importance", mixinStandardHelpOptions = true,
-    description = {"Gradient head importance (Michel et al. 2019): |dLoss/dm_h| of the masked-LM loss, averaged over "
+    description = {"Gradient head importance (Michel et al. 2019): |dLoss/dm_h| of the masked-LM loss (a causal "
+        + "model's: the next-token loss), averaged over "
         + "the inputs, as CSV: layer,head,importance,importance_normalized,rank,sweep_delta_logprob (1-based; "
         + "normalised by the l2 norm within each layer; rank 1 = most important by raw importance).",
         "Unless --no-sweep, the ablation sweep of the same inputs is run too: its delta_logprob fills the last column "
@@ -78,7 +79,8 @@ final class ImportanceCommand extends ShardableCommand {
       } catch (CancellationException e) {
         return Cancellation.cancelled(); // while the Ctrl-C hook still waits, so the line is printed
       }
-      finish(imp, sweep, output);
+      finish(imp, sweep, output, bert.config().family().masked() ? "masked-LM loss" : "next-token loss",
+          "|delta_logprob|");
     }
     return 0;
   }
@@ -151,9 +153,9 @@ final class ImportanceCommand extends ShardableCommand {
         acc, new double[t.layers()][t.heads()], null, null, null);
   }
 
-  /** The CSV and the summary of a run (or of merged shards); {@code sweep} is null without one. */
+  /** The CSV and the summary of merged shards (which do not say the model's kind of loss); {@code sweep} is null without one. */
   static void finish(ImportanceResult imp, AblationResult sweep, CsvOutput output) {
-    finish(imp, sweep, output, "masked-LM loss", "|delta_logprob|");
+    finish(imp, sweep, output, "loss", "|delta_logprob|");
   }
 
   private static void finish(ImportanceResult imp, AblationResult sweep, CsvOutput output, String loss,

@@ -11,7 +11,9 @@ final class ModelOptions {
   @Option(names = "--model", paramLabel = "M", defaultValue = ModelRepository.DEFAULT_MODEL,
       description = "bert-base-uncased (default), bert-base-cased, bert-base-multilingual-cased, all-MiniLM-L6-v2, "
           + "hf:owner/name[@revision] from the Hugging Face Hub (downloaded once into the cache), "
-          + "a Hugging Face folder of BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT or GPT-2 (config.json, model.safetensors, and tokenizer.json, vocab.json + merges.txt or vocab.txt), "
+          + "a Hugging Face folder of BERT, RoBERTa, XLM-R, DistilBERT, ELECTRA, ALBERT, ModernBERT, GPT-2, GPT-NeoX "
+          + "(Pythia), Llama, Qwen2, Mistral, Gemma, T5 or BART (config.json, model.safetensors or its shards with "
+          + "model.safetensors.index.json, and tokenizer.json, vocab.json + merges.txt or vocab.txt), "
           + "or a BERT exported to ONNX (a .onnx file with tokenizer.json beside it or in the folder above).")
   String model;
 

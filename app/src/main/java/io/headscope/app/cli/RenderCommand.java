@@ -89,6 +89,12 @@ final class RenderCommand implements Callable<Integer> {
     if (Files.exists(out) && !Files.isDirectory(out)) {
       throw new HeadScopeException(out + " is a file: --out needs a folder.");
     }
+    String name = out.getFileName() == null ? "" : out.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+    if (!Files.exists(out) && (name.endsWith(".png") || name.endsWith(".svg") || name.endsWith(".pdf"))) {
+      // a folder called grid.png would be created, with the figures inside it
+      throw new UsageException("--out is a folder for the figures (grid" + (fmt == FigureFile.Format.SVG ? ".svg" : ".png")
+          + ", head-L-H...), not a file name: " + out.getFileName() + " looks like one.");
+    }
     try (BertModel m = model.open()) {
       int layers = m.config().numHiddenLayers();
       int h = m.config().numAttentionHeads();

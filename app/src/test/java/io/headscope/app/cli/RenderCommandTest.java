@@ -134,6 +134,12 @@ class RenderCommandTest {
     assertThat(HeadScopeCli.run("render", "--model", tiny.toString(), "--text", "the dog .", "--head", "9-1",
         "--out", dir.resolve("bad").toString())).isEqualTo(2);
     assertThat(dir.resolve("bad")).doesNotExist();
+    // --out names a folder: a file name there would become a folder called grid.png with the figures inside
+    CliHarness.Result r = CliHarness.run("render", "--model", tiny.toString(), "--text", "the dog .", "--out",
+        dir.resolve("grid.png").toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().strip()).contains("is a folder for the figures").doesNotContain("\n");
+    assertThat(dir.resolve("grid.png")).doesNotExist();
   }
 
   @Test
