@@ -90,6 +90,54 @@ class CompositionScoresTest {
     }
   }
 
+  /**
+   * Grouped-query decoders (a Llama with 2 key/value heads of 4, a multi-query Gemma): query head h reads key/value
+   * head {@code h / (H / K)}, so its W_K and W_V are that head's rows of {@code k_proj} and {@code v_proj}, read here
+   * from the values the test checkpoint stores (not through the engine's fused weight). Rotary positions are not in
+   * the weights, as in TransformerLens's scores for rotary models.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"llama", "gemma"})
+  void aGroupedQueryDecodersHeadsReadTheirGroupsKeysAndValues(String type) {
+    Path folder = io.headscope.model.decoders.DecoderFolders.write(type, dir.resolve(type), 29);
+    try (BertModel model = BertModel.load(new io.headscope.model.repository.ModelRepository(dir.resolve("cache"))
+        .folder(folder))) {
+      int layers = model.config().numHiddenLayers();
+      int h = model.config().numAttentionHeads();
+      int kv = model.config().parts().keyValueHeads();
+      int d = model.config().hiddenSize();
+      int r = d / h;
+      assertThat(kv).as("grouped").isLessThan(h);
+      double[][][][] wq = new double[layers][h][][];
+      double[][][][] wk = new double[layers][h][][];
+      double[][][][] wv = new double[layers][h][][];
+      double[][][][] wo = new double[layers][h][][];
+      for (int l = 0; l < layers; l++) {
+        String p = "model.layers." + l + ".self_attn.";
+        double[] q = io.headscope.model.decoders.DecoderFolders.weight(type, 29, p + "q_proj.weight"); // (H r, d)
+        double[] k = io.headscope.model.decoders.DecoderFolders.weight(type, 29, p + "k_proj.weight"); // (K r, d)
+        double[] v = io.headscope.model.decoders.DecoderFolders.weight(type, 29, p + "v_proj.weight");
+        double[] o = io.headscope.model.decoders.DecoderFolders.weight(type, 29, p + "o_proj.weight"); // (d, H r)
+        for (int hh = 0; hh < h; hh++) {
+          int g = hh / (h / kv);
+          wq[l][hh] = new double[d][r];
+          wk[l][hh] = new double[d][r];
+          wv[l][hh] = new double[d][r];
+          wo[l][hh] = new double[r][d];
+          for (int i = 0; i < d; i++) {
+            for (int a = 0; a < r; a++) {
+              wq[l][hh][i][a] = q[(hh * r + a) * d + i];
+              wk[l][hh][i][a] = k[(g * r + a) * d + i];
+              wv[l][hh][i][a] = v[(g * r + a) * d + i];
+              wo[l][hh][a][i] = o[i * h * r + hh * r + a];
+            }
+          }
+        }
+      }
+      checkAllPairs(CompositionScores.of(model, EnumSet.allOf(Mode.class)), wq, wk, wv, wo, layers, h);
+    }
+  }
+
   @Test
   void theCsvHasOneRowPerPairWithTheSenderInAnEarlierLayerOneBased() throws Exception {
     try (BertModel model = BertModel.load(TinyBert.create(3, 2, 5).writeTo(dir.resolve("csv")))) {

@@ -55,24 +55,34 @@ public record HeadWeights(int layers, int heads, int hidden, int headSize, float
     return m;
   }
 
-  /** From the checkpoint's (out, in) layout: the fused (3d, d) query-key-value weight and the (d, d) output weight. */
-  static HeadWeights fromLinear(int heads, int hidden, float[][] qkv, float[][] out) {
+  /**
+   * From the checkpoint's (out, in) layout: the fused query-key-value weight, ((H + 2K) dh, d) with the rows {@code
+   * [Q; K; V]} (K = H but for grouped queries), and the (d, H dh) output weight. With grouped queries a key/value
+   * head's weights are repeated for each query head of its group ({@code h / (H / K)}), as the engine repeats the
+   * keys and values before {@code hook_k}/{@code hook_v}: every query head gets the {@code W_K} and {@code W_V} it reads.
+   */
+  static HeadWeights fromLinear(int heads, int kvHeads, int hidden, int headSize, float[][] qkv, float[][] out) {
     int layers = qkv.length;
-    int r = hidden / heads;
+    int r = headSize;
+    int inner = heads * r;
     float[][] q = new float[layers][];
     float[][] k = new float[layers][];
     float[][] v = new float[layers][];
     float[][] o = new float[layers][];
     for (int l = 0; l < layers; l++) {
-      q[l] = heads(qkv[l], 0, heads, hidden, r);
-      k[l] = heads(qkv[l], hidden, heads, hidden, r);
-      v[l] = heads(qkv[l], 2 * hidden, heads, hidden, r);
-      float[] ol = new float[heads * r * hidden];
+      if (qkv[l].length != (long) (heads + 2 * kvHeads) * r * hidden || out[l].length != (long) hidden * inner) {
+        throw new IllegalArgumentException("layer " + l + ": " + qkv[l].length + " query-key-value and " + out[l].length
+            + " output weights, expected (H + 2K) dh d and d H dh");
+      }
+      q[l] = heads(qkv[l], 0, heads, 1, hidden, r);
+      k[l] = heads(qkv[l], inner, heads, heads / kvHeads, hidden, r);
+      v[l] = heads(qkv[l], inner + kvHeads * r, heads, heads / kvHeads, hidden, r);
+      float[] ol = new float[inner * hidden];
       for (int h = 0; h < heads; h++) {
         for (int a = 0; a < r; a++) {
           for (int j = 0; j < hidden; j++) {
             // W_O^h[a][j] = out[j][h r + a]: output j of the (out, in) weight reads input h r + a
-            ol[(h * r + a) * hidden + j] = out[l][j * hidden + h * r + a];
+            ol[(h * r + a) * hidden + j] = out[l][j * inner + h * r + a];
           }
         }
       }
@@ -81,12 +91,15 @@ public record HeadWeights(int layers, int heads, int hidden, int headSize, float
     return new HeadWeights(layers, heads, hidden, r, q, k, v, o);
   }
 
-  /** W^h[i][a] = w[first + h r + a][i]: the rows of one projection, transposed per head. */
-  private static float[] heads(float[] w, int first, int heads, int hidden, int r) {
+  /**
+   * {@code W^h[i][a] = w[first + (h / per) r + a][i]}: the rows of one projection, transposed per query head; {@code
+   * per} query heads share one block of rows (1 but for grouped keys and values).
+   */
+  private static float[] heads(float[] w, int first, int heads, int per, int hidden, int r) {
     float[] out = new float[heads * hidden * r];
     for (int h = 0; h < heads; h++) {
       for (int a = 0; a < r; a++) {
-        int row = (first + h * r + a) * hidden;
+        int row = (first + (h / per) * r + a) * hidden;
         for (int i = 0; i < hidden; i++) {
           out[(h * hidden + i) * r + a] = w[row + i];
         }
