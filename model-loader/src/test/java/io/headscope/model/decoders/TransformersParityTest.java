@@ -1,0 +1,186 @@
+package io.headscope.model.decoders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.headscope.model.AttentionTrace;
+import io.headscope.model.BertModel;
+import io.headscope.model.core.Head;
+import io.headscope.model.repository.ModelRepository;
+import io.headscope.model.testing.HubFixture;
+import io.headscope.model.tokenizer.Encoding;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The decoder families and ModernBERT held to transformers itself: checkpoints that transformers 5.18 built from
+ * each family's config class, saved in the hub's layout with a tokenizer of the family's kind, and ran in float64
+ * (src/test/transformers/make_fixtures.py; its README says how to rerun it). Each folder is opened through the
+ * doors {@code ./headscope attention --model DIR} uses, and the stored text must give transformers' ids, and every
+ * map of every layer and query head transformers' map within a derived bound.
+ *
+ * <p>The bound. The engine runs float32 and transformers float64, so they differ by the engine's rounding. Our own
+ * float64 references ({@link DecoderReference}, {@link NeoxModernReference}), run here on the very weights the
+ * fixture stores, carry beside each map entry the standard deviation {@code sigma} of a float32 computation's error
+ * (first-order probabilistic propagation, as in {@link DecoderFamiliesTest}), and {@code LAMBDA = 8} of them is the
+ * engine's allowance there. Between the reference {@code R} and transformers {@code X} (both float64) the triangle
+ * inequality gives {@code |E - X| <= |E - R| + |R - X| <= 8 sigma + |R - X|}, and {@code |R - X|} is held on its
+ * own to {@link #FLOAT64_AGREEMENT}. Two float64 computations of the same equations would agree to about 1e-15
+ * (BART's do), but transformers' float64 model keeps a few float32 islands: the eager softmax ({@code
+ * softmax(..., dtype=torch.float32)}), the RMSNorms ({@code hidden_states.to(torch.float32)}) and the rotary angles
+ * ({@code inv_freq}, {@code position_ids.float()}). Each rounds relatively by 2^-24 and moves a map entry by a
+ * few 1e-8 per layer (1.4e-7 at most measured here), so 1e-6 holds them with room while a misread equation moves
+ * a map by far more (a wrong window, rotary split or norm: 1e-3 and up). Every bound used is under the
+ * issue's 1e-4.
+ */
+class TransformersParityTest {
+  /** How far two float64 computations of the same equations may drift (see the class comment). */
+  static final double FLOAT64_AGREEMENT = 1e-6;
+
+  @TempDir Path cache;
+
+  @ParameterizedTest
+  @ValueSource(strings = {"llama-bf16-sharded", "qwen2-fp16-tied", "mistral-window3", "gemma-headdim12-mqa",
+      "gpt_neox-parallel", "gpt_neox-sequential", "modernbert-local4"})
+  void mapsAndIdsAreTransformers(String name) {
+    HubFixture f = HubFixture.named(name);
+    Outcome o = compare(f, f.folder, true);
+    System.out.printf("%s: max |engine - transformers| %.3g, widest derived bound %.3g, max |reference - "
+        + "transformers| %.3g%n", name, o.worst, o.widest, o.drift);
+    assertThat(o.outside).as("entries outside their bound").isZero();
+    assertThat(o.widest).as("the derived bound itself").isLessThan(1e-4);
+  }
+
+  /**
+   * The check can fail: the same checkpoints with one config number misread (a window one key wider, Qwen2's
+   * rope_theta at Llama's 10000 rather than 1e6, ModernBERT's local window doubled) put maps far outside the bound.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"mistral-window3:\"sliding_window\": 3:\"sliding_window\": 4",
+      "qwen2-fp16-tied:\"rope_theta\": 1000000.0:\"rope_theta\": 10000.0",
+      "modernbert-local4:\"local_attention\": 4:\"local_attention\": 8"})
+  void aMisreadConfigIsCaught(String mutation) throws Exception {
+    String[] m = mutation.split(":", 2);
+    String[] edit = m[1].split(":(?=\")", 2);
+    HubFixture f = HubFixture.named(m[0]);
+    Path copy = cache.resolve("mutated-" + m[0]);
+    Files.createDirectories(copy);
+    try (var files = Files.list(f.folder)) {
+      for (Path p : files.toList()) {
+        Files.copy(p, copy.resolve(p.getFileName()));
+      }
+    }
+    String config = Files.readString(copy.resolve("config.json"));
+    assertThat(config).contains(edit[0]);
+    Files.writeString(copy.resolve("config.json"), config.replace(edit[0], edit[1]));
+    Outcome o = compare(f, copy, false);
+    System.out.printf("%s misread: max |engine - transformers| %.3g, %d entries outside their bound%n", m[0], o.worst,
+        o.outside);
+    assertThat(o.outside).isPositive();
+    assertThat(o.worst).isGreaterThan(1e-3);
+  }
+
+  record Outcome(double worst, double widest, double drift, int outside) {}
+
+  /** Opens {@code folder} as the CLI does and compares its maps with the fixture's, entry by entry. */
+  private Outcome compare(HubFixture f, Path folder, boolean strict) {
+    String name = f.folder.getFileName().toString();
+    try (BertModel model = BertModel.load(new ModelRepository(cache.resolve("cache")).folder(folder))) {
+      Encoding e = model.encode(f.text("text"), null);
+      assertThat(e.ids()).as(name + " ids").containsExactly(f.ids("ids"));
+      AttentionTrace t = model.maps(List.of(e)).get(0);
+      double[][][][] expected = f.maps("attention");
+      Reference r = reference(f, e.ids());
+      assertThat(t.layers()).isEqualTo(expected.length);
+      assertThat(t.heads()).as("one map per query head").isEqualTo(expected[0].length);
+      double worst = 0;
+      double widest = 0;
+      double drift = 0;
+      int outside = 0;
+      for (int l = 0; l < expected.length; l++) {
+        for (int h = 0; h < expected[l].length; h++) {
+          float[][] map = t.map(new Head(l, h));
+          assertThat(map.length).isEqualTo(expected[l][h].length);
+          for (int q = 0; q < map.length; q++) {
+            for (int k = 0; k < map.length; k++) {
+              double x = expected[l][h][q][k];
+              double between = Math.abs(r.attention[l][h][q][k] - x);
+              assertThat(between).as("%s reference vs transformers, layer %d head %d query %d key %d", name, l, h, q, k)
+                  .isLessThanOrEqualTo(FLOAT64_AGREEMENT);
+              double bound = DecoderReference.LAMBDA * r.sigma[l][h][q][k] + between;
+              double diff = Math.abs(map[q][k] - x);
+              if (strict) {
+                assertThat(diff).as("%s layer %d head %d query %d key %d", name, l, h, q, k).isLessThanOrEqualTo(bound);
+              }
+              outside += diff > bound ? 1 : 0;
+              worst = Math.max(worst, diff);
+              widest = Math.max(widest, bound);
+              drift = Math.max(drift, between);
+            }
+          }
+        }
+      }
+      return new Outcome(worst, widest, drift, outside);
+    }
+  }
+
+  record Reference(double[][][][] attention, double[][][][] sigma) {}
+
+  /** Our float64 reference with its float32 error estimate, on the weights the fixture stores. */
+  private static Reference reference(HubFixture f, long[] ids) {
+    JsonNode c = f.config;
+    String type = c.get("model_type").asText();
+    Map<String, TinyDecoder.Tensor> w = new LinkedHashMap<>();
+    f.weights.forEach((k, v) -> w.put(k, new TinyDecoder.Tensor(v.values(), v.shape())));
+    int layers = c.get("num_hidden_layers").asInt();
+    int hidden = c.get("hidden_size").asInt();
+    int heads = c.get("num_attention_heads").asInt();
+    int inter = c.get("intermediate_size").asInt();
+    int vocab = c.get("vocab_size").asInt();
+    JsonNode rope = c.path("rope_parameters");
+    switch (type) {
+      case "gpt_neox" -> {
+        TinyNeoxModern.Spec s = new TinyNeoxModern.Spec(type, layers, hidden, heads, inter, vocab, "F32",
+            rope.get("partial_rotary_factor").asDouble(), c.get("use_parallel_residual").asBoolean(),
+            rope.get("rope_theta").asDouble(), 0, 0, 0, c.get("layer_norm_eps").asDouble());
+        NeoxModernReference.Result r = NeoxModernReference.neox(
+            new TinyNeoxModern(s, w, c.path("tie_word_embeddings").asBoolean(false)), ids, ids.length - 1);
+        return new Reference(r.attention(), r.sigma());
+      }
+      case "modernbert" -> {
+        JsonNode types = c.get("layer_types");
+        int every = 1;
+        while (every < types.size() && types.get(every).asText().equals("sliding_attention")) {
+          every++;
+        }
+        TinyNeoxModern.Spec s = new TinyNeoxModern.Spec(type, layers, hidden, heads, inter, vocab, "F32", 1, false,
+            rope.path("full_attention").get("rope_theta").asDouble(),
+            rope.path("sliding_attention").get("rope_theta").asDouble(), every, c.get("local_attention").asInt(),
+            c.get("norm_eps").asDouble());
+        NeoxModernReference.Result r = NeoxModernReference.modernBert(new TinyNeoxModern(s, w, true), ids, 1);
+        return new Reference(r.attention(), r.sigma());
+      }
+      default -> {
+        double[] llama3 = null;
+        if (rope.path("rope_type").asText().equals("llama3")) {
+          llama3 = new double[] {rope.get("factor").asDouble(), rope.get("low_freq_factor").asDouble(),
+              rope.get("high_freq_factor").asDouble(), rope.get("original_max_position_embeddings").asDouble()};
+        }
+        int window = c.hasNonNull("sliding_window") && type.equals("mistral") ? c.get("sliding_window").asInt() : 0;
+        boolean tied = c.path("tie_word_embeddings").asBoolean(false);
+        TinyDecoder.Spec s = new TinyDecoder.Spec(type, layers, hidden, heads, c.get("num_key_value_heads").asInt(),
+            inter, vocab, rope.get("rope_theta").asDouble(), llama3, window,
+            w.containsKey("model.layers.0.self_attn.q_proj.bias"), tied, "F32", 1, c.get("rms_norm_eps").asDouble(),
+            c.path("head_dim").asInt(hidden / heads));
+        DecoderReference.Result r = DecoderReference.run(new TinyDecoder(s, w), ids);
+        return new Reference(r.attention(), r.sigma());
+      }
+    }
+  }
+}
