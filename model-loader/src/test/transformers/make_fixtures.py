@@ -198,7 +198,8 @@ def encoder_decoder(name, config, tok, source, target, dtype=None):
         out = m(input_ids=torch.tensor([s.ids]), decoder_input_ids=torch.tensor([t.ids]), output_attentions=True)
     write_expected(folder, {"encoder_attention": stack(out.encoder_attentions),
                             "decoder_attention": stack(out.decoder_attentions),
-                            "cross_attention": stack(out.cross_attentions)},
+                            "cross_attention": stack(out.cross_attentions),
+                            "logits": out.logits[0].to(torch.float64).contiguous()},
                    {"family": config.model_type, "text": source, "target": target, "ids": s.ids, "tokens": s.tokens,
                     "target_ids": t.ids, "target_tokens": t.tokens})
     print(f"{name}: {len(s.ids)} source and {len(t.ids)} target tokens, mean largest entry of a row "

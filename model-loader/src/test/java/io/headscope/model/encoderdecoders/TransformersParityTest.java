@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.headscope.model.EncoderDecoderModel;
 import io.headscope.model.EncoderDecoderTrace;
 import io.headscope.model.core.EncoderDecoderMask;
+import io.headscope.model.engine.EncoderDecoderRun;
 import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.HubFixture;
 import java.nio.file.Path;
@@ -39,8 +40,7 @@ class TransformersParityTest {
       EncoderDecoderTrace t = model.trace(f.text("text"), f.text("target"), EncoderDecoderMask.NONE, 3);
       assertThat(t.source().ids()).as(name + " source ids").containsExactly(f.ids("ids"));
       assertThat(t.target().ids()).as(name + " target ids").containsExactly(f.ids("target_ids"));
-      EncoderDecoderReference.Result r = EncoderDecoderReference.run(new TinyEncoderDecoder(spec(f), weights(f)),
-          t.source().ids(), t.target().ids());
+      EncoderDecoderReference.Result r = EncoderDecoderReference.run(reference(f), t.source().ids(), t.target().ids());
       double[] stats = new double[3];
       compare(name + " encoder", t.encoder(), f.maps("encoder_attention"), r.encoder(), r.encoderSigma(), stats);
       compare(name + " decoder", t.decoder(), f.maps("decoder_attention"), r.decoder(), r.decoderSigma(), stats);
@@ -48,7 +48,68 @@ class TransformersParityTest {
       System.out.printf("%s: max |engine - transformers| %.3g, widest derived bound %.3g, max |reference - "
           + "transformers| %.3g%n", name, stats[0], stats[1], stats[2]);
       assertThat(stats[1]).as("the derived bound itself").isLessThan(1e-4);
+      // the logits at every target position (the app's next-token predictions), within the reference's bound in the
+      // same way; and the most probable next token transformers', wherever its top two are further apart than that
+      EncoderDecoderRun run = model.run(t.source().ids(), t.target().ids(), EncoderDecoderMask.NONE, true);
+      double[][] x = f.matrix("logits");
+      double worst = 0;
+      double drift = 0;
+      for (int i = 0; i < x.length; i++) {
+        double widest = 0;
+        // transformers' float32 islands move the decoder's last hidden vector relatively, so every logit of the
+        // row by a share of the row's scale (its largest logit), not of its own size
+        double scale = 1;
+        for (double v : x[i]) {
+          scale = Math.max(scale, Math.abs(v));
+        }
+        for (int v = 0; v < x[i].length; v++) {
+          double between = Math.abs(r.logits()[i][v] - x[i][v]);
+          assertThat(between).as("%s logit reference vs transformers, target %d token %d", name, i, v)
+              .isLessThanOrEqualTo(FLOAT64_AGREEMENT * scale);
+          double bound = EncoderDecoderReference.LAMBDA * r.logitsSigma()[i][v] + between;
+          double diff = Math.abs(run.logits()[i][v] - x[i][v]);
+          assertThat(diff).as("%s logit at target %d token %d", name, i, v).isLessThanOrEqualTo(bound);
+          worst = Math.max(worst, diff);
+          drift = Math.max(drift, between);
+          widest = Math.max(widest, bound);
+        }
+        int best = argMax(x[i]);
+        double second = Double.NEGATIVE_INFINITY;
+        for (int v = 0; v < x[i].length; v++) {
+          second = v != best ? Math.max(second, x[i][v]) : second;
+        }
+        if (x[i][best] - second > 2 * widest) {
+          assertThat(t.next().get(i).get(0).id()).as("%s next token after target %d", name, i).isEqualTo(best);
+        }
+      }
+      System.out.printf("%s: max |logit - transformers| %.3g, max |reference logit - transformers| %.3g, largest "
+          + "|logit| %.3g%n", name, worst, drift, java.util.Arrays.stream(x).flatMapToDouble(java.util.Arrays::stream)
+          .map(Math::abs).max().orElse(0));
     }
+  }
+
+  private static int argMax(double[] v) {
+    int best = 0;
+    for (int i = 1; i < v.length; i++) {
+      best = v[i] > v[best] ? i : best;
+    }
+    return best;
+  }
+
+  /**
+   * Our reference on the fixture's weights. A T5 that transformers 5 saved with {@code scale_decoder_outputs} false
+   * (v1.1) has its head tied to {@code shared.weight} but unscaled: the reference, which scales a tied T5 head, is
+   * given that head as an untied {@code lm_head.weight} holding the same values.
+   */
+  private static TinyEncoderDecoder reference(HubFixture f) {
+    Map<String, TinyEncoderDecoder.Tensor> w = weights(f);
+    TinyEncoderDecoder.Spec s = spec(f);
+    if (s.t5() && !f.config.path("scale_decoder_outputs").asBoolean(true)) {
+      w.put("lm_head.weight", w.get("shared.weight"));
+      s = new TinyEncoderDecoder.Spec(true, s.encoderLayers(), s.decoderLayers(), s.d(), s.heads(), s.dkv(), s.ff(),
+          s.vocab(), s.gated(), false, false, s.buckets(), s.maxDistance(), 0, s.dtype());
+    }
+    return new TinyEncoderDecoder(s, w);
   }
 
   private static void compare(String what, float[][][][] engine, double[][][][] expected, double[][][][] ref,

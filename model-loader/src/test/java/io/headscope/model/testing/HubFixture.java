@@ -79,6 +79,18 @@ public final class HubFixture {
     return out;
   }
 
+  /** An expected matrix ({@code logits}: [position][token]). */
+  public double[][] matrix(String kind) {
+    Tensor t = maps.get(kind);
+    int rows = (int) t.shape()[0];
+    int cols = (int) t.shape()[1];
+    double[][] out = new double[rows][cols];
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(t.values(), r * cols, out[r], 0, cols);
+    }
+    return out;
+  }
+
   public long[] ids(String key) {
     JsonNode a = expected.get(key);
     long[] out = new long[a.size()];
