@@ -180,8 +180,12 @@ def decoder(name, config, tok, text, dtype=None, shard=None, gemma=False, cls=No
     with torch.no_grad():
         out = m(input_ids=ids, output_attentions=True)
     att = stack(out.attentions)
-    write_expected(folder, {"attention": att}, {"family": config.model_type, "text": text, "ids": enc.ids,
-                                                "tokens": enc.tokens})
+    # the logits the app reads: the next token's after the last position (decoders), the [MASK]'s (ModernBERT)
+    mask = tok.token_to_id("[MASK]")
+    at = enc.ids.index(mask) if mask is not None and mask in enc.ids else len(enc.ids) - 1
+    write_expected(folder, {"attention": att, "logits_at": out.logits[0, at].to(torch.float64).contiguous()},
+                   {"family": config.model_type, "text": text, "ids": enc.ids, "tokens": enc.tokens,
+                    "logits_position": at})
     print(f"{name}: {len(enc.ids)} tokens, maps {tuple(att.shape)}, largest entry off the first key "
           f"{att[..., 1:].max().item():.3f}")
 

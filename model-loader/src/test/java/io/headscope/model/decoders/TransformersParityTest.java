@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
+import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.RunRequest;
 import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.HubFixture;
 import io.headscope.model.tokenizer.Encoding;
@@ -126,11 +128,55 @@ class TransformersParityTest {
           }
         }
       }
+      if (strict) {
+        nextTokenIsTransformers(f, model, e, r);
+      }
       return new Outcome(worst, widest, drift, outside);
     }
   }
 
-  record Reference(double[][][][] attention, double[][][][] sigma) {}
+  /**
+   * The logits the app reads (the next token after the last position; ModernBERT's at [MASK]): our reference's within
+   * {@link #FLOAT64_AGREEMENT} of the row's scale of transformers' (the float32 islands move the last hidden vector
+   * relatively, so every logit by a share of the row's largest), which checks the heads' equations (tied, untied,
+   * Gemma's, ModernBERT's prediction head); and the engine's most probable token transformers', wherever its top two
+   * are more than 1e-3 of the row's scale apart (float32 moves these logits by about 1e-6 of it).
+   */
+  private static void nextTokenIsTransformers(HubFixture f, BertModel model, Encoding e, Reference r) {
+    double[] x = f.vector("logits_at");
+    double scale = 1;
+    for (double v : x) {
+      scale = Math.max(scale, Math.abs(v));
+    }
+    for (int v = 0; v < x.length; v++) {
+      assertThat(Math.abs(r.logits[v] - x[v])).as("reference logit %d vs transformers", v)
+          .isLessThanOrEqualTo(FLOAT64_AGREEMENT * scale);
+    }
+    long target = f.config.get("model_type").asText().equals("modernbert") ? model.tokenizer().maskId()
+        : Readouts.NEXT_TOKEN;
+    float[] p = model.run(RunRequest.of(e).read(Readouts.none().withMaskedLm(target))).maskedLm().get(0).get(0)
+        .probabilities();
+    int best = 0;
+    for (int v = 1; v < x.length; v++) {
+      best = x[v] > x[best] ? v : best;
+    }
+    double second = Double.NEGATIVE_INFINITY;
+    for (int v = 0; v < x.length; v++) {
+      second = v != best ? Math.max(second, x[v]) : second;
+    }
+    int engineBest = 0;
+    for (int v = 1; v < p.length; v++) {
+      engineBest = p[v] > p[engineBest] ? v : engineBest;
+    }
+    assertThat(p).as("a probability per token").hasSize(x.length);
+    System.out.printf("%s: next token %d (engine %d), margin %.3g of the row's scale%n", f.folder.getFileName(), best,
+        engineBest, (x[best] - second) / scale);
+    if (x[best] - second > 1e-3 * scale) {
+      assertThat(engineBest).as("the most probable token").isEqualTo(best);
+    }
+  }
+
+  record Reference(double[][][][] attention, double[][][][] sigma, double[] logits) {}
 
   /** Our float64 reference with its float32 error estimate, on the weights the fixture stores. */
   private static Reference reference(HubFixture f, long[] ids) {
@@ -151,7 +197,7 @@ class TransformersParityTest {
             rope.get("rope_theta").asDouble(), 0, 0, 0, c.get("layer_norm_eps").asDouble());
         NeoxModernReference.Result r = NeoxModernReference.neox(
             new TinyNeoxModern(s, w, c.path("tie_word_embeddings").asBoolean(false)), ids, ids.length - 1);
-        return new Reference(r.attention(), r.sigma());
+        return new Reference(r.attention(), r.sigma(), r.logits());
       }
       case "modernbert" -> {
         JsonNode types = c.get("layer_types");
@@ -163,8 +209,9 @@ class TransformersParityTest {
             rope.path("full_attention").get("rope_theta").asDouble(),
             rope.path("sliding_attention").get("rope_theta").asDouble(), every, c.get("local_attention").asInt(),
             c.get("norm_eps").asDouble());
-        NeoxModernReference.Result r = NeoxModernReference.modernBert(new TinyNeoxModern(s, w, true), ids, 1);
-        return new Reference(r.attention(), r.sigma());
+        NeoxModernReference.Result r = NeoxModernReference.modernBert(new TinyNeoxModern(s, w, true), ids,
+            f.expected.get("logits_position").asInt());
+        return new Reference(r.attention(), r.sigma(), r.logits());
       }
       default -> {
         double[] llama3 = null;
@@ -179,7 +226,7 @@ class TransformersParityTest {
             w.containsKey("model.layers.0.self_attn.q_proj.bias"), tied, "F32", 1, c.get("rms_norm_eps").asDouble(),
             c.path("head_dim").asInt(hidden / heads));
         DecoderReference.Result r = DecoderReference.run(new TinyDecoder(s, w), ids);
-        return new Reference(r.attention(), r.sigma());
+        return new Reference(r.attention(), r.sigma(), r.lastLogits());
       }
     }
   }

@@ -79,6 +79,11 @@ public final class HubFixture {
     return out;
   }
 
+  /** An expected vector ({@code logits_at}: [token]). */
+  public double[] vector(String kind) {
+    return maps.get(kind).values().clone();
+  }
+
   /** An expected matrix ({@code logits}: [position][token]). */
   public double[][] matrix(String kind) {
     Tensor t = maps.get(kind);
