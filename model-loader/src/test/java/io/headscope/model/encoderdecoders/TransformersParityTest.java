@@ -40,6 +40,8 @@ class TransformersParityTest {
       EncoderDecoderTrace t = model.trace(f.text("text"), f.text("target"), EncoderDecoderMask.NONE, 3);
       assertThat(t.source().ids()).as(name + " source ids").containsExactly(f.ids("ids"));
       assertThat(t.target().ids()).as(name + " target ids").containsExactly(f.ids("target_ids"));
+      assertThat(t.source().tokens()).as(name + " source tokens").containsExactlyElementsOf(f.tokens("tokens"));
+      assertThat(t.target().tokens()).as(name + " target tokens").containsExactlyElementsOf(f.tokens("target_tokens"));
       EncoderDecoderReference.Result r = EncoderDecoderReference.run(reference(f), t.source().ids(), t.target().ids());
       double[] stats = new double[3];
       compare(name + " encoder", t.encoder(), f.maps("encoder_attention"), r.encoder(), r.encoderSigma(), stats);
