@@ -2,7 +2,6 @@ package io.headscope.model.decoders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.headscope.model.AttentionTrace;
 import io.headscope.model.BertModel;
 import io.headscope.model.core.Head;
@@ -13,9 +12,7 @@ import io.headscope.model.testing.HubFixture;
 import io.headscope.model.tokenizer.Encoding;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -102,7 +99,7 @@ class TransformersParityTest {
           .map(String::strip).toList());
       AttentionTrace t = model.maps(List.of(e)).get(0);
       double[][][][] expected = f.maps("attention");
-      Reference r = reference(f, e.ids());
+      TransformersFixtures.Reference r = TransformersFixtures.reference(f, e.ids());
       assertThat(t.layers()).isEqualTo(expected.length);
       assertThat(t.heads()).as("one map per query head").isEqualTo(expected[0].length);
       double worst = 0;
@@ -116,10 +113,10 @@ class TransformersParityTest {
           for (int q = 0; q < map.length; q++) {
             for (int k = 0; k < map.length; k++) {
               double x = expected[l][h][q][k];
-              double between = Math.abs(r.attention[l][h][q][k] - x);
+              double between = Math.abs(r.attention()[l][h][q][k] - x);
               assertThat(between).as("%s reference vs transformers, layer %d head %d query %d key %d", name, l, h, q, k)
                   .isLessThanOrEqualTo(FLOAT64_AGREEMENT);
-              double bound = DecoderReference.LAMBDA * r.sigma[l][h][q][k] + between;
+              double bound = DecoderReference.LAMBDA * r.sigma()[l][h][q][k] + between;
               double diff = Math.abs(map[q][k] - x);
               if (strict) {
                 assertThat(diff).as("%s layer %d head %d query %d key %d", name, l, h, q, k).isLessThanOrEqualTo(bound);
@@ -146,14 +143,15 @@ class TransformersParityTest {
    * Gemma's, ModernBERT's prediction head); and the engine's most probable token transformers', wherever its top two
    * are more than 1e-3 of the row's scale apart (float32 moves these logits by about 1e-6 of it).
    */
-  private static void nextTokenIsTransformers(HubFixture f, BertModel model, Encoding e, Reference r) {
+  private static void nextTokenIsTransformers(HubFixture f, BertModel model, Encoding e,
+      TransformersFixtures.Reference r) {
     double[] x = f.vector("logits_at");
     double scale = 1;
     for (double v : x) {
       scale = Math.max(scale, Math.abs(v));
     }
     for (int v = 0; v < x.length; v++) {
-      assertThat(Math.abs(r.logits[v] - x[v])).as("reference logit %d vs transformers", v)
+      assertThat(Math.abs(r.logits()[v] - x[v])).as("reference logit %d vs transformers", v)
           .isLessThanOrEqualTo(FLOAT64_AGREEMENT * scale);
     }
     long target = f.config.get("model_type").asText().equals("modernbert") ? model.tokenizer().maskId()
@@ -180,58 +178,4 @@ class TransformersParityTest {
     }
   }
 
-  record Reference(double[][][][] attention, double[][][][] sigma, double[] logits) {}
-
-  /** Our float64 reference with its float32 error estimate, on the weights the fixture stores. */
-  private static Reference reference(HubFixture f, long[] ids) {
-    JsonNode c = f.config;
-    String type = c.get("model_type").asText();
-    Map<String, TinyDecoder.Tensor> w = new LinkedHashMap<>();
-    f.weights.forEach((k, v) -> w.put(k, new TinyDecoder.Tensor(v.values(), v.shape())));
-    int layers = c.get("num_hidden_layers").asInt();
-    int hidden = c.get("hidden_size").asInt();
-    int heads = c.get("num_attention_heads").asInt();
-    int inter = c.get("intermediate_size").asInt();
-    int vocab = c.get("vocab_size").asInt();
-    JsonNode rope = c.path("rope_parameters");
-    switch (type) {
-      case "gpt_neox" -> {
-        TinyNeoxModern.Spec s = new TinyNeoxModern.Spec(type, layers, hidden, heads, inter, vocab, "F32",
-            rope.get("partial_rotary_factor").asDouble(), c.get("use_parallel_residual").asBoolean(),
-            rope.get("rope_theta").asDouble(), 0, 0, 0, c.get("layer_norm_eps").asDouble());
-        NeoxModernReference.Result r = NeoxModernReference.neox(
-            new TinyNeoxModern(s, w, c.path("tie_word_embeddings").asBoolean(false)), ids, ids.length - 1);
-        return new Reference(r.attention(), r.sigma(), r.logits());
-      }
-      case "modernbert" -> {
-        JsonNode types = c.get("layer_types");
-        int every = 1;
-        while (every < types.size() && types.get(every).asText().equals("sliding_attention")) {
-          every++;
-        }
-        TinyNeoxModern.Spec s = new TinyNeoxModern.Spec(type, layers, hidden, heads, inter, vocab, "F32", 1, false,
-            rope.path("full_attention").get("rope_theta").asDouble(),
-            rope.path("sliding_attention").get("rope_theta").asDouble(), every, c.get("local_attention").asInt(),
-            c.get("norm_eps").asDouble());
-        NeoxModernReference.Result r = NeoxModernReference.modernBert(new TinyNeoxModern(s, w, true), ids,
-            f.expected.get("logits_position").asInt());
-        return new Reference(r.attention(), r.sigma(), r.logits());
-      }
-      default -> {
-        double[] llama3 = null;
-        if (rope.path("rope_type").asText().equals("llama3")) {
-          llama3 = new double[] {rope.get("factor").asDouble(), rope.get("low_freq_factor").asDouble(),
-              rope.get("high_freq_factor").asDouble(), rope.get("original_max_position_embeddings").asDouble()};
-        }
-        int window = c.hasNonNull("sliding_window") && type.equals("mistral") ? c.get("sliding_window").asInt() : 0;
-        boolean tied = c.path("tie_word_embeddings").asBoolean(false);
-        TinyDecoder.Spec s = new TinyDecoder.Spec(type, layers, hidden, heads, c.get("num_key_value_heads").asInt(),
-            inter, vocab, rope.get("rope_theta").asDouble(), llama3, window,
-            w.containsKey("model.layers.0.self_attn.q_proj.bias"), tied, "F32", 1, c.get("rms_norm_eps").asDouble(),
-            c.path("head_dim").asInt(hidden / heads));
-        DecoderReference.Result r = DecoderReference.run(new TinyDecoder(s, w), ids);
-        return new Reference(r.attention(), r.sigma(), r.lastLogits());
-      }
-    }
-  }
 }

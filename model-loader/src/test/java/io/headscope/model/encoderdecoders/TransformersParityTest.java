@@ -103,7 +103,7 @@ class TransformersParityTest {
    * (v1.1) has its head tied to {@code shared.weight} but unscaled: the reference, which scales a tied T5 head, is
    * given that head as an untied {@code lm_head.weight} holding the same values.
    */
-  private static TinyEncoderDecoder reference(HubFixture f) {
+  static TinyEncoderDecoder reference(HubFixture f) {
     Map<String, TinyEncoderDecoder.Tensor> w = weights(f);
     TinyEncoderDecoder.Spec s = spec(f);
     if (s.t5() && !f.config.path("scale_decoder_outputs").asBoolean(true)) {

@@ -51,11 +51,22 @@ public final class HubFixture {
 
   /** The fixture folder {@code name} under the test resources' {@code transformers/}. */
   public static HubFixture named(String name) {
-    Path root = Path.of("src/test/resources/transformers");
-    if (!Files.isDirectory(root)) {
-      root = Path.of("model-loader/src/test/resources/transformers");
+    // from the test classpath (model-loader's test classes, or its test-jar's folder in a reactor build of app)
+    java.net.URL url = HubFixture.class.getResource("/transformers/" + name + "/config.json");
+    if (url != null && url.getProtocol().equals("file")) {
+      try {
+        return new HubFixture(Path.of(url.toURI()).getParent());
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
     }
-    return new HubFixture(root.resolve(name));
+    for (String root : new String[] {"src/test/resources/transformers", "../model-loader/src/test/resources/transformers",
+        "model-loader/src/test/resources/transformers"}) {
+      if (Files.isDirectory(Path.of(root, name))) {
+        return new HubFixture(Path.of(root, name));
+      }
+    }
+    throw new IllegalStateException("no fixture folder transformers/" + name);
   }
 
   /** The expected maps of one kind ({@code attention}, {@code encoder_attention}, ...): [layer][head][query][key]. */
