@@ -237,7 +237,8 @@ public final class Engine implements AutoCloseable {
       qkv[l] = weights.layers[l].qkvWeight().toFloatArray();
       out[l] = weights.layers[l].outWeight().toFloatArray();
     }
-    return HeadWeights.fromLinear(config().numAttentionHeads(), config().hiddenSize(), qkv, out);
+    return HeadWeights.fromLinear(config().numAttentionHeads(), config().parts().keyValueHeads(), config().hiddenSize(),
+        qkv, out);
   }
 
   /**

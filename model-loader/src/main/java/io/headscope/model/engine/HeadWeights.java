@@ -57,16 +57,26 @@ public record HeadWeights(int layers, int heads, int hidden, int headSize, float
 
   /** From the checkpoint's (out, in) layout: the fused (3d, d) query-key-value weight and the (d, d) output weight. */
   static HeadWeights fromLinear(int heads, int hidden, float[][] qkv, float[][] out) {
+    return fromLinear(heads, heads, hidden, qkv, out);
+  }
+
+  /**
+   * As {@link #fromLinear(int, int, float[][], float[][])} for grouped-query attention: the fused weight is ((H + 2K)
+   * dh, d), and query head h reads key/value head {@code h / (H / K)}, so its {@code W_K} and {@code W_V} are that
+   * head's (TransformerLens's {@code W_K} of a grouped model: {@code repeat_interleave} over the heads).
+   */
+  static HeadWeights fromLinear(int heads, int kvHeads, int hidden, float[][] qkv, float[][] out) {
     int layers = qkv.length;
     int r = hidden / heads;
+    int group = heads / kvHeads;
     float[][] q = new float[layers][];
     float[][] k = new float[layers][];
     float[][] v = new float[layers][];
     float[][] o = new float[layers][];
     for (int l = 0; l < layers; l++) {
-      q[l] = heads(qkv[l], 0, heads, hidden, r);
-      k[l] = heads(qkv[l], hidden, heads, hidden, r);
-      v[l] = heads(qkv[l], 2 * hidden, heads, hidden, r);
+      q[l] = heads(qkv[l], 0, heads, 1, hidden, r);
+      k[l] = heads(qkv[l], hidden, heads, group, hidden, r);
+      v[l] = heads(qkv[l], hidden + kvHeads * r, heads, group, hidden, r);
       float[] ol = new float[heads * r * hidden];
       for (int h = 0; h < heads; h++) {
         for (int a = 0; a < r; a++) {
@@ -81,12 +91,12 @@ public record HeadWeights(int layers, int heads, int hidden, int headSize, float
     return new HeadWeights(layers, heads, hidden, r, q, k, v, o);
   }
 
-  /** W^h[i][a] = w[first + h r + a][i]: the rows of one projection, transposed per head. */
-  private static float[] heads(float[] w, int first, int heads, int hidden, int r) {
+  /** W^h[i][a] = w[first + (h / group) r + a][i]: the rows of one projection, transposed per head. */
+  private static float[] heads(float[] w, int first, int heads, int group, int hidden, int r) {
     float[] out = new float[heads * hidden * r];
     for (int h = 0; h < heads; h++) {
       for (int a = 0; a < r; a++) {
-        int row = (first + h * r + a) * hidden;
+        int row = (first + (h / group) * r + a) * hidden;
         for (int i = 0; i < hidden; i++) {
           out[(h * hidden + i) * r + a] = w[row + i];
         }

@@ -85,6 +85,42 @@ class TransformersParityTest {
     assertThat(o.worst).isGreaterThan(1e-3);
   }
 
+  /**
+   * Composition scores read every head's own weights: in a grouped-query model query head h reads key/value head
+   * {@code h / (H / K)} (transformers' {@code repeat_kv}), so its {@code W_K} and {@code W_V} are that head's rows of
+   * {@code k_proj} and {@code v_proj} as the checkpoint stores them (read here by the fixture's own decoder), exactly.
+   */
+  @org.junit.jupiter.api.Test
+  void headWeightsOfAGroupedQueryModelAreTheCheckpointsPerKeyValueHead() {
+    HubFixture f = HubFixture.named("llama-bf16-sharded");
+    try (BertModel model = BertModel.load(new ModelRepository(cache).folder(f.folder))) {
+      io.headscope.model.engine.HeadWeights w = model.headWeights();
+      int heads = f.config.get("num_attention_heads").asInt();
+      int group = heads / f.config.get("num_key_value_heads").asInt();
+      int d = f.config.get("hidden_size").asInt();
+      int dh = d / heads;
+      for (int l = 0; l < w.layers(); l++) {
+        String p = "model.layers." + l + ".self_attn.";
+        for (int h = 0; h < heads; h++) {
+          double[][] wq = w.wq(l, h);
+          double[][] wk = w.wk(l, h);
+          double[][] wv = w.wv(l, h);
+          double[][] wo = w.wo(l, h);
+          for (int i = 0; i < d; i++) {
+            for (int a = 0; a < dh; a++) {
+              assertThat(wq[i][a]).isEqualTo(f.weights.get(p + "q_proj.weight").values()[(h * dh + a) * d + i]);
+              assertThat(wk[i][a]).as("layer %d head %d W_K", l, h)
+                  .isEqualTo(f.weights.get(p + "k_proj.weight").values()[((h / group) * dh + a) * d + i]);
+              assertThat(wv[i][a]).as("layer %d head %d W_V", l, h)
+                  .isEqualTo(f.weights.get(p + "v_proj.weight").values()[((h / group) * dh + a) * d + i]);
+              assertThat(wo[a][i]).isEqualTo(f.weights.get(p + "o_proj.weight").values()[i * heads * dh + h * dh + a]);
+            }
+          }
+        }
+      }
+    }
+  }
+
   record Outcome(double worst, double widest, double drift, int outside) {}
 
   /** Opens {@code folder} as the CLI does and compares its maps with the fixture's, entry by entry. */
