@@ -111,8 +111,9 @@ public record BertConfig(
     return new BertConfig(vocabSize, 768, 12, 12, 3072, hiddenAct, 512, 2, 1e-12, List.of());
   }
 
+  /** {@code head_dim} where the config gives one apart from the split ({@link Parts#withHeadDim}), else the split. */
   public int headSize() {
-    return hiddenSize / numAttentionHeads;
+    return parts.headDim() > 0 ? parts.headDim() : hiddenSize / numAttentionHeads;
   }
 
   /** The most tokens an input may have, special tokens included. */

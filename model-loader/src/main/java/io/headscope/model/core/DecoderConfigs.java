@@ -8,8 +8,8 @@ import java.util.List;
  * The {@code config.json} of the rotary decoders (LlamaConfig, Qwen2Config, MistralConfig) read into
  * {@link BertConfig}'s fields and their {@link Parts}. Defaults are those of the config classes for keys a
  * file leaves out; the five sizes are required (every hub config writes them). A variant the engine
- * does not run (another RoPE scaling, a head size apart from {@code hidden_size / num_attention_heads},
- * Qwen2's per-layer sliding windows) is refused in one line rather than run wrong.
+ * does not run (another RoPE scaling, Qwen2's per-layer sliding windows) is refused in one line rather than run
+ * wrong.
  */
 final class DecoderConfigs {
   private DecoderConfigs() {}
@@ -18,12 +18,12 @@ final class DecoderConfigs {
     int hidden = BertConfig.requiredInt(root, "hidden_size", file);
     int heads = BertConfig.requiredInt(root, "num_attention_heads", file);
     int kvHeads = BertConfig.optionalInt(root, "num_key_value_heads", heads, file);
-    if (heads > 0 && hidden % heads == 0) {
-      int headDim = BertConfig.optionalInt(root, "head_dim", hidden / heads, file);
-      if (headDim != hidden / heads) {
-        throw new HeadScopeException(file + ": head_dim " + headDim + " differs from hidden_size / num_attention_heads ("
-            + hidden / heads + "); HeadScope runs " + family.displayName + " models whose heads split the hidden size.");
-      }
+    // head_dim (LlamaConfig, MistralConfig, GemmaConfig: heads * head_dim need not be hidden_size; Gemma 7B has
+    // 16 heads of 256 over 3072): q_proj is (heads * head_dim, hidden), o_proj (hidden, heads * head_dim), and the
+    // scores are scaled by head_dim^-0.5, as the attention modules have it
+    int headDim = heads > 0 && hidden % heads == 0 ? BertConfig.optionalInt(root, "head_dim", hidden / heads, file) : 0;
+    if (headDim < 0 || headDim > 65_536) {
+      throw new HeadScopeException(file + ": head_dim must be a positive number of dimensions, got " + headDim + ".");
     }
     // Qwen2Config defaults tie_word_embeddings to false like LlamaConfig (Qwen2.5's small models set it true);
     // GemmaConfig defaults it to true
@@ -54,7 +54,7 @@ final class DecoderConfigs {
     Parts parts = new Parts(gemma ? Parts.Norm.RMS_NORM_UNIT_OFFSET : Parts.Norm.RMS_NORM, Parts.NormPlace.PRE,
         Parts.Position.ROTARY, rotary(root, file), kvHeads, qkvBias, outBias, Parts.Mask.CAUSAL, window,
         gemma ? Parts.Mlp.GATED_GELU : Parts.Mlp.GATED_SILU, tied ? Parts.Head.TIED : Parts.Head.UNTIED,
-        gemma ? (float) Math.sqrt(hidden) : 1);
+        gemma ? (float) Math.sqrt(hidden) : 1).withHeadDim(headDim == hidden / Math.max(1, heads) ? 0 : headDim);
     int defaultPositions = switch (family) {
       case QWEN2 -> 32768;
       case MISTRAL -> 4096 * 32;

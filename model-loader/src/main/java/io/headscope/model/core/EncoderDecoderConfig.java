@@ -182,6 +182,10 @@ public record EncoderDecoderConfig(
           + "MLPs of relu (T5 v1.0), gated-gelu (v1.1, Flan-T5) and gelu.");
     }
     boolean tied = root.path("tie_word_embeddings").asBoolean(true);
+    // transformers 5 ties every T5's head to shared.weight and writes tie_word_embeddings true even for v1.1, whose
+    // decoder output it then leaves unscaled: it says so in scale_decoder_outputs (false), which older configs
+    // lack (there the scale goes with the tie, as in transformers 4)
+    boolean scaled = root.path("scale_decoder_outputs").asBoolean(tied);
     RelativeBuckets buckets = new RelativeBuckets(
         BertConfig.optionalInt(root, "relative_attention_num_buckets", 32, file),
         BertConfig.optionalInt(root, "relative_attention_max_distance", 128, file));
@@ -192,7 +196,7 @@ public record EncoderDecoderConfig(
         false, Parts.Mask.CAUSAL, 0, mlp, head, 1);
     return new EncoderDecoderConfig(Family.T5, BertConfig.requiredInt(root, "vocab_size", file), d, layers, decoderLayers,
         heads, heads, dkv, ff, ff, act, ConfigFields.finiteNumber(root, "layer_norm_epsilon", 1e-6, file), enc, dec,
-        false, buckets, T5_LENGTH, tied ? 1 / Math.sqrt(d) : 1, tied);
+        false, buckets, T5_LENGTH, scaled ? 1 / Math.sqrt(d) : 1, tied);
   }
 
   /** BartConfig's keys and defaults (bart-large's shape). */

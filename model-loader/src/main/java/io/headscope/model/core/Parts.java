@@ -34,7 +34,25 @@ package io.headscope.model.core;
 public record Parts(
     Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
     boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale, Residual residual,
-    LocalLayers local) {
+    LocalLayers local, int headDim) {
+
+  /** Heads that split the hidden size ({@code head_dim} = {@code hidden_size / num_attention_heads}). */
+  public Parts(Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
+      boolean outBias, Mask mask, int window, Mlp mlp, Head head, double embeddingScale, Residual residual,
+      LocalLayers local) {
+    this(norm, place, position, rotary, keyValueHeads, qkvBias, outBias, mask, window, mlp, head, embeddingScale,
+        residual, local, 0);
+  }
+
+  /**
+   * These parts with an explicit {@code head_dim} (Gemma 7B: 16 heads of 256 over a hidden size of 3072): the
+   * queries, keys and values are {@code heads * head_dim} wide, {@code o_proj} maps that width back to the
+   * hidden size; 0 keeps {@code hidden_size / num_attention_heads}.
+   */
+  public Parts withHeadDim(int dh) {
+    return new Parts(norm, place, position, rotary, keyValueHeads, qkvBias, outBias, mask, window, mlp, head,
+        embeddingScale, residual, local, dh);
+  }
 
   /** The parts of the families before GPT-NeoX and ModernBERT: sequential residual, every layer alike. */
   public Parts(Norm norm, NormPlace place, Position position, Rotary rotary, int keyValueHeads, boolean qkvBias,
@@ -89,6 +107,9 @@ public record Parts(
     // was refused before ModernBERT, when no family had one
     if (window < 0) {
       throw new IllegalArgumentException("a window is a number of keys");
+    }
+    if (headDim < 0) {
+      throw new IllegalArgumentException("a head is a number of dimensions");
     }
     if (local != null && (mask != Mask.BIDIRECTIONAL || window == 0 || position != Position.ROTARY)) {
       throw new IllegalArgumentException("local layers are ModernBERT's: bidirectional, windowed and rotary");

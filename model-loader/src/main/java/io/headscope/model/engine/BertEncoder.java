@@ -464,7 +464,8 @@ final class BertEncoder {
       NDArray summed = result.sum(new int[] {2}); // (B, T, d)
       return p.outBias() == null ? summed : summed.add(p.outBias());
     }
-    NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) c.hiddenSize()); // (B, T, d)
+    // (B, T, H dh): the hidden size, unless head_dim says otherwise (Gemma 7B), and o_proj maps it back to d
+    NDArray merged = z.transpose(0, 2, 1, 3).reshape(b, t, (long) c.numAttentionHeads() * c.headSize());
     return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 

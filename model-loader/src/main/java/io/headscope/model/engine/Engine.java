@@ -228,6 +228,11 @@ public final class Engine implements AutoCloseable {
 
   /** Every head's {@code W_Q, W_K, W_V, W_O} as plain Java, row-vector convention, no biases ({@link HeadWeights}). */
   public HeadWeights headWeights() {
+    if ((long) config().numAttentionHeads() * config().headSize() != config().hiddenSize()) {
+      throw new HeadScopeException("Head weights (composition scores, edge attribution) need heads that split the "
+          + "hidden size; this model has " + config().numAttentionHeads() + " heads of head_dim " + config().headSize()
+          + " over a hidden size of " + config().hiddenSize() + ".");
+    }
     int layers = weights.layers.length;
     float[][] qkv = new float[layers][];
     float[][] out = new float[layers][];

@@ -29,9 +29,17 @@ final class TinyDecoder {
   /** The shape and the parts under test. */
   record Spec(String modelType, int layers, int hidden, int heads, int kvHeads, int intermediate, int vocab,
       double ropeTheta, double[] llama3Scaling, int window, boolean qkvBias, boolean tied, String dtype, int shards,
-      double rmsEps) {
+      double rmsEps, int headDim) {
+    /** Without an explicit {@code head_dim}: {@code hidden / heads}, as the config classes default it. */
+    Spec(String modelType, int layers, int hidden, int heads, int kvHeads, int intermediate, int vocab,
+        double ropeTheta, double[] llama3Scaling, int window, boolean qkvBias, boolean tied, String dtype, int shards,
+        double rmsEps) {
+      this(modelType, layers, hidden, heads, kvHeads, intermediate, vocab, ropeTheta, llama3Scaling, window, qkvBias,
+          tied, dtype, shards, rmsEps, hidden / heads);
+    }
+
     int headSize() {
-      return hidden / heads;
+      return headDim;
     }
   }
 
@@ -51,6 +59,12 @@ final class TinyDecoder {
   final Spec spec;
   /** Every weight by its checkpoint name, in the order written. */
   final Map<String, Tensor> weights = new LinkedHashMap<>();
+
+  /** A checkpoint someone else wrote (transformers: {@link io.headscope.model.testing.HubFixture}), as read. */
+  TinyDecoder(Spec s, Map<String, Tensor> weights) {
+    this.spec = s;
+    this.weights.putAll(weights);
+  }
 
   TinyDecoder(Spec s, long seed) {
     this.spec = s;

@@ -53,6 +53,13 @@ final class TinyNeoxModern {
   /** GPT-NeoX's {@code tie_word_embeddings} as written in config.json (GPTNeoXConfig's default false). */
   boolean tied;
 
+  /** A checkpoint someone else wrote (transformers: {@link io.headscope.model.testing.HubFixture}), as read. */
+  TinyNeoxModern(Spec s, Map<String, TinyDecoder.Tensor> weights, boolean tied) {
+    this.spec = s;
+    this.weights.putAll(weights);
+    this.tied = tied;
+  }
+
   TinyNeoxModern(Spec s, long seed) {
     this.spec = s;
     Random r = new Random(seed);

@@ -57,6 +57,12 @@ final class TinyEncoderDecoder {
   final Spec spec;
   final Map<String, Tensor> weights = new LinkedHashMap<>();
 
+  /** A checkpoint someone else wrote (transformers: {@link io.headscope.model.testing.HubFixture}), as read. */
+  TinyEncoderDecoder(Spec s, Map<String, Tensor> weights) {
+    this.spec = s;
+    this.weights.putAll(weights);
+  }
+
   TinyEncoderDecoder(Spec s, long seed) {
     this.spec = s;
     Random r = new Random(seed);

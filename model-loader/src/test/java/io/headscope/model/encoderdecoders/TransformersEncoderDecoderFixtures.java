@@ -1,0 +1,58 @@
+package io.headscope.model.encoderdecoders;
+
+import io.headscope.model.testing.HubFixture;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The encoder-decoders' transformers fixtures (see {@link TransformersParityTest}) for tests elsewhere (the CLI's):
+ * the folder, source and target, transformers' ids and its three kinds of maps, each entry with the bound {@code 8
+ * sigma + |R - X|} that test derives.
+ */
+public final class TransformersEncoderDecoderFixtures {
+  private TransformersEncoderDecoderFixtures() {}
+
+  public static Path folder(String name) {
+    return HubFixture.named(name).folder;
+  }
+
+  /** {@code text} (the source) or {@code target}. */
+  public static String text(String name, String key) {
+    return HubFixture.named(name).text(key);
+  }
+
+  /** {@code ids} (the source) or {@code target_ids}. */
+  public static long[] ids(String name, String key) {
+    return HubFixture.named(name).ids(key);
+  }
+
+  /** By the CLI's key ({@code encoder_attention}, ...): {@code [0]} transformers' maps, {@code [1]} each entry's bound. */
+  public static Map<String, double[][][][][]> mapsAndBounds(String name) {
+    HubFixture f = HubFixture.named(name);
+    EncoderDecoderReference.Result r = EncoderDecoderReference.run(TransformersParityTest.reference(f), f.ids("ids"),
+        f.ids("target_ids"));
+    Map<String, double[][][][][]> out = new LinkedHashMap<>();
+    out.put("encoder_attention", bounded(f.maps("encoder_attention"), r.encoder(), r.encoderSigma()));
+    out.put("decoder_attention", bounded(f.maps("decoder_attention"), r.decoder(), r.decoderSigma()));
+    out.put("cross_attention", bounded(f.maps("cross_attention"), r.cross(), r.crossSigma()));
+    return out;
+  }
+
+  private static double[][][][][] bounded(double[][][][] x, double[][][][] ref, double[][][][] sigma) {
+    double[][][][] bound = new double[x.length][][][];
+    for (int l = 0; l < x.length; l++) {
+      bound[l] = new double[x[l].length][][];
+      for (int h = 0; h < x[l].length; h++) {
+        bound[l][h] = new double[x[l][h].length][];
+        for (int q = 0; q < x[l][h].length; q++) {
+          bound[l][h][q] = new double[x[l][h][q].length];
+          for (int k = 0; k < x[l][h][q].length; k++) {
+            bound[l][h][q][k] = EncoderDecoderReference.LAMBDA * sigma[l][h][q][k] + Math.abs(ref[l][h][q][k] - x[l][h][q][k]);
+          }
+        }
+      }
+    }
+    return new double[][][][][] {x, bound};
+  }
+}

@@ -1,0 +1,173 @@
+package io.headscope.model.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A checkpoint transformers made and ran (model-loader/src/test/transformers/make_fixtures.py), read for a
+ * test: {@code config.json}, every weight of every {@code model*.safetensors} widened to double (F64, F32,
+ * F16 and BF16 decoded here from the bits, not by the engine's reader), and the expected maps and ids
+ * transformers computed in float64 ({@code expected.safetensors}, {@code expected.json}).
+ */
+public final class HubFixture {
+  /** One tensor, row-major, widened exactly to double. */
+  public record Tensor(double[] values, long[] shape) {}
+
+  public final Path folder;
+  public final JsonNode config;
+  public final JsonNode expected;
+  public final Map<String, Tensor> weights;
+  private final Map<String, Tensor> maps;
+
+  private HubFixture(Path folder) {
+    this.folder = folder;
+    ObjectMapper json = new ObjectMapper();
+    try {
+      this.config = json.readTree(folder.resolve("config.json").toFile());
+      this.expected = json.readTree(folder.resolve("expected.json").toFile());
+      this.weights = new LinkedHashMap<>();
+      try (Stream<Path> files = Files.list(folder)) {
+        for (Path f : files.filter(p -> p.getFileName().toString().matches("model.*\\.safetensors")).sorted().toList()) {
+          weights.putAll(read(f));
+        }
+      }
+      this.maps = read(folder.resolve("expected.safetensors"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The fixture folder {@code name} under the test resources' {@code transformers/}. */
+  public static HubFixture named(String name) {
+    // from the test classpath (model-loader's test classes, or its test-jar's folder in a reactor build of app)
+    java.net.URL url = HubFixture.class.getResource("/transformers/" + name + "/config.json");
+    if (url != null && url.getProtocol().equals("file")) {
+      try {
+        return new HubFixture(Path.of(url.toURI()).getParent());
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    for (String root : new String[] {"src/test/resources/transformers", "../model-loader/src/test/resources/transformers",
+        "model-loader/src/test/resources/transformers"}) {
+      if (Files.isDirectory(Path.of(root, name))) {
+        return new HubFixture(Path.of(root, name));
+      }
+    }
+    throw new IllegalStateException("no fixture folder transformers/" + name);
+  }
+
+  /** The expected maps of one kind ({@code attention}, {@code encoder_attention}, ...): [layer][head][query][key]. */
+  public double[][][][] maps(String kind) {
+    Tensor t = maps.get(kind);
+    int[] s = new int[4];
+    for (int i = 0; i < 4; i++) {
+      s[i] = (int) t.shape()[i];
+    }
+    double[][][][] out = new double[s[0]][s[1]][s[2]][s[3]];
+    int n = 0;
+    for (int l = 0; l < s[0]; l++) {
+      for (int h = 0; h < s[1]; h++) {
+        for (int q = 0; q < s[2]; q++) {
+          for (int k = 0; k < s[3]; k++) {
+            out[l][h][q][k] = t.values()[n++];
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** An expected vector ({@code logits_at}: [token]). */
+  public double[] vector(String kind) {
+    return maps.get(kind).values().clone();
+  }
+
+  /** An expected matrix ({@code logits}: [position][token]). */
+  public double[][] matrix(String kind) {
+    Tensor t = maps.get(kind);
+    int rows = (int) t.shape()[0];
+    int cols = (int) t.shape()[1];
+    double[][] out = new double[rows][cols];
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(t.values(), r * cols, out[r], 0, cols);
+    }
+    return out;
+  }
+
+  public long[] ids(String key) {
+    JsonNode a = expected.get(key);
+    long[] out = new long[a.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = a.get(i).asLong();
+    }
+    return out;
+  }
+
+  public List<String> tokens(String key) {
+    return java.util.stream.StreamSupport.stream(expected.get(key).spliterator(), false).map(JsonNode::asText).toList();
+  }
+
+  public String text(String key) {
+    return expected.get(key).asText();
+  }
+
+  /** Every tensor of one safetensors file, decoded from its bytes. */
+  static Map<String, Tensor> read(Path file) throws IOException {
+    byte[] all = Files.readAllBytes(file);
+    ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
+    int headerLength = (int) b.getLong(0);
+    JsonNode header = new ObjectMapper().readTree(new String(all, 8, headerLength, StandardCharsets.UTF_8));
+    Map<String, Tensor> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = header.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (e.getKey().equals("__metadata__")) {
+        continue;
+      }
+      JsonNode info = e.getValue();
+      String dtype = info.get("dtype").asText();
+      long[] shape = new long[info.get("shape").size()];
+      long n = 1;
+      for (int i = 0; i < shape.length; i++) {
+        shape[i] = info.get("shape").get(i).asLong();
+        n *= shape[i];
+      }
+      int at = 8 + headerLength + (int) info.get("data_offsets").get(0).asLong();
+      double[] v = new double[(int) n];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = switch (dtype) {
+          case "F64" -> b.getDouble(at + 8 * i);
+          case "F32" -> b.getFloat(at + 4 * i);
+          case "BF16" -> Float.intBitsToFloat((b.getShort(at + 2 * i) & 0xffff) << 16);
+          case "F16" -> half(b.getShort(at + 2 * i));
+          default -> throw new IllegalArgumentException(file + ": dtype " + dtype);
+        };
+      }
+      out.put(e.getKey(), new Tensor(v, shape));
+    }
+    return out;
+  }
+
+  /** IEEE binary16 to double: sign, 5 exponent bits (bias 15), 10 fraction bits; subnormals below exponent 1. */
+  static double half(short bits) {
+    int s = (bits >> 15) & 1;
+    int exp = (bits >> 10) & 0x1f;
+    int frac = bits & 0x3ff;
+    double mag = exp == 0 ? Math.scalb((double) frac, -24)
+        : exp == 31 ? (frac == 0 ? Double.POSITIVE_INFINITY : Double.NaN)
+        : Math.scalb(1024.0 + frac, exp - 25);
+    return s == 1 ? -mag : mag;
+  }
+}
