@@ -58,7 +58,7 @@ class CrossHeadNumbersTest {
     HeadMeasure entropy = main.session().measures().get(MainViewModel.ENTROPY);
     HeadMeasure largest = main.session().measures().get(MainViewModel.LARGEST);
     HeadMeasure end = main.session().measures().get(MainViewModel.END);
-    assertThat(List.of(sink, entropy, largest, end)).as("cross publishes its numbers").doesNotContainNull();
+    assertThat(java.util.Arrays.asList(sink, entropy, largest, end)).as("cross publishes its numbers").doesNotContainNull();
     assertThat(end.name()).isEqualTo("End token's share (</s>)");
     double shareBound = n * Math.pow(2, -24);
     int layers = cross.length;
