@@ -1,35 +1,47 @@
 """The bridge on encoder-decoders (T5, BART): a server on a tiny random checkpoint in the hub's layout (the folders
-the Java tests write, EncoderDecoderFolders), checked against ``./headscope attention|predict --target`` run as a
-separate process, and the ids against the ones the Java tests worked out by hand from the hand-written tokenizers."""
+the Java tests write, EncoderDecoderFolders), checked against the command line's ``attention|predict --target`` run
+in a separate process (the JVM that writes the folders runs every compared command line once, through the entry
+``./headscope`` calls: one JVM start, not one per command), and the ids against the ones the Java tests worked out by
+hand from the hand-written tokenizers."""
 
 
 import numpy as np
 import pytest
 
 import headscope
-from bridge_support import START_TIMEOUT, cli_json, tiny_folder
+from bridge_support import START_TIMEOUT, cli_json, tiny_folders
 
 KINDS = ("encoder", "decoder", "cross")
 
 
+# the command lines the tests compare the server with (a command, then its options after --model, --text, --target)
+CLI_RUNS = (("attention",),
+            ("attention", "--disable-cross", "2-2", "--disable-encoder", "1-1"),
+            ("predict", "--top", "3", "--disable-cross", "1-2"))
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    # both folders and every compared command line from one JVM: each JVM start is seconds on a busy machine
+    return tiny_folders(("t5", "bart"), tmp_path_factory.mktemp("encdec"), 31, CLI_RUNS)
+
+
 @pytest.fixture(scope="module", params=["t5", "bart"])
-def pair(request, tmp_path_factory):
-    made = tiny_folder(request.param, tmp_path_factory.mktemp(request.param), 31)
+def pair(request, folders):
+    made = folders[request.param]
     server = headscope.open(made["folder"], timeout=START_TIMEOUT)
     yield request.param, made, server
     server.close()
 
 
-_CLI_RUNS = {}
-
-
 def cli(made, *extra, op="attention"):
-    # one command-line run per folder and arguments: each is a JVM's start, and two tests read the plain attention
-    key = (made["folder"], op) + extra
-    if key not in _CLI_RUNS:
-        _CLI_RUNS[key] = cli_json(op, "--model", made["folder"], "--text", made["source"], "--target",
-                                  made["target"], *extra)
-    return _CLI_RUNS[key]
+    # the command line's JSON for this folder and these options, as the folders' JVM printed it; a run not
+    # among CLI_RUNS is ./headscope's own (a JVM of its own)
+    key = (op,) + extra
+    if key not in made["runs"]:
+        made["runs"][key] = cli_json(op, "--model", made["folder"], "--text", made["source"], "--target",
+                                     made["target"], *extra)
+    return made["runs"][key]
 
 
 def float32_maps(json_maps):
@@ -139,8 +151,8 @@ def test_a_single_stack_server_refuses_target_in_one_line(hs):
     assert "--target is for encoder-decoders" in e.value.message and "\n" not in e.value.message
 
 
-def test_gelu_on_an_encoder_decoder_is_refused_before_the_greeting(tmp_path):
-    made = tiny_folder("t5", tmp_path, 32)
+def test_gelu_on_an_encoder_decoder_is_refused_before_the_greeting(folders):
+    made = folders["t5"]
     with pytest.raises(headscope.ServerError) as e:
         headscope.open(made["folder"], gelu="gelu_new", timeout=START_TIMEOUT)
     assert "leave --gelu out" in str(e.value)

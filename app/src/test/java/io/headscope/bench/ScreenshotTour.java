@@ -702,6 +702,14 @@ public final class ScreenshotTour {
     });
     idle();
     shot(out, "app-t5-cross", w, h);
+    // the cross heads ranked by their share of attention on the source's </s>, top 4 (a check, not a docs picture)
+    fx(() -> {
+      view.viewModel().rank().chosenProperty().set(io.headscope.app.gui.main.MainViewModel.END + " (</s>)");
+      view.viewModel().rank().topProperty().set(4);
+      return null;
+    });
+    idle();
+    shot(out, "app-t5-cross-rank-end", w, h);
     if (Boolean.getBoolean("headscope.tour.refusal")) {
       // what another screen says on an encoder-decoder (a check of the one line, not a docs picture)
       fx(() -> {

@@ -15,7 +15,10 @@ import org.apache.commons.csv.CSVPrinter;
 
 /**
  * The {@code token-types} CSV: one row per layer (1-based), the weight shares of {@code cls, sep,
- * punct, other} and the same under norm weighting (METHODS.md). The header is documented in the README.
+ * punct, other} and the same under norm weighting (METHODS.md). The header is documented in the README. The two
+ * special-token columns are named by the model's own specials: BERT's {@code [CLS]} and {@code [SEP]} keep the
+ * header {@link #HEADER} ({@code cls}, {@code sep}) that scripts read; RoBERTa's and XLM-R's are {@code <s>} and
+ * {@code </s>} (and {@code norm_<s>}, {@code norm_</s>}), so no column names a token the model does not have.
  */
 public final class TokenTypeCsv {
   public static final List<String> HEADER = List.of(
@@ -23,13 +26,35 @@ public final class TokenTypeCsv {
 
   private TokenTypeCsv() {}
 
+  /** BERT's special tokens, whose columns are {@code cls} and {@code sep}. */
+  public static final String BERT_CLS = "[CLS]";
+  public static final String BERT_SEP = "[SEP]";
+
+  /**
+   * The header for a model whose special tokens of the {@code [CLS]} and {@code [SEP]} types are spelled {@code
+   * cls} and {@code sep}: {@link #HEADER} for BERT's, else those columns named by the tokens themselves.
+   */
+  public static List<String> header(String cls, String sep) {
+    if (BERT_CLS.equals(cls) && BERT_SEP.equals(sep)) {
+      return HEADER;
+    }
+    return List.of("layer", cls, sep, "punct", "other", "norm_" + cls, "norm_" + sep, "norm_punct", "norm_other",
+        "inputs");
+  }
+
   public static void write(Path file, boolean overwrite, List<LayerTokenTypes> layers, int inputs) {
     SafeFiles.writeAtomically(file, overwrite, out -> write(layers, inputs, out));
   }
 
   public static void write(List<LayerTokenTypes> layers, int inputs, OutputStream out) throws IOException {
+    write(layers, inputs, BERT_CLS, BERT_SEP, out);
+  }
+
+  /** The CSV with the special-token columns named by the model's {@code cls} and {@code sep} tokens. */
+  public static void write(List<LayerTokenTypes> layers, int inputs, String cls, String sep, OutputStream out)
+      throws IOException {
     CSVPrinter p = new CSVPrinter(new OutputStreamWriter(out, StandardCharsets.UTF_8),
-        CSVFormat.DEFAULT.builder().setHeader(HEADER.toArray(String[]::new)).setRecordSeparator("\n").get());
+        CSVFormat.DEFAULT.builder().setHeader(header(cls, sep).toArray(String[]::new)).setRecordSeparator("\n").get());
     for (LayerTokenTypes l : layers) {
       TokenTypeShares w = l.weight();
       TokenTypeShares n = l.norm();

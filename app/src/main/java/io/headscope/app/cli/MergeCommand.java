@@ -33,7 +33,8 @@ final class MergeCommand implements Callable<Integer> {
     output.check();
     switch (command) {
       case "classify" -> ClassifyCommand.finish(CorpusPartial.result(all), output);
-      case "token-types" -> TokenTypesCommand.finish(CorpusPartial.result(all), output);
+      case "token-types" -> TokenTypesCommand.finish(CorpusPartial.result(all),
+          all.get(0).header().settings().get(TokenTypesCommand.SPECIALS), output);
       case "ablate" -> {
         if (output.out != null) {
           Output.checkWritable(AblateCommand.sidecar(output.out), output.force);

@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
 
 @Command(name = "token-types", mixinStandardHelpOptions = true,
     description = "Per layer, the share of attention on [CLS], [SEP], punctuation (. and ,) and other tokens, "
-        + "by weight and under norm weighting (Clark et al.; Kobayashi et al.), mean over a corpus.")
+        + "by weight and under norm weighting (Clark et al.; Kobayashi et al.), mean over a corpus. The special "
+        + "tokens' columns are named as the model spells them: cls and sep for BERT's [CLS] and [SEP], <s> and </s> "
+        + "for RoBERTa's and XLM-R's.")
 final class TokenTypesCommand extends ShardableCommand.Batched {
   @Option(names = "--corpus", required = true, paramLabel = "FILE",
       description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
@@ -32,19 +34,34 @@ final class TokenTypesCommand extends ShardableCommand.Batched {
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
+      io.headscope.app.render.TokenTypeNames names = io.headscope.app.render.TokenTypeNames.of(bert);
       if (sharding.given()) {
-        PartialOutput.write(output, CorpusPartial.part("token-types", shard, id, batching.batch,
-            analysis.sums(lines, shard, progress, () -> false)), bert);
+        // the part keeps the specials' names, so the merged CSV names its columns as the single run's
+        PartialFile.Contents part = CorpusPartial.part("token-types", shard, id, batching.batch,
+            analysis.sums(lines, shard, progress, () -> false));
+        PartialFile.Header h = part.header();
+        java.util.Map<String, String> settings = new java.util.TreeMap<>(h.settings());
+        settings.put(SPECIALS, names.cls() + " " + names.sep());
+        PartialOutput.write(output, new PartialFile.Contents(new PartialFile.Header(h.command(), h.shard(), h.model(),
+            h.corpus(), settings, h.models()), part.records(), part.summary()), bert);
         return 0;
       }
-      finish(analysis.run(lines, progress, () -> false), output);
+      finish(analysis.run(lines, progress, () -> false), names.cls() + " " + names.sep(), output);
     }
     return 0;
   }
 
-  /** The CSV of a run (or of merged shards). */
-  static void finish(CorpusResult r, CsvOutput output) {
+  /** The setting of a part that names the model's special tokens ({@code [CLS] [SEP]}, {@code <s> </s>}). */
+  static final String SPECIALS = "specials";
+
+  /**
+   * The CSV of a run (or of merged shards), its special-token columns named by {@code specials} (the model's two
+   * tokens, a space between; null for BERT's, as parts written before the names were kept).
+   */
+  static void finish(CorpusResult r, String specials, CsvOutput output) {
     CorpusProgress.reportProblems(r);
-    output.write(o -> TokenTypeCsv.write(r.perLayer(), r.inputs(), o));
+    String[] names = specials == null ? new String[] {TokenTypeCsv.BERT_CLS, TokenTypeCsv.BERT_SEP}
+        : specials.split(" ", 2);
+    output.write(o -> TokenTypeCsv.write(r.perLayer(), r.inputs(), names[0], names[1], o));
   }
 }

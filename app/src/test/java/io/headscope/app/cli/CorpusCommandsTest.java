@@ -113,6 +113,35 @@ class CorpusCommandsTest {
     assertThat(lines.get(1).split(",", -1)[HeadCsv.HEADER.indexOf("inputs")]).isEqualTo("3");
   }
 
+  /**
+   * A RoBERTa's token-types columns are named by its own specials, {@code <s>} and {@code </s>} (they said cls and
+   * sep, tokens a RoBERTa does not have), in a single run and in a merge of shards alike; BERT's header stays as
+   * documented (the test above).
+   */
+  @Test
+  void tokenTypesNamesTheSpecialColumnsAsTheModelSpellsThem() throws IOException {
+    Path roberta = work.resolve("roberta");
+    io.headscope.model.testing.families.FamilyModelFolders.write("roberta", roberta, 5);
+    Path in = corpus("the cat sat.", "a dog ran.", "the end, then.", "a cat.");
+    Path single = work.resolve("single.csv");
+    CliHarness.Result r = CliHarness.run("token-types", "--model", roberta.toString(), "--corpus", in.toString(),
+        "--batch", "1", "--out", single.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String header = "layer,<s>,</s>,punct,other,norm_<s>,norm_</s>,norm_punct,norm_other,inputs";
+    assertThat(csv(single).get(0)).isEqualTo(header);
+    for (int k = 0; k < 2; k++) {
+      CliHarness.Result part = CliHarness.run("token-types", "--model", roberta.toString(), "--corpus", in.toString(),
+          "--batch", "1", "--shard", k + "/2", "--out", work.resolve("tt-" + k + ".jsonl").toString());
+      assertThat(part.exit()).as(part.err()).isZero();
+    }
+    Path merged = work.resolve("merged.csv");
+    CliHarness.Result m = CliHarness.run("merge", work.resolve("tt-0.jsonl").toString(),
+        work.resolve("tt-1.jsonl").toString(), "--out", merged.toString());
+    assertThat(m.exit()).as(m.err()).isZero();
+    assertThat(csv(merged)).as("the merge names the columns as the single run, with its numbers")
+        .isEqualTo(csv(single));
+  }
+
   @Test
   void tokenTypesWritesOneRowPerLayer() throws IOException {
     Path out = work.resolve("layers.csv");

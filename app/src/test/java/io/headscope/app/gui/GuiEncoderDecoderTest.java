@@ -40,25 +40,33 @@ import org.testfx.util.WaitForAsyncUtils;
  * source's), whose maps are held to a float64 reference in EncoderDecoderFamiliesTest; the grid draws the same
  * maps. A cross head switched off from the grid (click, X) changes the next-target-token predictions, and the
  * panel's before and after are exactly {@link EncoderDecoderModel#trace}'s without and with that head off (the
- * service {@code predict --target} calls): the same difference, not one recomputed by the window.
+ * service {@code predict --target} calls): the same difference, not one recomputed by the window. The same for a
+ * tiny BART (learned positions, post-LayerNorm, {@code <s> ... </s>} on both sides) opened after the T5.
+ *
+ * <p>Every item of the Export menu on the T5 either writes a file with the encoder-decoder's content or writes
+ * nothing and says why in one line; none writes an empty table or figure.
  */
 @ExtendWith(ApplicationExtension.class)
 @Tag("ui")
 class GuiEncoderDecoderTest {
   @TempDir static Path dir;
   static Path t5;
+  static Path bart;
   static final String SOURCE = EncoderDecoderFolders.source("t5");
   static final String TARGET = EncoderDecoderFolders.target("t5");
   MainView view;
+  Path exportTarget;
 
   @BeforeAll
   static void writeModel() {
     t5 = EncoderDecoderFolders.write("t5", dir.resolve("t5"), 21);
+    bart = EncoderDecoderFolders.write("bart", dir.resolve("bart"), 22);
   }
 
   @Start
   void start(Stage stage) {
     view = HeadScopeApp.create(stage, new FxWorker(), new ModelRepository(dir.resolve("cache")));
+    view.setFileAsker(FixedAnswers.saving(() -> exportTarget));
     stage.show();
     view.viewModel().textAProperty().set(SOURCE);
     view.viewModel().textBProperty().set(TARGET);
@@ -75,14 +83,34 @@ class GuiEncoderDecoderTest {
   @Test
   void crossMapsAreTheTracesAndACrossHeadOffMovesThePredictionsAsTheModelDoes(FxRobot robot) throws Exception {
     idle(() -> true);
+    crossMapsAndASwitch(robot, "t5", t5);
+  }
+
+  @Test
+  void bartInTheWindowToo(FxRobot robot) throws Exception {
+    idle(() -> true);
+    robot.interact(() -> {
+      view.viewModel().textAProperty().set(EncoderDecoderFolders.source("bart"));
+      view.viewModel().textBProperty().set(EncoderDecoderFolders.target("bart"));
+      view.viewModel().loadModel(bart.toString());
+    });
+    idle(() -> view.viewModel().session().twoStacks().model().config().family().displayName.equals("BART"));
+    crossMapsAndASwitch(robot, "bart", bart);
+  }
+
+  private void crossMapsAndASwitch(FxRobot robot, String type, Path folder) throws Exception {
+    final String source = EncoderDecoderFolders.source(type);
+    final String target = EncoderDecoderFolders.target(type);
     assertThat(robot.lookup("#text-a-label").queryAs(Label.class).getText()).isEqualTo("Source");
     assertThat(robot.lookup("#text-b-label").queryAs(Label.class).getText()).isEqualTo("Target");
     Node kindRow = robot.lookup("#kind-row").query();
     assertThat(kindRow.isVisible()).isTrue();
 
     try (EncoderDecoderModel ed = EncoderDecoderModel.load(
-        new ModelRepository(dir.resolve("cache2")).resolve(t5.toString(), (m, f) -> { }))) {
-      EncoderDecoderTrace want = ed.trace(SOURCE, TARGET, EncoderDecoderMask.NONE, 5);
+        new ModelRepository(dir.resolve("cache2")).resolve(folder.toString(), (m, f) -> { }))) {
+      EncoderDecoderTrace want = ed.trace(source, target, EncoderDecoderMask.NONE, 5);
+      assertThat(want.source().ids()).as("the hand-worked ids").containsExactly(EncoderDecoderFolders.sourceIds(type));
+      assertThat(want.target().ids()).containsExactly(EncoderDecoderFolders.targetIds(type));
       int layers = ed.config().decoderLayers();
       int heads = ed.config().decoderHeads();
 
@@ -134,7 +162,7 @@ class GuiEncoderDecoderTest {
       EncoderDecoderMask mask = EncoderDecoderMask.NONE.with(AttentionKind.CROSS, HeadMask.of(Set.of(off),
           HeadMask.Mode.ZERO));
       assertThat(view.viewModel().session().twoStacks().asRun().mask()).isEqualTo(mask);
-      EncoderDecoderTrace switched = ed.trace(SOURCE, TARGET, mask, 5);
+      EncoderDecoderTrace switched = ed.trace(source, target, mask, 5);
       List<PredictionRow> after = List.copyOf(view.viewModel().predictionsProperty());
       assertThat(after).hasSize(want.target().length());
       boolean moved = false;
@@ -171,5 +199,82 @@ class GuiEncoderDecoderTest {
       assertThat(view.headViewModel().causal()).isTrue();
       assertThat(view.viewModel().maskProperty().get().isEmpty()).as("the decoder's own switches: none").isTrue();
     }
+  }
+
+  /**
+   * Every enabled item of the Export menu on the T5's cross maps: a file with content (the three kinds' JSON, a
+   * figure, the page) or nothing written and one line saying why (the classification CSV: no categories on an
+   * encoder-decoder). Before, the classification CSV came out as a header alone and the token-type figure as
+   * nothing to export on cross.
+   */
+  @Test
+  void everyExportWritesTheEncoderDecodersContentOrSaysWhyNot(FxRobot robot) throws Exception {
+    idle(() -> true);
+    robot.clickOn("#kind-cross");
+    idle(() -> view.viewModel().traceProperty().get().tokens().size() == EncoderDecoderFolders.targetIds("t5").length);
+    robot.clickOn("#thumb-2-2");
+    List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    // a refusal shows in a dialog and in the status line (the window takes the error property back at once)
+    view.viewModel().statusProperty().addListener((o, a, line) -> {
+      if (line != null && line.startsWith("Error: ")) {
+        errors.add(line.substring("Error: ".length()));
+      }
+    });
+    java.util.Map<String, String> outcome = new java.util.LinkedHashMap<>();
+    int n = 0;
+    for (javafx.scene.control.MenuItem item : List.copyOf(view.exportMenu().getItems())) {
+      if (item instanceof javafx.scene.control.SeparatorMenuItem || item instanceof javafx.scene.control.CheckMenuItem
+          || item.isDisable()) {
+        continue;
+      }
+      String name = item.getText();
+      errors.clear();
+      Path target = dir.resolve("export-" + (n++) + (name.contains("JSON") ? ".json" : name.contains("HTML") ? ".html"
+          : name.contains("CSV") ? ".csv" : ".png"));
+      exportTarget = target;
+      robot.interact(item::fire);
+      try {
+        // the files are written whole under another name and renamed into place: there means complete
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !errors.isEmpty() || java.nio.file.Files.exists(target));
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new AssertionError(name + ": neither written nor refused; status: "
+            + view.viewModel().statusProperty().get(), e);
+      }
+      WaitForAsyncUtils.waitForFxEvents();
+      if (!errors.isEmpty()) {
+        assertThat(java.nio.file.Files.exists(target)).as(name + ": refused, nothing written").isFalse();
+        assertThat(errors).as(name).hasSize(1);
+        assertThat(errors.get(0)).as(name + ": one line").doesNotContain("\n").doesNotContain("Exception");
+        outcome.put(name, "refused: " + errors.get(0));
+        robot.clickOn("OK");
+        continue;
+      }
+      long size = java.nio.file.Files.size(target);
+      assertThat(size).as(name).isGreaterThan(200);
+      outcome.put(name, size + " bytes");
+      if (name.contains("CSV")) {
+        assertThat(java.nio.file.Files.readAllLines(target)).as(name + ": rows beyond the header").hasSizeGreaterThan(1);
+      }
+      if (name.startsWith("Attention JSON")) {
+        String json = java.nio.file.Files.readString(target);
+        assertThat(json).contains("\"cross_attention\"").contains("\"target_tokens\"");
+      }
+      if (name.startsWith("Token types")) {
+        // the figure names the cross kind's token types: the source's first token and its </s>
+        java.nio.file.Path svg = dir.resolve("token-types-" + n + ".svg");
+        exportTarget = svg;
+        robot.interact(item::fire);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> java.nio.file.Files.exists(svg));
+        String text = java.nio.file.Files.readString(svg);
+        assertThat(text).contains("source&apos;s first token").contains("&lt;/s&gt;");
+      }
+    }
+    assertThat(outcome.keySet()).as(outcome.toString()).anyMatch(k -> k.startsWith("Head classification CSV"))
+        .anyMatch(k -> k.startsWith("Token types")).anyMatch(k -> k.startsWith("Attention JSON"));
+    assertThat(outcome.get("Head classification CSV (this sentence)…")).as(outcome.toString())
+        .startsWith("refused: ").contains("encoder-decoder");
+    assertThat(outcome.get("Token types per layer as figure (PNG 300 dpi or SVG)…")).as(outcome.toString())
+        .endsWith("bytes");
+    System.err.println("GuiEncoderDecoderTest exports: " + outcome);
   }
 }

@@ -161,9 +161,14 @@ public final class EncoderDecoderRuns {
     AttentionTrace run = t.asRun() == t.intact() ? intact : asTrace(t.asRun(), t.kind());
     String[] text = main.typedText();
     session.setTraces(intact, run, text[0], text[1]);
-    // the per-head numbers (first token's share, entropy) of a square kind; cross maps (target x source) have none
-    main.publishOrWithdraw(t.kind() == AttentionKind.CROSS ? null
-        : intact.summaries(io.headscope.model.TraceRequest.DEFAULT_THUMBNAIL_SIDE));
+    // every kind's per-head numbers (first token's share, entropy, largest weight, the end token's share): a cross
+    // map's rows are the target's queries and its keys the source's tokens, each row a distribution over them
+    io.headscope.model.HeadSummaries sums = intact.summaries(io.headscope.model.TraceRequest.DEFAULT_THUMBNAIL_SIDE);
+    main.publishOrWithdraw(sums);
+    List<String> keys = t.kind() == AttentionKind.ENCODER || t.kind() == AttentionKind.CROSS
+        ? t.intact().source().tokens() : t.intact().target().tokens();
+    int end = endKey(keys);
+    main.publishOrWithdrawEnd(end < 0 ? null : keys.get(end), end < 0 ? null : endShares(sums, keys));
     Encoding s = t.intact().source();
     Encoding g = t.intact().target();
     main.inputShown(false, s.wasTruncated() || g.wasTruncated()
@@ -180,6 +185,35 @@ public final class EncoderDecoderRuns {
       offs.append(" (").append(session.mask().mode().name().toLowerCase(Locale.ROOT)).append(')');
     }
     main.say(s.length() + " source tokens, " + g.length() + " target tokens · " + describe(t.kind()) + offs);
+  }
+
+  /** The first key after key 0 of the end token's type ({@code </s>}, BERT's {@code [SEP]}), or -1. */
+  static int endKey(List<String> keys) {
+    for (int j = 1; j < keys.size(); j++) {
+      if (io.headscope.analysis.heads.TokenType.of(keys.get(j)) == io.headscope.analysis.heads.TokenType.SEP) {
+        return j;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Each head's share of attention on the end tokens ({@code </s>} keys after key 0): the mean over query rows of
+   * the weight on them, summed over those keys, from the summaries' received weights.
+   */
+  static double[][] endShares(io.headscope.model.HeadSummaries s, List<String> keys) {
+    double[][] out = new double[s.layers()][s.heads()];
+    for (int l = 0; l < s.layers(); l++) {
+      for (int h = 0; h < s.heads(); h++) {
+        float[] received = s.received()[l][h];
+        for (int j = 1; j < received.length; j++) {
+          if (io.headscope.analysis.heads.TokenType.of(keys.get(j)) == io.headscope.analysis.heads.TokenType.SEP) {
+            out[l][h] += received[j];
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** What a kind's maps are, for the status line and the selector's tooltips. */

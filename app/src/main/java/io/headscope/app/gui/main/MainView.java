@@ -221,7 +221,7 @@ public final class MainView extends BorderPane {
     MenuItem sentenceCsv = new MenuItem("Head classification CSV (this sentence)…");
     sentenceCsv.setId("export-classify-sentence");
     sentenceCsv.setOnAction(e -> dialogs.export("head classification CSV", "csv", "classify.csv",
-        () -> Exports.oneInput(java.util.List.copyOf(vm.scoresProperty()), vm.classifier()),
+        () -> Exports.oneInput(classifiedHeads(), vm.classifier()),
         Exports::classificationCsv));
     sentenceCsv.disableProperty().bind(vm.traceProperty().isNull());
     MenuItem layerPng = new MenuItem("Token types per layer as figure (PNG 300 dpi or SVG)…");
@@ -232,6 +232,26 @@ public final class MainView extends BorderPane {
     page.disableProperty().bind(vm.traceProperty().isNull());
     exportMenu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), sentenceCsv, layerPng,
         new javafx.scene.control.SeparatorMenuItem(), page);
+  }
+
+  /**
+   * The heads' categories for the classification CSV; where the model gets none (an encoder-decoder, a causal
+   * model) one line says why and nothing is written, instead of a CSV of its header alone.
+   */
+  private java.util.List<io.headscope.analysis.heads.HeadScore> classifiedHeads() {
+    java.util.List<io.headscope.analysis.heads.HeadScore> scores = java.util.List.copyOf(vm.scoresProperty());
+    io.headscope.app.gui.session.TwoStacks two = vm.session().twoStacks();
+    if (two != null) {
+      throw new io.headscope.model.core.HeadScopeException("No head classification CSV for " + two.model().name()
+          + ": the categories are defined on one stack's bidirectional maps, and a " + two.family()
+          + " encoder-decoder's encoder, decoder and cross maps get none (Export › Attention JSON has its maps).");
+    }
+    io.headscope.model.BertModel m = vm.modelProperty().get();
+    if (scores.isEmpty() && m != null && !io.headscope.analysis.heads.HeadClassifier.appliesTo(m)) {
+      throw new io.headscope.model.core.HeadScopeException("No head classification CSV for " + m.name()
+          + ": it attends causally, and the categories are defined on bidirectional maps.");
+    }
+    return scores;
   }
 
   /**
@@ -281,19 +301,30 @@ public final class MainView extends BorderPane {
     }
     java.util.List<String> rows = new java.util.ArrayList<>();
     if (layers.get(0).norm() == null) {
-      // a causal model: the first token's share (the attention sink), punctuation's and the rest's, weights only
+      // where no categories are given (a causal model, an encoder-decoder): the first token's share (the attention
+      // sink; on cross maps the source's first token), the end token's (an encoder-decoder's </s>) where the keys
+      // have one, punctuation's and the rest's, weights only
+      io.headscope.app.render.TokenTypeNames names = headPanel.facts().viewModel().chartNames();
+      boolean end = names.sep() != null;
       double[][] v = new double[layers.size()][];
       for (int l = 0; l < layers.size(); l++) {
         var w = layers.get(l).weight();
-        v[l] = new double[] {w.cls(), w.punct(), w.other()};
+        v[l] = end ? new double[] {w.cls(), w.sep(), w.punct(), w.other()} : new double[] {w.cls(), w.punct(), w.other()};
         rows.add("L" + (layers.get(l).layer() + 1));
       }
+      io.headscope.app.gui.session.TwoStacks two = vm.session().twoStacks();
+      String kind = two == null ? "" : " · " + EncoderDecoderRuns.describe(two.kind());
+      java.util.List<String> columns = new java.util.ArrayList<>(java.util.List.of(names.cls()));
+      if (end) {
+        columns.add(names.sep());
+      }
+      columns.addAll(java.util.List.of("punct. weight", "other weight"));
       return io.headscope.app.render.figure.MatrixFigure.of(vm.modelNameProperty().get()
-          + " · attention to token types per layer",
-          java.util.List.of("mean over the layer's heads and the query tokens of the weight on the first token (the "
-              + "attention sink), punctuation and the rest"),
-          inputLine(), rows, java.util.List.of("first token (sink)", "punct. weight", "other weight"), v,
-          false, "share of attention", 44, true);
+          + " · attention to token types per layer" + kind,
+          java.util.List.of("mean over the layer's heads and the query tokens of the weight on the "
+              + (two != null && two.kind() == io.headscope.model.core.AttentionKind.CROSS ? "source's first token"
+                  : "first token (the attention sink)") + (end ? ", " + names.sep() : "") + ", punctuation and the rest"),
+          inputLine(), rows, columns, v, false, "share of attention", 44, true);
     }
     double[][] v = new double[layers.size()][8];
     for (int l = 0; l < layers.size(); l++) {

@@ -643,6 +643,8 @@ public final class MainViewModel {
   public static final String SINK = "First token's share (attention sink)";
   public static final String ENTROPY = "Attention entropy (nats)";
   public static final String LARGEST = "Largest attention weight";
+  /** An encoder-decoder's end token's share (the source of the measure; its name says the token). */
+  public static final String END = "End token's share";
 
   /** Publishes the trace's per-head numbers (from its summaries) for the ranking. */
   private void publishSummaries(io.headscope.model.HeadSummaries s) {
@@ -796,6 +798,18 @@ public final class MainViewModel {
       session.withdraw(ENTROPY);
       session.withdraw(LARGEST);
       summaries.set(null);
+    }
+  }
+
+  /**
+   * Publishes an encoder-decoder's end token's share per head ({@code [layer][head]}, named by the token as its
+   * keys spell it), or withdraws it (null).
+   */
+  void publishOrWithdrawEnd(String token, double[][] shares) {
+    if (shares == null) {
+      session.withdraw(END);
+    } else {
+      session.publish(new io.headscope.app.gui.session.HeadMeasure(END, END + " (" + token + ")", shares, true));
     }
   }
 

@@ -63,7 +63,8 @@ public final class HeadFactsView extends VBox {
     types.getChildren().clear();
     fill();
     // the heading names what the rows hold, and goes with them (issue 40: shown empty on a decoder)
-    typesHeading.setText(vm.scoreProperty().get() == null ? TYPES_DECODER : TYPES_ENCODER);
+    typesHeading.setText(vm.scoreProperty().get() != null ? TYPES_ENCODER : vm.crossShown() ? TYPES_CROSS
+        : TYPES_DECODER);
     typesHeading.setVisible(!types.getChildren().isEmpty());
     typesHeading.setManaged(typesHeading.isVisible());
   }
@@ -73,6 +74,10 @@ public final class HeadFactsView extends VBox {
   /** The heading over a causal model's rows: the first token's share is its attention sink. */
   public static final String TYPES_DECODER = "Token types this head attends to (weight; the first token is the "
       + "attention sink)";
+
+  /** The heading over a cross head's rows: its keys are the source's tokens, its rows the target's. */
+  public static final String TYPES_CROSS = "Source tokens this cross head attends to (weight, mean over the target's "
+      + "tokens)";
 
   private void fill() {
     HeadScore s = vm.scoreProperty().get();
@@ -90,18 +95,31 @@ public final class HeadFactsView extends VBox {
       if (f != null && vm.categoriesWithheld()) {
         // a decoder's token types: the first token is its attention sink, as [CLS] is BERT's
         looks.setText(String.format(Locale.ROOT, "Entropy %.2f nats  ·  largest weight %.2f", f.entropy(), f.largest()));
-        String[] names = {"first token (sink)", "punctuation", "other"};
-        Color[] colors = {FxColors.tokenType(TokenType.CLS), FxColors.tokenType(TokenType.PUNCT),
-            FxColors.tokenType(TokenType.OTHER)};
-        for (int i = 0; i < 3; i++) {
+        // rows: first token, end token (an encoder-decoder's </s>, where its keys have one), punctuation, other
+        String[] names = {f.cross() ? HeadFactsViewModel.SOURCE_FIRST : "first token (sink)", f.endName(),
+            "punctuation", "other"};
+        Color[] colors = {FxColors.tokenType(TokenType.CLS), FxColors.tokenType(TokenType.SEP),
+            FxColors.tokenType(TokenType.PUNCT), FxColors.tokenType(TokenType.OTHER)};
+        int row = 0;
+        for (int i = 0; i < 4; i++) {
+          if (names[i] == null) {
+            continue;
+          }
           Label name = Bars.name(names[i]);
           if (i == 0) {
             name.setId("facts-sink");
-            Tooltip.install(name, new Tooltip("The mean over the query rows of the weight on the first token: "
-                + "decoders park attention there (the attention sink), as BERT's heads park it on [CLS] and [SEP]."));
+            Tooltip.install(name, new Tooltip(f.cross()
+                ? "The mean over the target's query rows of the weight on the source's first token."
+                : "The mean over the query rows of the weight on the first token: decoders park attention there "
+                    + "(the attention sink), as BERT's heads park it on [CLS] and [SEP]."));
+          } else if (i == 1) {
+            name.setId("facts-end");
+            Tooltip.install(name, new Tooltip("The mean over the query rows of the weight on " + names[i]
+                + ", the end of the " + (f.cross() ? "source" : "input") + " (as BERT's heads park attention on [SEP])."));
           }
-          types.add(name, 0, i);
-          types.add(Bars.bar(f.shares()[i], colors[i]), 1, i);
+          types.add(name, 0, row);
+          types.add(Bars.bar(f.shares()[i], colors[i]), 1, row);
+          row++;
         }
       }
       return;

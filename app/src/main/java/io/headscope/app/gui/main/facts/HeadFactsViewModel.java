@@ -147,8 +147,9 @@ public final class HeadFactsViewModel {
    * A causal model's token types per layer (issue 41: the first token's share, the attention sink, as a token
    * type in every decoder view): the mean over the layer's heads of {@link FirstToken}'s shares, the first
    * token in the {@link io.headscope.analysis.heads.TokenType#CLS} place (its colour and position in the
-   * chart), nothing under SEP, and no norm-weighted side (the run's summaries keep no value norms): {@code
-   * norm} is null.
+   * chart), the end token (an encoder-decoder's {@code </s>}) in the SEP place or nothing there, and no
+   * norm-weighted side (the run's summaries keep no value norms): {@code norm} is null. On an encoder-decoder's
+   * cross maps the keys are the source's tokens: the source's first token and its {@code </s>}.
    */
   public List<LayerTokenTypes> firstTokenLayers() {
     io.headscope.model.HeadSummaries s = main.summariesProperty().get();
@@ -157,18 +158,18 @@ public final class HeadFactsViewModel {
     }
     List<LayerTokenTypes> out = new java.util.ArrayList<>();
     for (int l = 0; l < s.layers(); l++) {
-      double[] mean = new double[3];
+      double[] mean = new double[4];
       for (int h = 0; h < s.heads(); h++) {
         FirstToken f = firstToken(new Head(l, h));
         if (f == null) {
           return List.of();
         }
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
           mean[i] += f.shares()[i] / s.heads();
         }
       }
-      out.add(new LayerTokenTypes(l, new io.headscope.analysis.heads.TokenTypeShares(mean[0], 0, mean[1], mean[2]),
-          null));
+      out.add(new LayerTokenTypes(l, new io.headscope.analysis.heads.TokenTypeShares(mean[0], mean[1], mean[2],
+          mean[3]), null));
     }
     return out;
   }
@@ -177,9 +178,56 @@ public final class HeadFactsViewModel {
   public static final io.headscope.app.render.TokenTypeNames FIRST_TOKEN_NAMES =
       new io.headscope.app.render.TokenTypeNames("first token (sink)", null, false);
 
-  /** The names the token-type charts use now: the model's specials, or the first token on a causal model. */
+  /** The first token's name on cross maps: the source's first token (a word on T5, {@code <s>} on BART). */
+  public static final String SOURCE_FIRST = "source's first token";
+
+  /**
+   * The names the token-type charts use now: the model's specials, or the first token (and an encoder-decoder's
+   * end token, {@code </s>}, where the keys have one) where categories are withheld.
+   */
   public io.headscope.app.render.TokenTypeNames chartNames() {
-    return categoriesWithheld() ? FIRST_TOKEN_NAMES : names;
+    if (!categoriesWithheld()) {
+      return names;
+    }
+    String end = endName(keyTokens());
+    return new io.headscope.app.render.TokenTypeNames(crossShown() ? SOURCE_FIRST : FIRST_TOKEN_NAMES.cls(), end,
+        false);
+  }
+
+  /** Whether the maps shown are an encoder-decoder's cross-attention (target queries over source keys). */
+  public boolean crossShown() {
+    io.headscope.app.gui.session.TwoStacks t = main.session().twoStacks();
+    return t != null && t.kind() == io.headscope.model.core.AttentionKind.CROSS;
+  }
+
+  /**
+   * The tokens the shown maps attend to: the trace's own, except on cross maps, whose keys are the source's (the
+   * trace's tokens are then the target's, its queries).
+   */
+  private List<String> keyTokens() {
+    io.headscope.app.gui.session.TwoStacks t = main.session().twoStacks();
+    if (t != null && t.kind() == io.headscope.model.core.AttentionKind.CROSS && t.intact() != null) {
+      return t.intact().source().tokens();
+    }
+    io.headscope.model.AttentionTrace trace = main.traceProperty().get();
+    return trace == null ? List.of() : trace.tokens();
+  }
+
+  /**
+   * The end token's name where an encoder-decoder's keys have one after the first ({@code </s>}, the type of
+   * BERT's {@code [SEP]}); null elsewhere (a decoder's inputs end with no such token, and a single-stack model's
+   * specials are named by its categories' panel).
+   */
+  private String endName(List<String> keys) {
+    if (main.session().twoStacks() == null) {
+      return null;
+    }
+    for (int j = 1; j < keys.size(); j++) {
+      if (io.headscope.analysis.heads.TokenType.of(keys.get(j)) == io.headscope.analysis.heads.TokenType.SEP) {
+        return keys.get(j);
+      }
+    }
+    return null;
   }
 
   private void update() {
@@ -190,13 +238,18 @@ public final class HeadFactsViewModel {
   }
 
   /**
-   * A head's attention by key type where no category is given (a causal model): the first token's share
-   * (the attention sink, as [CLS] is BERT's first token), punctuation's and the rest's, from the run's
-   * summaries (the mean over query rows of the weight each key receives).
+   * A head's attention by key type where no category is given (a causal model, an encoder-decoder): the first
+   * token's share (the attention sink, as [CLS] is BERT's first token), the end token's ({@code </s>} on an
+   * encoder-decoder's keys, 0 elsewhere), punctuation's and the rest's, from the run's summaries (the mean over
+   * query rows of the weight each key receives). On cross maps the keys are the source's tokens.
    *
-   * @param shares first token, punctuation, other, in that order (summing to 1)
+   * @param shares first token, end token, punctuation, other, in that order (summing to 1)
+   * @param endName the end token as the keys spell it ({@code </s>}), null where the keys have none after the
+   *     first (the share is then 0 and not shown)
+   * @param cross whether these are a cross head's numbers (target queries over source keys)
    */
-  public record FirstToken(Head head, double[] shares, double entropy, double largest) {}
+  public record FirstToken(Head head, double[] shares, double entropy, double largest, String endName,
+      boolean cross) {}
 
   private final ReadOnlyObjectWrapper<FirstToken> first = new ReadOnlyObjectWrapper<>();
 
@@ -212,12 +265,19 @@ public final class HeadFactsViewModel {
       return null;
     }
     float[] received = s.received()[h.layer()][h.head()];
-    double[] shares = new double[3];
-    for (int j = 0; j < received.length; j++) {
-      boolean punct = io.headscope.analysis.heads.TokenType.of(t.tokens().get(j))
-          == io.headscope.analysis.heads.TokenType.PUNCT;
-      shares[j == 0 ? 0 : punct ? 1 : 2] += received[j];
+    List<String> keys = keyTokens();
+    if (keys.size() != received.length) {
+      return null; // summaries of another input than the tokens at hand (a run still on its way)
     }
-    return new FirstToken(h, shares, s.entropy()[h.layer()][h.head()], s.maxWeight()[h.layer()][h.head()]);
+    String end = endName(keys);
+    double[] shares = new double[4];
+    for (int j = 0; j < received.length; j++) {
+      io.headscope.analysis.heads.TokenType type = io.headscope.analysis.heads.TokenType.of(keys.get(j));
+      int at = j == 0 ? 0 : end != null && type == io.headscope.analysis.heads.TokenType.SEP ? 1
+          : type == io.headscope.analysis.heads.TokenType.PUNCT ? 2 : 3;
+      shares[at] += received[j];
+    }
+    return new FirstToken(h, shares, s.entropy()[h.layer()][h.head()], s.maxWeight()[h.layer()][h.head()], end,
+        crossShown());
   }
 }
