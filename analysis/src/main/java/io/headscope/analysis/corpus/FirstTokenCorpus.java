@@ -46,11 +46,11 @@ public final class FirstTokenCorpus {
         in -> {}, lines::fractionRead, -1, progress, cancelled, traces -> {
           for (AttentionTrace t : traces) {
             List<LayerTokenTypes> one = FirstTokenTypes.perLayer(t.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE),
-                t.tokens());
+                t.tokens(), false);
             for (int l = 0; l < layers; l++) {
               TokenTypeShares s = one.get(l).weight();
               sums[l][0] += s.cls();
-              sums[l][1] += s.punct();
+              sums[l][1] += s.punct(); // a decoder's input has no end token: sep is 0
               sums[l][2] += s.other();
             }
             inputs[0]++;

@@ -42,6 +42,28 @@ public final class TokenTypeCsv {
         "inputs");
   }
 
+  /**
+   * A causal model's header ({@code headscope token-types} on a decoder): the first token's share (the attention
+   * sink), punctuation's and the rest's, by weight only (no [SEP], no norm side: {@link
+   * io.headscope.analysis.heads.FirstTokenTypes}).
+   */
+  public static final List<String> CAUSAL_HEADER = List.of("layer", "first_token", "punct", "other", "inputs");
+
+  /** A causal model's CSV: {@link #CAUSAL_HEADER}, the first token read from each layer's {@code cls} place. */
+  public static void writeCausal(List<LayerTokenTypes> layers, int inputs, OutputStream out) throws IOException {
+    CSVPrinter p = new CSVPrinter(new OutputStreamWriter(out, StandardCharsets.UTF_8),
+        CSVFormat.DEFAULT.builder().setHeader(CAUSAL_HEADER.toArray(String[]::new)).setRecordSeparator("\n").get());
+    for (LayerTokenTypes l : layers) {
+      TokenTypeShares w = l.weight();
+      List<Object> row = new ArrayList<>();
+      row.add(l.layer() + 1);
+      row.addAll(HeadCsv.nums(w.cls(), w.punct(), w.other()));
+      row.add(inputs);
+      p.printRecord(row);
+    }
+    p.flush();
+  }
+
   public static void write(Path file, boolean overwrite, List<LayerTokenTypes> layers, int inputs) {
     SafeFiles.writeAtomically(file, overwrite, out -> write(layers, inputs, out));
   }

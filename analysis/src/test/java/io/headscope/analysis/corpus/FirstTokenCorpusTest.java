@@ -44,7 +44,7 @@ class FirstTokenCorpusTest {
           : null, in -> {}, () -> -1, texts.size(), CorpusAnalysis.Progress.NONE, () -> false, traces::addAll);
       assertThat(traces).hasSize(texts.size());
       for (var t : traces) {
-        List<LayerTokenTypes> one = FirstTokenTypes.perLayer(t.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE), t.tokens());
+        List<LayerTokenTypes> one = FirstTokenTypes.perLayer(t.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE), t.tokens(), false);
         for (int l = 0; l < layers; l++) {
           want[l][0] += one.get(l).weight().cls() / texts.size();
           want[l][1] += one.get(l).weight().punct() / texts.size();

@@ -42,6 +42,9 @@ class ReadmeDocumentsCsvHeadersTest {
     TokenTypeCsv.write(List.of(), 0, out);
     String header = out.toString(StandardCharsets.UTF_8).strip();
     assertThat(readme).contains("\n    " + header + "\n");
+    ByteArrayOutputStream causal = new ByteArrayOutputStream();
+    TokenTypeCsv.writeCausal(List.of(), 0, causal);
+    assertThat(readme).contains("\n    " + causal.toString(StandardCharsets.UTF_8).strip() + "\n");
   }
 
   @Test

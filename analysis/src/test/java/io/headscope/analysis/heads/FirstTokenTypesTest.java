@@ -29,7 +29,7 @@ class FirstTokenTypesTest {
       AttentionTrace full = model.trace(in);
       List<String> tokens = full.tokens();
       assertThat(tokens).as("punctuation in the input").anyMatch(t -> TokenType.of(t) == TokenType.PUNCT);
-      List<LayerTokenTypes> got = FirstTokenTypes.perLayer(full.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE), tokens);
+      List<LayerTokenTypes> got = FirstTokenTypes.perLayer(full.summaries(TraceRequest.DEFAULT_THUMBNAIL_SIDE), tokens, false);
       int layers = model.config().numHiddenLayers();
       int heads = model.config().numAttentionHeads();
       assertThat(got).hasSize(layers);

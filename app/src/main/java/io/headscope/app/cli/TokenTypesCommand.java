@@ -4,6 +4,7 @@ import io.headscope.analysis.corpus.CorpusAnalysis;
 import io.headscope.analysis.corpus.CorpusLines;
 import io.headscope.analysis.corpus.CorpusReader;
 import io.headscope.analysis.corpus.CorpusResult;
+import io.headscope.analysis.corpus.FirstTokenCorpus;
 import io.headscope.analysis.corpus.Shard;
 import io.headscope.analysis.export.TokenTypeCsv;
 import io.headscope.analysis.heads.HeadClassifier;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Option;
     description = "Per layer, the share of attention on [CLS], [SEP], punctuation (. and ,) and other tokens, "
         + "by weight and under norm weighting (Clark et al.; Kobayashi et al.), mean over a corpus. The special "
         + "tokens' columns are named as the model spells them: cls and sep for BERT's [CLS] and [SEP], <s> and </s> "
-        + "for RoBERTa's and XLM-R's.")
+        + "for RoBERTa's and XLM-R's. On a causal model (GPT-2, GPT-NeoX, Llama, Qwen2, Mistral, Gemma): the first "
+        + "token's share (the attention sink), punctuation and other, by weight: layer,first_token,punct,other,inputs.")
 final class TokenTypesCommand extends ShardableCommand.Batched {
   @Option(names = "--corpus", required = true, paramLabel = "FILE",
       description = "A UTF-8 text file, one input per line, a TAB between the sentences of a pair.")
@@ -33,6 +35,9 @@ final class TokenTypesCommand extends ShardableCommand.Batched {
     try (CorpusLines lines = CorpusLines.open(corpus, CorpusReader.MAX_CHARS);
         BertModel bert = model.open();
         CorpusProgress progress = new CorpusProgress("token-types")) {
+      if (bert.config().family().causal()) {
+        return causal(bert, lines, progress);
+      }
       CorpusAnalysis analysis = new CorpusAnalysis(bert, new HeadClassifier(), batching.batch);
       io.headscope.app.render.TokenTypeNames names = io.headscope.app.render.TokenTypeNames.of(bert);
       if (sharding.given()) {
@@ -48,6 +53,22 @@ final class TokenTypesCommand extends ShardableCommand.Batched {
       }
       finish(analysis.run(lines, progress, () -> false), names.cls() + " " + names.sep(), output);
     }
+    return 0;
+  }
+
+  /**
+   * A causal model: the first token's share (the attention sink), punctuation's and the rest's per layer, by
+   * weight ({@link FirstTokenCorpus}); no categories are involved, so none are withheld. Not sharded: the parts'
+   * format holds the classifier's sums.
+   */
+  private int causal(BertModel bert, CorpusLines lines, CorpusProgress progress) {
+    if (sharding.given()) {
+      throw new UsageException("--shard is for bidirectional models here; " + bert.name() + " is causal: run "
+          + "token-types on the whole corpus (one pass keeps no maps).");
+    }
+    FirstTokenCorpus.Result r = new FirstTokenCorpus(bert, batching.batch).run(lines, progress, () -> false);
+    CorpusProgress.reportProblems(r.corpus(), r.problems(), r.skipped());
+    output.write(o -> TokenTypeCsv.writeCausal(r.perLayer(), r.analysed(), o));
     return 0;
   }
 

@@ -110,4 +110,32 @@ class DecoderCommandsTest {
     String printed = r.err().replaceAll("(?s).*components sum to (-?[0-9.]+);.*", "$1");
     assertThat(sum).isCloseTo(Double.parseDouble(printed), org.assertj.core.api.Assertions.within(1e-5));
   }
+
+  /** {@code token-types} on a decoder: the first token's share (the attention sink), punctuation and the rest per layer. */
+  @Test
+  void tokenTypesOnADecoderGiveTheFirstTokensShare() throws Exception {
+    Path folder = DecoderFolders.write("llama", dir.resolve("llama-tt"), 12);
+    Path corpus = dir.resolve("corpus.txt");
+    java.nio.file.Files.writeString(corpus, DecoderFolders.TEXT + "\n\na cab\n");
+    Path out = dir.resolve("tt.csv");
+    CliHarness.Result r = CliHarness.run("token-types", "--model", folder.toString(), "--corpus", corpus.toString(),
+        "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).contains("line 2").contains("blank");
+    java.util.List<String> lines = java.nio.file.Files.readAllLines(out);
+    assertThat(lines.get(0)).isEqualTo("layer,first_token,punct,other,inputs");
+    assertThat(lines).hasSize(1 + 2);
+    for (String line : lines.subList(1, 3)) {
+      String[] f = line.split(",");
+      double sum = Double.parseDouble(f[1]) + Double.parseDouble(f[2]) + Double.parseDouble(f[3]);
+      assertThat(sum).as(line).isCloseTo(1, org.assertj.core.api.Assertions.within(1e-5));
+      assertThat(f[4]).isEqualTo("2");
+    }
+    // a causal map's first row is all on the first token: the sink's share is at least 1 / (the longest input)
+    assertThat(Double.parseDouble(lines.get(1).split(",")[1])).isGreaterThan(1.0 / DecoderFolders.textIds("llama").length);
+    r = CliHarness.run("token-types", "--model", folder.toString(), "--corpus", corpus.toString(), "--shard", "0/2",
+        "--out", dir.resolve("part").toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err().strip()).contains("causal").doesNotContain("\n");
+  }
 }

@@ -270,13 +270,7 @@ public final class HeadFactsViewModel {
       return null; // summaries of another input than the tokens at hand (a run still on its way)
     }
     String end = endName(keys);
-    double[] shares = new double[4];
-    for (int j = 0; j < received.length; j++) {
-      io.headscope.analysis.heads.TokenType type = io.headscope.analysis.heads.TokenType.of(keys.get(j));
-      int at = j == 0 ? 0 : end != null && type == io.headscope.analysis.heads.TokenType.SEP ? 1
-          : type == io.headscope.analysis.heads.TokenType.PUNCT ? 2 : 3;
-      shares[at] += received[j];
-    }
+    double[] shares = io.headscope.analysis.heads.FirstTokenTypes.shares(received, keys, end != null);
     return new FirstToken(h, shares, s.entropy()[h.layer()][h.head()], s.maxWeight()[h.layer()][h.head()], end,
         crossShown());
   }
