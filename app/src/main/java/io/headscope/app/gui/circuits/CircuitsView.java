@@ -283,8 +283,9 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
       g.fillRect(mlp[0] - 4, mlp[1] - 4, 8, 8);
     }
     g.setFill(Color.gray(0.25));
-    g.fillText("heads 1 to " + lay.heads() + " top to bottom" + (lay.grouped() ? " (k, v: their key/value group, "
-        + "the small square at their left)" : "") + "; MLP", w / 2, h - 6);
+    // grouped queries: the small squares left of a column are the key/value groups k and v edges enter
+    g.fillText("heads 1 to " + lay.heads() + " top to bottom" + (lay.grouped() ? ", k/v groups left" : "") + "; MLP",
+        w / 2, h - 6);
     double[] emb = lay.at(CircuitNode.EMBEDDINGS);
     double[] out = lay.at(CircuitNode.LOGITS);
     g.setFill(Color.web("#5b6b80"));
