@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +101,15 @@ class EdgeModernFamiliesTest {
     return out;
   }
 
+  /**
+   * One edge per input kind (a head's q, a key/value input's k and v, an MLP, the logits), for the checks that
+   * cost several runs per edge (EAP: four exact patches; EAP-IG: sixteen runs).
+   */
+  private static List<CircuitEdge> perKind(EdgeAnalysis a) {
+    List<CircuitEdge> all = edges(a);
+    return List.of(all.get(0), all.get(2), all.get(3), all.get(4), all.get(7));
+  }
+
   /** A k or v receiver: key/value group {@code i} where keys are shared, else head {@code i}. */
   private static CircuitNode kv(CircuitGraph g, int layer, int i) {
     return g.grouped() ? CircuitNode.group(layer, i) : CircuitNode.head(layer, i);
@@ -167,7 +177,7 @@ class EdgeModernFamiliesTest {
     Map<CircuitEdge, Integer> index = a.graph().index();
     double eps = 0.1;
     double big = 0;
-    for (CircuitEdge e : edges(a)) {
+    for (CircuitEdge e : perKind(a)) {
       double d1 = central(a, e, eps);
       double d2 = central(a, e, eps / 2);
       double score = eap.score(index.get(e));
@@ -185,6 +195,8 @@ class EdgeModernFamiliesTest {
     return (a.scaled(eps).metricWithout(List.of(e)) - a.scaled(-eps).metricWithout(List.of(e))) / (2 * eps);
   }
 
+  /** About 90 s for the four families (sixteen runs per edge and point): the slow tier. */
+  @Tag("slow")
   @ParameterizedTest
   @ValueSource(strings = {"llama", "gemma", "gpt_neox", "modernbert"})
   void eapIgIsTheRiemannSumOfThePathDerivative(String type) {
@@ -192,9 +204,7 @@ class EdgeModernFamiliesTest {
     EdgeScores ig = a.eapIg(4);
     Map<CircuitEdge, Integer> index = a.graph().index();
     double big = 0;
-    List<CircuitEdge> all = edges(a);
-    // one edge per input kind (q, a key/value group's k and v, an MLP, the logits): each derivative costs 16 runs
-    for (CircuitEdge e : List.of(all.get(0), all.get(2), all.get(3), all.get(4), all.get(7))) {
+    for (CircuitEdge e : perKind(a)) {
       double[] delta = diff(a.runs().ablated.of(e.sender()), a.runs().clean.of(e.sender()));
       double riemann = 0;
       double error = 0;
