@@ -19,8 +19,11 @@ import java.util.Set;
  * k = 1..m, one batch of m rows).
  *
  * <p>A receiver's input gradient comes from the hook points: a head's from its block of {@code attn.hook_q|k|v}
- * times the head's {@code W^T} (and, pre-LayerNorm, back through the head's own {@code ln1}); an MLP's from
- * {@code hook_resid_mid} minus {@code hook_mlp_out} (the MLP's input feeds the MLP and the residual sum, and the
+ * (a key/value group's: its query heads' blocks summed, the engine repeating the group per head), turned back
+ * through the rotary turn for q and k ({@link Unrotation}), times the head's or group's {@code W^T} (and,
+ * pre-norm, back through its own {@code ln1}: a LayerNorm or an RMSNorm, {@link #normBack}); a GPT-NeoX
+ * parallel-residual MLP's from {@code mlp.hook_pre} times {@code W_in}, back through its {@code ln2}; any
+ * other MLP's from {@code hook_resid_mid} minus {@code hook_mlp_out} (the MLP's input feeds the MLP and the residual sum, and the
  * sum's gradient is {@code hook_mlp_out}'s); the logits' from the last {@code hook_resid_post}. In a
  * pre-LayerNorm model a sender's share of the input is the input itself, so that gradient is every sender's;
  * in BERT it is carried down through the LayerNorms between the two ({@link #carry}), linearised at the clean
