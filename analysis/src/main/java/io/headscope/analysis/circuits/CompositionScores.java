@@ -43,6 +43,14 @@ public final class CompositionScores {
 
   /** The scores of every pair of the model's heads, for each mode asked (one pass over the weights). */
   public static Map<Mode, CompositionResult> of(BertModel model, EnumSet<Mode> modes) {
+    int heads = model.config().numAttentionHeads();
+    int kv = model.config().parts().keyValueHeads();
+    if (kv != heads) {
+      // the weights are read per head as (H, d, dh) blocks of q, k and v; a grouped model's k and v are per group
+      // (before this line its weights were read past their end)
+      throw new HeadScopeException("Composition scores are defined here for models whose every head has its own "
+          + "keys and values; " + model.name() + " shares " + kv + " key/value heads among " + heads + " query heads.");
+    }
     return results(model.compositionNorms(modes), modes);
   }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What is still refused on the families whose edges EdgeModernFamiliesTest checks, each in one line: an edge into
  * a query head's k or v where keys and values are shared by a group (Llama: the edge enters the group, and the
  * line names it), a head into its own layer's MLP under GPT-NeoX's parallel residual (the MLP reads the layer's
- * input), and a probability metric (EAP's metric is a sum of log-probabilities). Both families open, and their
+ * input), a probability metric (EAP's metric is a sum of log-probabilities), and composition scores on a grouped
+ * model (they read every head's own k and v weights). Both families open, and their
  * graphs say what they are.
  */
 class EdgeRefusalsTest {
@@ -37,6 +38,8 @@ class EdgeRefusalsTest {
       refused(() -> CircuitEdge.parse("embed->2-g3:k", g), "key/value groups g1-g2");
       refused(() -> CircuitEdge.parse("embed->2-g1:q", g), "no q input");
       refused(() -> analysis(m, TargetMetric.Kind.PROB), "logit-diff or logprob");
+      // composition scores read per-head k and v weights: refused in one line (they read past the weights before)
+      refused(() -> CompositionScores.of(m, io.headscope.model.engine.CompositionNorms.Mode.K), "shares 2 key/value heads");
     }
   }
 
