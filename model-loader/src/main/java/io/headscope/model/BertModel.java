@@ -260,6 +260,16 @@ public final class BertModel implements AutoCloseable {
     return engine.layerNormWeights();
   }
 
+  /** The fused query, key and value weights: see {@link io.headscope.model.engine.Engine#qkvWeights}. */
+  public float[][] qkvWeights() {
+    return engine.qkvWeights();
+  }
+
+  /** The MLPs' input weights: see {@link io.headscope.model.engine.Engine#mlpInWeights}. */
+  public float[][] mlpInWeights() {
+    return engine.mlpInWeights();
+  }
+
   /** Every head's weight matrices: see {@link io.headscope.model.engine.Engine#headWeights}. */
   public io.headscope.model.engine.HeadWeights headWeights() {
     return engine.headWeights();

@@ -43,6 +43,7 @@ public final class CompositionScores {
 
   /** The scores of every pair of the model's heads, for each mode asked (one pass over the weights). */
   public static Map<Mode, CompositionResult> of(BertModel model, EnumSet<Mode> modes) {
+    // a grouped model's query heads read their key/value group's W_K and W_V (HeadWeights), as repeat_kv runs them
     return results(model.compositionNorms(modes), modes);
   }
 

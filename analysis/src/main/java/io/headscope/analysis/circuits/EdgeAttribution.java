@@ -2,7 +2,6 @@ package io.headscope.analysis.circuits;
 
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
-import io.headscope.model.engine.HeadWeights;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.Intervention;
 import io.headscope.model.engine.PointGradients;
@@ -20,8 +19,11 @@ import java.util.Set;
  * k = 1..m, one batch of m rows).
  *
  * <p>A receiver's input gradient comes from the hook points: a head's from its block of {@code attn.hook_q|k|v}
- * times the head's {@code W^T} (and, pre-LayerNorm, back through the head's own {@code ln1}); an MLP's from
- * {@code hook_resid_mid} minus {@code hook_mlp_out} (the MLP's input feeds the MLP and the residual sum, and the
+ * (a key/value group's: its query heads' blocks summed, the engine repeating the group per head), turned back
+ * through the rotary turn for q and k ({@link Unrotation}), times the head's or group's {@code W^T} (and,
+ * pre-norm, back through its own {@code ln1}: a LayerNorm or an RMSNorm, {@link #normBack}); a GPT-NeoX
+ * parallel-residual MLP's from {@code mlp.hook_pre} times {@code W_in}, back through its {@code ln2}; any
+ * other MLP's from {@code hook_resid_mid} minus {@code hook_mlp_out} (the MLP's input feeds the MLP and the residual sum, and the
  * sum's gradient is {@code hook_mlp_out}'s); the logits' from the last {@code hook_resid_post}. In a
  * pre-LayerNorm model a sender's share of the input is the input itself, so that gradient is every sender's;
  * in BERT it is carried down through the LayerNorms between the two ({@link #carry}), linearised at the clean
@@ -51,14 +53,21 @@ final class EdgeAttribution {
       points.add(HookPoint.of(HookPoint.Kind.MLP_OUT, l));
     }
     points.add(HookPoint.residPost(layers - 1));
+    if (runs.parallel) {
+      for (int l = 0; l < layers; l++) {
+        points.add(HookPoint.of(HookPoint.Kind.MLP_PRE, l)); // parallel residual: the MLPs' own input gradients
+      }
+    }
     Activation path = steps == 0 ? null : path(steps);
     List<Activation> g = runs.model.gradients(terms(points, path)).gradients();
     // pre-LayerNorm: each point's layer inputs, for the heads' own ln1
     double[][][] residPre = runs.pre ? residPre(path, rows) : null;
     int t = runs.tokens;
     int d = runs.hidden;
-    float[][][] transposed = runs.transposedHeadWeights();
-    int dh = transposed[0][0].length / (heads * d);
+    float[][] qkv = runs.qkvWeights();
+    int dh = runs.model.config().headSize();
+    int groupSize = runs.groupSize();
+    Unrotation[] unrotate = Unrotation.of(runs.model.config().parts(), layers, dh, t);
     double[] scores = new double[runs.graph.edges().size()];
     Stats stats = runs.pre ? null : new Stats(runs);
     double[][] delta = deltas();
@@ -74,27 +83,36 @@ final class EdgeAttribution {
         case Q, K, V -> {
           int l = r.layer();
           int m = grp.input().ordinal(); // Q 0, K 1, V 2
-          Activation a = g.get(l * 5 + m); // (rows, H, T, dh)
-          float[] wt = transposed[m][l];
+          Activation a = g.get(l * 5 + m); // (rows, H, T, dh): one block per query head
+          // the query heads whose block this input feeds: the head, or its key/value group's heads (the engine
+          // repeats a group's keys and values per query head, so the group's gradient is their blocks' sum)
+          boolean group = r.kind() == CircuitNode.Kind.GROUP;
+          int first = group ? r.head() * groupSize : r.head();
+          int count = group ? groupSize : 1;
+          // the input's rows of the fused (out, in) weight: head h's W_Q^T, or key/value head g's W_K^T, W_V^T
+          int row0 = (m == 0 ? r.head() : runs.heads + (m - 1) * runs.groups + r.head()) * dh;
+          float[] w = qkv[l];
           in = new double[t * d];
           float[] x = new float[t * d];
+          float[] block = new float[t * dh];
           if (runs.pre) {
             for (int row = 0; row < rows; row++) {
               java.util.Arrays.fill(x, 0f);
-              project(a.data(), (row * heads + r.head()) * t * dh, r.head(), wt, t, d, dh, x);
-              EdgeRuns.add(in, lnBack(EdgeForward.toDouble(x), residPre[row][l], runs.norms.ln1Weight()[l], t, d,
-                  runs.norms.eps()));
+              java.util.Arrays.fill(block, 0f);
+              addBlocks(a.data(), row, first, count, runs.heads, t, dh, block);
+              if (m < 2 && unrotate[l] != null) {
+                unrotate[l].apply(block); // queries and keys were turned by their positions after the projection
+              }
+              project(block, 0, w, row0 * d, t, d, dh, x);
+              EdgeRuns.add(in, normBack(EdgeForward.toDouble(x), residPre[row][l], runs.norms.ln1Weight()[l], t, d,
+                  runs.norms.eps(), runs.norms.rms()));
             }
           } else {
             // the projection is linear: the rows' blocks summed, projected once
-            float[] sum = new float[t * dh];
             for (int row = 0; row < rows; row++) {
-              int base = (row * heads + r.head()) * t * dh;
-              for (int i = 0; i < sum.length; i++) {
-                sum[i] += a.data()[base + i];
-              }
+              addBlocks(a.data(), row, first, count, runs.heads, t, dh, block);
             }
-            project(sum, 0, r.head(), wt, t, d, dh, x);
+            project(block, 0, w, row0 * d, t, d, dh, x);
             for (int i = 0; i < x.length; i++) {
               in[i] = x[i];
             }
@@ -104,9 +122,9 @@ final class EdgeAttribution {
         }
         case MLP -> {
           int l = r.layer();
-          in = meanDiff(g.get(l * 5 + 3), g.get(l * 5 + 4), rows);
+          in = runs.parallel ? mlpInput(g.get(layers * 5 + 1 + l), residPre, l, rows) : meanDiff(g.get(l * 5 + 3), g.get(l * 5 + 4), rows);
           top = l;
-          mid = true;
+          mid = !runs.parallel; // parallel: the MLP reads the layer's input, what the layers below send
         }
         default -> {
           in = meanDiff(g.get(layers * 5), null, rows);
@@ -241,51 +259,52 @@ final class EdgeAttribution {
   }
 
   /**
-   * A (T, dh) block of a head's gradient, from {@code base} in {@code g}, times head h's {@code W^T}: (T d), added
-   * to {@code out}. {@code wt} is the layer's weights transposed per head, (H, dh, d), so the inner loop runs along
-   * d over contiguous memory (an axpy the JIT vectorises).
+   * The gradient at a GELU MLP's input stream (GPT-NeoX's parallel residual, where no hook point carries it):
+   * {@code mlp.hook_pre}'s (rows, T, f), times {@code W_in} (f, d), back through the MLP's own norm ({@code ln2})
+   * at each row's layer input; the rows' mean.
    */
-  private static void project(float[] g, int base, int h, float[] wt, int t, int d, int dh, float[] out) {
-    int wBase = h * dh * d;
+  private double[] mlpInput(Activation pre, double[][][] residPre, int l, int rows) {
+    int t = runs.tokens;
+    int d = runs.hidden;
+    float[] w = runs.mlpInWeights()[l];
+    int f = w.length / d;
+    double[] in = new double[t * d];
+    for (int row = 0; row < rows; row++) {
+      float[] x = new float[t * d];
+      project(pre.data(), row * t * f, w, 0, t, d, f, x);
+      EdgeRuns.add(in, normBack(EdgeForward.toDouble(x), residPre[row][l], runs.norms.ln2Weight()[l], t, d,
+          runs.norms.eps(), runs.norms.rms()));
+    }
+    scale(in, 1.0 / rows);
+    return in;
+  }
+
+  /** Adds query heads {@code first .. first + count - 1}'s (T, dh) blocks of batch row {@code row} of a (rows, H, T, dh) gradient. */
+  private static void addBlocks(float[] g, int row, int first, int count, int heads, int t, int dh, float[] out) {
+    for (int h = first; h < first + count; h++) {
+      int base = (row * heads + h) * t * dh;
+      for (int i = 0; i < out.length; i++) {
+        out[i] += g[base + i];
+      }
+    }
+  }
+
+  /**
+   * A (T, dh) block of a gradient, from {@code base} in {@code g}, times one head's {@code W^T}: (T d), added to
+   * {@code out}. {@code w} holds the fused weight in the (out, in) layout, the head's {@code W^T} as dh rows of d
+   * from {@code wBase}, so the inner loop runs along d over contiguous memory (an axpy the JIT vectorises).
+   */
+  private static void project(float[] g, int base, float[] w, int wBase, int t, int d, int dh, float[] out) {
     for (int i = 0; i < t; i++) {
       int o = i * d;
       for (int j = 0; j < dh; j++) {
         float c = g[base + i * dh + j];
         int wi = wBase + j * d;
         for (int e = 0; e < d; e++) {
-          out[o + e] += c * wt[wi + e];
+          out[o + e] += c * w[wi + e];
         }
       }
     }
-  }
-
-  /**
-   * Every layer's q, k and v weights per head transposed, {@code [q|k|v][layer]} (H, dh, d): the layout {@link
-   * #project} reads along d.
-   */
-  static float[][][] transposedHeadWeights(HeadWeights w, int layers, int heads, int d) {
-    int dh = w.headSize();
-    float[][][] transposed = new float[3][layers][];
-    for (int l = 0; l < layers; l++) {
-      transposed[0][l] = transposeHeads(w.q()[l], heads, d, dh);
-      transposed[1][l] = transposeHeads(w.k()[l], heads, d, dh);
-      transposed[2][l] = transposeHeads(w.v()[l], heads, d, dh);
-    }
-    return transposed;
-  }
-
-  /** (H, d, dh) row-major to (H, dh, d). */
-  private static float[] transposeHeads(float[] w, int heads, int d, int dh) {
-    float[] out = new float[w.length];
-    for (int h = 0; h < heads; h++) {
-      int b = h * d * dh;
-      for (int e = 0; e < d; e++) {
-        for (int j = 0; j < dh; j++) {
-          out[b + j * d + e] = w[b + e * dh + j];
-        }
-      }
-    }
-    return out;
   }
 
   /** The rows' mean of {@code a - b} (b null: of a), (T d). */
@@ -309,10 +328,43 @@ final class EdgeAttribution {
 
   /** {@code dL/du} from {@code dL/dy} for {@code y = LayerNorm(u) g + b} at {@code u}, computed from u. */
   static double[] lnBack(double[] grad, double[] u, float[] g, int t, int d, double eps) {
-    double[] xhat = new double[u.length];
-    double[] inv = new double[t];
-    normalise(u, xhat, inv, t, d, eps);
-    return back(grad, xhat, inv, g, t, d);
+    return normBack(grad, u, g, t, d, eps, false);
+  }
+
+  /**
+   * {@code dL/du} from {@code dL/dy} for a pre-norm's {@code y = norm(u)} at {@code u}: a LayerNorm's ({@link
+   * #back}), an RMSNorm's {@code inv (g' - xhat mean(g' xhat))} with {@code xhat = u inv}, {@code inv = 1 /
+   * sqrt(mean(u^2) + eps)}, {@code g' = gamma grad} (the LayerNorm's without the mean terms), or the gradient
+   * itself where the layer has no norm ({@code g} null: ModernBERT's first attention).
+   */
+  static double[] normBack(double[] grad, double[] u, float[] g, int t, int d, double eps, boolean rms) {
+    if (g == null) {
+      return grad.clone();
+    }
+    if (!rms) {
+      double[] xhat = new double[u.length];
+      double[] inv = new double[t];
+      normalise(u, xhat, inv, t, d, eps);
+      return back(grad, xhat, inv, g, t, d);
+    }
+    double[] out = new double[grad.length];
+    for (int i = 0; i < t; i++) {
+      int o = i * d;
+      double ms = 0;
+      for (int e = 0; e < d; e++) {
+        ms += u[o + e] * u[o + e];
+      }
+      double inv = 1 / Math.sqrt(ms / d + eps);
+      double m2 = 0;
+      for (int e = 0; e < d; e++) {
+        m2 += g[e] * grad[o + e] * u[o + e] * inv;
+      }
+      m2 /= d;
+      for (int e = 0; e < d; e++) {
+        out[o + e] = inv * (g[e] * grad[o + e] - u[o + e] * inv * m2);
+      }
+    }
+    return out;
   }
 
   static void normalise(double[] u, double[] xhat, double[] inv, int t, int d, double eps) {

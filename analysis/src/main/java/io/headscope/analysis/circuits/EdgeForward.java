@@ -90,7 +90,7 @@ final class EdgeForward {
       case EMBEDDINGS -> clean.embed();
       case HEAD -> curHeads[s.layer()][s.head()];
       case MLP -> curMlp[s.layer()];
-      case LOGITS -> throw new IllegalArgumentException();
+      case LOGITS, GROUP -> throw new IllegalArgumentException();
     };
     for (int l = first; l < layers; l++) {
       double[] base = runs.chain(current, l, false);
@@ -101,7 +101,11 @@ final class EdgeForward {
       CircuitEdge.Input[] qkv = {CircuitEdge.Input.Q, CircuitEdge.Input.K, CircuitEdge.Input.V};
       for (int h = 0; h < heads; h++) {
         for (int m = 0; m < 3; m++) {
-          BitSet k = keys.get(name(CircuitNode.head(l, h), qkv[m]));
+          // grouped queries: a group's k or v input is every one of its query heads' (the engine repeats the
+          // group's keys and values per query head at attn.hook_k|v, so each of them gets the group's row)
+          CircuitNode r = m == 0 || !runs.graph.grouped() ? CircuitNode.head(l, h)
+              : CircuitNode.group(l, h / runs.groupSize());
+          BitSet k = keys.get(name(r, qkv[m]));
           if (k.isEmpty()) {
             headRow[m][h] = -1;
             continue;
@@ -143,8 +147,12 @@ final class EdgeForward {
         curMlp[l] = toDouble(rb.cache().get(HookPoint.of(HookPoint.Kind.MLP_OUT, l)).data());
       } else {
         double[] mid = runs.chain(mixed(current, mk), l, true);
-        RunResult rc = runs.model.run(RunRequest.of(runs.in.clean()).startingAt(l, runs.activation(base, 1))
-            .intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.RESID_MID, l), runs.activation(mid, 1)))
+        RunRequest c = runs.parallel
+            // the MLP reads the layer's input: the layer run on the MLP's stream gives its output
+            ? RunRequest.of(runs.in.clean()).startingAt(l, runs.activation(mid, 1))
+            : RunRequest.of(runs.in.clean()).startingAt(l, runs.activation(base, 1))
+                .intervene(new Intervention.Patch(HookPoint.of(HookPoint.Kind.RESID_MID, l), runs.activation(mid, 1)));
+        RunResult rc = runs.model.run(c
             .capture(new Capture(Set.of(HookPoint.Kind.MLP_OUT), Set.of(), Set.of(l), Capture.Stage.AFTER_INTERVENTIONS))
             .stoppingBefore(l + 1));
         curMlp[l] = toDouble(rc.cache().get(HookPoint.of(HookPoint.Kind.MLP_OUT, l)).data());

@@ -6,7 +6,6 @@ import io.headscope.model.BertModel;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Capture;
-import io.headscope.model.engine.HeadWeights;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.LayerNormWeights;
 import io.headscope.model.engine.Readouts;
@@ -39,6 +38,10 @@ final class EdgeRuns {
   final int heads;
   final int tokens;
   final int hidden;
+  /** Key/value heads per layer: {@code heads} unless grouped-query. */
+  final int groups;
+  /** GPT-NeoX's parallel residual: the MLP reads the layer's input. */
+  final boolean parallel;
   final boolean pre;
   final LayerNormWeights norms;
   final Outputs clean;
@@ -59,7 +62,7 @@ final class EdgeRuns {
         case EMBEDDINGS -> embed;
         case HEAD -> heads[s.layer()][s.head()];
         case MLP -> mlp[s.layer()];
-        case LOGITS -> throw new IllegalArgumentException("the logits send nothing");
+        case LOGITS, GROUP -> throw new IllegalArgumentException("the logits and key/value groups send nothing");
       };
     }
   }
@@ -72,7 +75,9 @@ final class EdgeRuns {
     this.ablation = ablation;
     this.layers = model.config().numHiddenLayers();
     this.heads = model.config().numAttentionHeads();
-    this.graph = CircuitGraph.of(layers, heads);
+    this.groups = model.config().parts().keyValueHeads();
+    this.parallel = model.config().parts().residual() == io.headscope.model.core.Parts.Residual.PARALLEL;
+    this.graph = CircuitGraph.of(model);
     this.tokens = in.length();
     this.hidden = model.config().hiddenSize();
     this.norms = model.layerNormWeights();
@@ -148,15 +153,16 @@ final class EdgeRuns {
   }
 
   static void check(BertModel model, TargetMetric metric) {
-    if (model.config().parts().rms() || model.config().parts().keyValueHeads() != model.config().numAttentionHeads()
-        || model.layerNormWeights() == null) {
-      throw new HeadScopeException("Edges are defined here for LayerNorm models with one key and value per head "
-          + "(BERT's kin, GPT-2); " + model.name() + " is " + model.config().family().withArticle() + ".");
+    io.headscope.model.core.Parts parts = model.config().parts();
+    if (parts.place() == io.headscope.model.core.Parts.NormPlace.POST && parts.rms()) {
+      // no family has it; the chain's post-norm arithmetic is LayerNorm's
+      throw new HeadScopeException("Edges are defined here for LayerNorm or pre-norm models; " + model.name()
+          + " normalises after each sublayer with an RMSNorm.");
     }
-    if (model.config().parts().residual() == io.headscope.model.core.Parts.Residual.PARALLEL) {
-      // the stream arithmetic (chain) and the MLP's input gradient assume the MLP reads its own layer's heads
-      throw new HeadScopeException("Edges are defined here for layers whose MLP reads the attention's output; "
-          + model.name() + " adds both sublayers to the layer's input (GPT-NeoX's parallel residual).");
+    if (parts.residual() == io.headscope.model.core.Parts.Residual.PARALLEL && parts.gated()) {
+      // no family has it; EAP carries a parallel MLP's gradient through W_in of a GELU MLP
+      throw new HeadScopeException("Edges are defined here for a parallel residual with a GELU MLP (GPT-NeoX); "
+          + model.name() + "'s is gated.");
     }
     if (metric.kind() == TargetMetric.Kind.PROB) {
       throw new HeadScopeException("Edges measure logit-diff or logprob (the metric's gradient is a sum of "
@@ -268,6 +274,9 @@ final class EdgeRuns {
    * {@code mid} the MLP's input {@code m} of that layer. {@code value} gives each sender's output.
    */
   double[] chain(java.util.function.Function<CircuitNode, double[]> value, int layer, boolean mid) {
+    if (mid && parallel) {
+      return chain(value, layer, false); // GPT-NeoX's parallel residual: the MLP reads the layer's input
+    }
     double[] x = value.apply(CircuitNode.EMBEDDINGS).clone();
     int top = mid ? layer + 1 : layer;
     for (int j = 0; j < top; j++) {
@@ -280,7 +289,7 @@ final class EdgeRuns {
         layerNorm(a, norms.ln1Weight()[j], norms.ln1Bias()[j]);
       }
       if (j == layer) {
-        return a; // the MLP's input
+        return a; // the MLP's input (sequential residual)
       }
       add(a, value.apply(CircuitNode.mlp(j)));
       if (!pre) {
@@ -297,22 +306,34 @@ final class EdgeRuns {
     }
   }
 
-  HeadWeights headWeights() {
-    return model.headWeights();
-  }
-
-  private float[][][] transposed;
+  private float[][] qkv;
 
   /**
-   * The heads' q, k and v weights as EAP projects with them ({@link EdgeAttribution#transposedHeadWeights}), made
-   * once per analysis: copying them out of the engine and transposing them took a fifth of EAP's Java time on
-   * bert-base when it was done at every call (a JFR profile of repeated calls).
+   * Every layer's fused q, k and v weight in the checkpoint's (out, in) layout ({@link BertModel#qkvWeights}):
+   * head h's rows are its {@code W^T}, (dh, d), the layout EAP projects a gradient with along d. Made once per
+   * analysis: copying the weights out of the engine at every call took a fifth of EAP's Java time on bert-base
+   * (a JFR profile of repeated calls, when it also transposed them).
    */
-  synchronized float[][][] transposedHeadWeights() {
-    if (transposed == null) {
-      transposed = EdgeAttribution.transposedHeadWeights(headWeights(), layers, heads, hidden);
+  synchronized float[][] qkvWeights() {
+    if (qkv == null) {
+      qkv = model.qkvWeights();
     }
-    return transposed;
+    return qkv;
+  }
+
+  private float[][] mlpIn;
+
+  /** Every layer's MLP input weight, (f, d) (out, in): for the parallel residual's MLP input gradient. */
+  synchronized float[][] mlpInWeights() {
+    if (mlpIn == null) {
+      mlpIn = model.mlpInWeights();
+    }
+    return mlpIn;
+  }
+
+  /** Query heads per key/value group. */
+  int groupSize() {
+    return heads / groups;
   }
 
   static List<Encoding> copies(Encoding e, int n) {

@@ -1,6 +1,7 @@
 package io.headscope.app.cli;
 
 import io.headscope.analysis.circuits.CircuitEdge;
+import io.headscope.analysis.circuits.CircuitGraph;
 import io.headscope.analysis.circuits.EdgeAnalysis;
 import io.headscope.analysis.circuits.EdgeCsv;
 import io.headscope.analysis.circuits.EdgeScores;
@@ -56,7 +57,8 @@ final class EdgesCommand implements Callable<Integer> {
         chosen = new ArrayList<>();
         for (String part : edges.split(",")) {
           try {
-            chosen.add(CircuitEdge.parse(part, bert.config().numHiddenLayers(), bert.config().numAttentionHeads()));
+            // the model's own graph: key/value groups (grouped queries), no head into its layer's MLP (parallel)
+            chosen.add(CircuitEdge.parse(part, CircuitGraph.of(bert)));
           } catch (HeadScopeException e) {
             throw new UsageException(e.getMessage(), e);
           }

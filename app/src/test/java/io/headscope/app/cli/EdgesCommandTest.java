@@ -102,6 +102,31 @@ class EdgesCommandTest extends OnTinyModel {
     }
   }
 
+  @Test
+  void aGroupedQueryModelsKAndVEdgesAreNamedByTheirKeyValueGroupInTheCsvAndOnTheCommandLine() throws Exception {
+    // a tiny Llama: 2 layers, 4 query heads sharing 2 key/value heads (docs/METHODS.md, "Edges")
+    Path llama = io.headscope.model.decoders.DecoderFolders.llama(dir.resolve("llama"), 5);
+    Path out = dir.resolve("llama.csv");
+    List<String> common = List.of("--model", llama.toString(), "--clean", "a cab 12345", "--corrupted", "a cab 54321",
+        "--target", "a", "--contrast", "1");
+    List<String> args = new ArrayList<>(List.of("edges", "--method", "exact", "--edges", "1-2->2-g1:k,embed->2-3:q"));
+    args.addAll(common);
+    args.addAll(List.of("--out", out.toString()));
+    CliHarness.Result r = CliHarness.run(args.toArray(String[]::new));
+    assertThat(r.exit()).as(r.err()).isZero();
+    List<CSVRecord> rows = rows(out, "sender", "receiver", "input", "score");
+    assertThat(rows).extracting(x -> x.get("sender") + "->" + x.get("receiver") + ":" + x.get("input"))
+        .containsExactlyInAnyOrder("1-2->2-g1:k", "embed->2-3:q");
+    List<String> refused = new ArrayList<>(List.of("edges", "--method", "exact", "--edges", "1-2->2-1:k"));
+    refused.addAll(common);
+    refused.addAll(List.of("--out", dir.resolve("refused-llama.csv").toString()));
+    CliHarness.Result no = CliHarness.run(refused.toArray(String[]::new));
+    assertThat(no.exit()).isNotZero();
+    assertThat(no.errLines()).as(no.err()).hasSize(1);
+    assertThat(no.err()).contains("2-g1:k").doesNotContain("Exception");
+    assertThat(dir.resolve("refused-llama.csv")).doesNotExist();
+  }
+
   private static CliHarness.Result run(String command, String... extra) {
     List<String> args = new ArrayList<>(List.of(command, "--model", model.toString(), "--clean", CLEAN, "--corrupted",
         CORRUPTED, "--target", "she", "--contrast", "he"));

@@ -11,6 +11,7 @@ import io.headscope.model.repository.ModelRepository;
 import io.headscope.model.testing.TinyBert;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.scene.chart.LineChart;
@@ -82,6 +83,55 @@ class GuiCircuitsTest {
           + robot.lookup("#circuits-status").queryAs(Label.class).getText(), e);
     }
     assertThat(robot.lookup("#circuits-check").queryAs(Label.class).getText()).contains("EAP estimate");
+  }
+
+  /**
+   * A grouped-query model (a tiny Llama: 4 query heads sharing 2 key/value heads): the graph's k and v edges enter
+   * a key/value group, and pointing at one says which heads share it (docs/METHODS.md, "Edges").
+   */
+  @Test
+  void aGroupedQueryModelsKAndVEdgesEnterTheirKeyValueGroup(FxRobot robot) throws Exception {
+    waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get());
+    Path llama = io.headscope.model.decoders.DecoderFolders.llama(dir.resolve("llama"), 5);
+    robot.interact(() -> view.viewModel().textAProperty().set("a cab 12345"));
+    robot.interact(() -> view.viewModel().loadModel(llama.toString()));
+    waitFor(() -> view.viewModel().traceProperty().get() != null && !view.viewModel().busyProperty().get()
+        && view.viewModel().traceProperty().get().heads() == 4);
+    robot.clickOn("#tab-circuits");
+    robot.interact(() -> {
+      robot.lookup("#circuits-corrupted").queryAs(TextField.class).setText("a cab 54321");
+      robot.lookup("#circuits-target").queryAs(TextField.class).setText("a");
+      robot.lookup("#circuits-contrast").queryAs(TextField.class).setText("1");
+    });
+    robot.clickOn("#circuits-run");
+    waitFor(() -> robot.lookup("#circuits-status").queryAs(Label.class).getText().startsWith("EAP of"));
+    CircuitsView circuits = robot.lookup("#circuits-view").queryAs(CircuitsView.class);
+    var scores = circuits.viewModel().resultProperty().get().scores();
+    List<Integer> groups = circuits.viewModel().shownProperty().get().stream()
+        .filter(i -> scores.edges().get(i).receiver().kind() == io.headscope.analysis.circuits.CircuitNode.Kind.GROUP)
+        .toList();
+    assertThat(groups).as("k and v edges among the drawn ones").isNotEmpty();
+    String hover = null;
+    // the first whose midpoint is nearest its own segment (edges from one sender into a layer run close together)
+    for (int i : groups) {
+      String label = scores.edges().get(i).label();
+      assertThat(label).matches(".*->[12]-g[12]:[kv]");
+      robot.moveTo(circuits.edgeOnScreen(i));
+      WaitForAsyncUtils.waitForFxEvents();
+      String text = robot.lookup("#circuits-hover").queryAs(Label.class).getText();
+      if (text.startsWith(label + ":")) {
+        hover = text;
+        break;
+      }
+    }
+    assertThat(hover).as("the hover line of a k or v edge").isNotNull().contains("key/value group")
+        .contains("shared by heads ");
+    String shots = System.getProperty("headscope.screenshots");
+    if (shots != null) {
+      var img = WaitForAsyncUtils.asyncFx(() -> circuits.getScene().getRoot().snapshot(null, null)).get();
+      javax.imageio.ImageIO.write(javafx.embed.swing.SwingFXUtils.fromFXImage(img, null), "png",
+          Path.of(shots, "circuits-llama-groups.png").toFile());
+    }
   }
 
   /**

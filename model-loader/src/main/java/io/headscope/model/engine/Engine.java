@@ -203,14 +203,12 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * Each layer's two LayerNorms as plain Java, for a model whose norms are LayerNorms (BERT's kin, GPT-2); null
-   * for the RMSNorm decoders. Post-LayerNorm: {@code ln1} after the attention, {@code ln2} after the MLP;
-   * pre-LayerNorm: {@code ln1} before the attention, {@code ln2} before the MLP.
+   * Each layer's two norms as plain Java ({@link LayerNormWeights}): LayerNorms (BERT's kin, GPT-2, GPT-NeoX,
+   * ModernBERT's without shift) or RMSNorms (Llama's kin, Gemma's scale {@code 1 + w} as the engine holds it).
+   * Post-LayerNorm: {@code ln1} after the attention, {@code ln2} after the MLP; pre-norm: {@code ln1} before the
+   * attention, {@code ln2} before the MLP (null for a layer without one: ModernBERT's first attention).
    */
   public LayerNormWeights layerNormWeights() {
-    if (config().parts().rms()) {
-      return null;
-    }
     int layers = weights.layers.length;
     float[][] g1 = new float[layers][];
     float[][] b1 = new float[layers][];
@@ -218,12 +216,45 @@ public final class Engine implements AutoCloseable {
     float[][] b2 = new float[layers][];
     for (int l = 0; l < layers; l++) {
       BertWeights.Layer p = weights.layers[l];
-      g1[l] = p.ln1Weight().toFloatArray();
-      b1[l] = p.ln1Bias().toFloatArray();
-      g2[l] = p.ln2Weight().toFloatArray();
-      b2[l] = p.ln2Bias().toFloatArray();
+      g1[l] = floats(p.ln1Weight());
+      b1[l] = floats(p.ln1Bias());
+      g2[l] = floats(p.ln2Weight());
+      b2[l] = floats(p.ln2Bias());
     }
-    return new LayerNormWeights(g1, b1, g2, b2, config().layerNormEps(), config().family().preLayerNorm());
+    boolean pre = config().parts().place() == io.headscope.model.core.Parts.NormPlace.PRE;
+    return new LayerNormWeights(g1, b1, g2, b2, config().layerNormEps(), pre, config().parts().rms());
+  }
+
+  /**
+   * Every layer's MLP input weight as plain Java, (out, in) row-major: (f, d) for a GELU MLP (GPT-NeoX's {@code
+   * dense_h_to_4h}), the gate's and up's (2f, d) for a gated one. What edge attribution carries an MLP's
+   * pre-activation gradient to its input with.
+   */
+  public float[][] mlpInWeights() {
+    float[][] out = new float[weights.layers.length][];
+    for (int l = 0; l < out.length; l++) {
+      out[l] = weights.layers[l].ffnInWeight().toFloatArray();
+    }
+    return out;
+  }
+
+  private static float[] floats(NDArray a) {
+    return a == null ? null : a.toFloatArray();
+  }
+
+  /**
+   * Every layer's fused query, key and value weight as plain Java, in the checkpoint's (out, in) layout: ((H + 2K)
+   * dh, d) row-major, the rows {@code [Q; K; V]} with head h's query rows {@code h dh .. (h + 1) dh} and key/value
+   * head g's rows {@code g dh .. (g + 1) dh} of their blocks (K = H but for grouped queries; GPT-NeoX's per-head
+   * layout already reordered at load). Row {@code j} of a head's block is column j of its {@code W^h}: what edge
+   * attribution multiplies a gradient by.
+   */
+  public float[][] qkvWeights() {
+    float[][] out = new float[weights.layers.length][];
+    for (int l = 0; l < out.length; l++) {
+      out[l] = weights.layers[l].qkvWeight().toFloatArray();
+    }
+    return out;
   }
 
   /** Every head's {@code W_Q, W_K, W_V, W_O} as plain Java, row-vector convention, no biases ({@link HeadWeights}). */

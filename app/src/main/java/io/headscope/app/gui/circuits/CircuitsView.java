@@ -203,8 +203,8 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
     if (m == null || graph.getWidth() <= 0 || graph.getHeight() <= 0) {
       return null;
     }
-    return new CircuitLayout(m.config().numHiddenLayers(), m.config().numAttentionHeads(), graph.getWidth(),
-        graph.getHeight());
+    return new CircuitLayout(m.config().numHiddenLayers(), m.config().numAttentionHeads(),
+        m.config().parts().keyValueHeads(), graph.getWidth(), graph.getHeight());
   }
 
   private int edgeAt(double x, double y) {
@@ -273,12 +273,19 @@ public final class CircuitsView extends ScreenView<CircuitsViewModel> {
         g.setFill(isReceiver ? Color.BLACK : Color.web("#d0d6e0"));
         g.fillOval(p[0] - 4, p[1] - 4, 8, 8);
       }
+      for (int kv = 0; lay.grouped() && kv < lay.groups(); kv++) {
+        double[] p = lay.at(CircuitNode.group(l, kv)); // where k and v edges of grouped-query attention enter
+        g.setFill(Color.web("#8a94a3"));
+        g.fillRect(p[0] - 3, p[1] - 3, 6, 6);
+      }
       double[] mlp = lay.at(CircuitNode.mlp(l));
       g.setFill(Color.web("#b8c0cc"));
       g.fillRect(mlp[0] - 4, mlp[1] - 4, 8, 8);
     }
     g.setFill(Color.gray(0.25));
-    g.fillText("heads 1 to " + lay.heads() + " top to bottom; MLP", w / 2, h - 6);
+    // grouped queries: the small squares left of a column are the key/value groups k and v edges enter
+    g.fillText("heads 1 to " + lay.heads() + " top to bottom" + (lay.grouped() ? ", k/v groups left" : "") + "; MLP",
+        w / 2, h - 6);
     double[] emb = lay.at(CircuitNode.EMBEDDINGS);
     double[] out = lay.at(CircuitNode.LOGITS);
     g.setFill(Color.web("#5b6b80"));

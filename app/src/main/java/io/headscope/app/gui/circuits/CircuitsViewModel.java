@@ -415,14 +415,25 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
         r.ablationName());
   }
 
-  private static String what(CircuitEdge e) {
+  private String what(CircuitEdge e) {
     return switch (e.input()) {
       case Q -> e.receiver().label() + "'s queries";
-      case K -> e.receiver().label() + "'s keys";
-      case V -> e.receiver().label() + "'s values";
+      case K -> e.receiver().label() + "'s keys" + shared(e.receiver());
+      case V -> e.receiver().label() + "'s values" + shared(e.receiver());
       case MLP -> "the MLP of layer " + (e.receiver().layer() + 1);
       case LOGITS -> "the logits";
     };
+  }
+
+  /** For a key/value group: the query heads that share its keys and values. */
+  private String shared(CircuitNode r) {
+    if (r.kind() != CircuitNode.Kind.GROUP) {
+      return "";
+    }
+    BertModel m = session.model();
+    int size = m == null ? 1 : m.config().numAttentionHeads() / m.config().parts().keyValueHeads();
+    return String.format(Locale.ROOT, " (key/value group %d, shared by heads %d-%d to %d-%d)", r.head() + 1,
+        r.layer() + 1, r.head() * size + 1, r.layer() + 1, r.head() * size + size);
   }
 
   /** A click on an edge: its exact patch (one run) beside its estimate. */
@@ -436,8 +447,12 @@ public final class CircuitsViewModel extends ScreenModel<CircuitsViewModel.Resul
     selected.set(e);
     check.set(null);
     otherCheck.set(null);
-    if (e.receiver().kind() == CircuitNode.Kind.HEAD) {
-      receiver.set(new Head(e.receiver().layer(), e.receiver().head()));
+    if (e.receiver().kind() == CircuitNode.Kind.HEAD || e.receiver().kind() == CircuitNode.Kind.GROUP) {
+      // a key/value group: its first query head (every head of the group reads the same keys and values)
+      BertModel m = session.model();
+      int size = e.receiver().kind() == CircuitNode.Kind.HEAD || m == null ? 1
+          : m.config().numAttentionHeads() / m.config().parts().keyValueHeads();
+      receiver.set(new Head(e.receiver().layer(), e.receiver().head() * size));
       mode.set(switch (e.input()) {
         case K -> Mode.K;
         case V -> Mode.V;

@@ -52,7 +52,7 @@ public final class CircuitFigure {
     double graphHeight = Math.max(240, heads * 22.0 + 2 * CircuitLayout.MARGIN + 20);
     double width = Math.max(GRAPH_WIDTH, header.width());
     double height = top + graphHeight + 20 + Header.MARGIN;
-    CircuitLayout lay = new CircuitLayout(layers, heads, width, graphHeight);
+    CircuitLayout lay = new CircuitLayout(layers, heads, CircuitLayout.groupsOf(s.edges(), heads), width, graphHeight);
     final double scale = max;
     return new Figure(header.titleText(), what, width, height, g -> {
       header.draw(g);
@@ -78,6 +78,10 @@ public final class CircuitFigure {
           double[] p = lay.at(CircuitNode.head(l, h));
           g.dot(p[0], top + p[1], 4, 0xd0d6e0, 0x8a94a3, 0.5);
         }
+        for (int kv = 0; lay.grouped() && kv < lay.groups(); kv++) {
+          double[] p = lay.at(CircuitNode.group(l, kv));
+          g.fill(p[0] - 3, top + p[1] - 3, 6, 6, 0x8a94a3);
+        }
         double[] mlp = lay.at(CircuitNode.mlp(l));
         g.fill(mlp[0] - 4, top + mlp[1] - 4, 8, 8, 0xb8c0cc);
       }
@@ -88,7 +92,8 @@ public final class CircuitFigure {
       g.text("embed", emb[0], top + emb[1] - 9, 10, false, 0x404040, Surface.Anchor.MIDDLE, 0);
       // under its node: the edges into the logits come from the upper left and would cross a label above it
       g.text("logits", out[0], top + out[1] + 18, 10, false, 0x404040, Surface.Anchor.MIDDLE, 0);
-      g.text("heads 1 to " + heads + " top to bottom; the layer's MLP under them", width / 2, top + graphHeight + 4, 10,
+      g.text("heads 1 to " + heads + " top to bottom" + (lay.grouped() ? " (k, v: their key/value group, the small "
+          + "square at their left)" : "") + "; the layer's MLP under them", width / 2, top + graphHeight + 4, 10,
           false, 0x404040, Surface.Anchor.MIDDLE, 0);
       // the legend as filled swatches (not lines: every line of the figure is an edge)
       double x = Header.MARGIN;

@@ -8,11 +8,37 @@ import java.util.List;
  * Where the graph's nodes sit in a w x h area: one column per layer (its heads top to bottom, its MLP under
  * them and a little to the right), the embeddings in a column of their own on the left and the logits on the right, both at mid height.
  * An edge is the segment between its two nodes, offset a little by the receiver's input (q above, v below)
- * so that q, k and v edges into one head can be told apart; hit testing finds the nearest drawn segment. The
+ * so that q, k and v edges into one head can be told apart; with grouped-query attention k and v edges enter a
+ * key/value group's node, left of the column at the middle of its query heads; hit testing finds the nearest
+ * drawn segment. The
  * Circuits screen draws with it and {@link CircuitFigure} writes the same picture as a PNG or SVG figure.
  */
-public record CircuitLayout(int layers, int heads, double width, double height) {
+public record CircuitLayout(int layers, int heads, int groups, double width, double height) {
   public static final double MARGIN = 28;
+
+  /** Every head its own keys and values. */
+  public CircuitLayout(int layers, int heads, double width, double height) {
+    this(layers, heads, heads, width, height);
+  }
+
+  /**
+   * The key/value groups a list of edges enters (grouped-query attention: one more than the largest group
+   * index of a {@link CircuitNode.Kind#GROUP} receiver), else {@code heads}.
+   */
+  public static int groupsOf(List<CircuitEdge> edges, int heads) {
+    int groups = 0;
+    for (CircuitEdge e : edges) {
+      if (e.receiver().kind() == CircuitNode.Kind.GROUP) {
+        groups = Math.max(groups, e.receiver().head() + 1);
+      }
+    }
+    return groups == 0 ? heads : groups;
+  }
+
+  /** Whether keys and values are shared by groups of query heads (k and v edges then enter a group's node). */
+  public boolean grouped() {
+    return groups < heads;
+  }
 
   public double columnX(int column) {
     return MARGIN + column * (width - 2 * MARGIN) / Math.max(1, layers + 1);
@@ -27,6 +53,8 @@ public record CircuitLayout(int layers, int heads, double width, double height) 
     return switch (n.kind()) {
       case EMBEDDINGS -> new double[] {columnX(0), rowY(heads / 2.0)};
       case HEAD -> new double[] {columnX(n.layer() + 1), rowY(n.head())};
+      // left of its layer's column, level with the middle of the query heads that share its keys and values
+      case GROUP -> new double[] {columnX(n.layer() + 1) - 9, rowY(n.head() * (heads / groups) + (heads / groups - 1) / 2.0)};
       // right of its layer's column, so an edge from a head into its own layer's MLP crosses no other head
       case MLP -> new double[] {(columnX(n.layer() + 1) * 0.6 + columnX(n.layer() + 2) * 0.4), rowY(heads)};
       case LOGITS -> new double[] {columnX(layers + 1), rowY(heads / 2.0)};

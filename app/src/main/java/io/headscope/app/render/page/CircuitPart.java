@@ -14,9 +14,11 @@ import java.util.List;
  * their exact patch beside the estimate, as the page's {@code circuit} object; the page draws them as an SVG
  * (no library, no network), as the app's Circuits screen draws the same records.
  *
+ * @param groupSize query heads per key/value group (1 unless grouped-query: k and v edges then enter a group,
+ *     drawn left of its layer's column at the middle of its heads, as on the Circuits screen)
  * @param edges the drawn edges, largest |score| first
  */
-public record CircuitPart(int layers, int heads, String method, String ablation, String metric, double clean,
+public record CircuitPart(int layers, int heads, int groupSize, String method, String ablation, String metric, double clean,
     double corrupted, int total, List<Edge> edges) {
 
   /** One drawn edge: its estimate and, for the first ones, its exact patch (NaN when not run). */
@@ -35,7 +37,7 @@ public record CircuitPart(int layers, int heads, String method, String ablation,
       double exact = k < checks ? a.exact(List.of(e)).score(0) : Double.NaN;
       out.add(new Edge(e, s.score(order[k]), exact));
     }
-    return new CircuitPart(layers, heads, s.method(), s.ablation().label(), s.metric(), s.clean(), s.corrupted(),
+    return new CircuitPart(layers, heads, a.graph().groupSize(), s.method(), s.ablation().label(), s.metric(), s.clean(), s.corrupted(),
         s.edges().size(), out);
   }
 
@@ -43,6 +45,7 @@ public record CircuitPart(int layers, int heads, String method, String ablation,
     g.writeObjectFieldStart("circuit");
     g.writeNumberField("layers", layers);
     g.writeNumberField("heads", heads);
+    g.writeNumberField("groupSize", groupSize);
     g.writeStringField("method", method);
     g.writeStringField("ablation", ablation);
     g.writeStringField("metric", metric);

@@ -779,6 +779,8 @@
     const row = (r) => M + r * (Hh - 2 * M) / C.heads;
     const at = (n) => n.kind === "embeddings" ? [col(0), row(C.heads / 2)]
       : n.kind === "head" ? [col(n.layer + 1), row(n.head)]
+      // a key/value group (grouped-query attention): left of the column, level with the middle of its heads
+      : n.kind === "group" ? [col(n.layer + 1) - 9, row(n.head * C.groupSize + (C.groupSize - 1) / 2)]
       : n.kind === "mlp" ? [0.6 * col(n.layer + 1) + 0.4 * col(n.layer + 2), row(C.heads)] : [col(C.layers + 1), row(C.heads / 2)];
     const s = svg("svg", { id: "circuit-svg", width: W, height: Hh, viewBox: "0 0 " + W + " " + Hh, role: "img" });
     s.appendChild(svg("title", {})).textContent = "Circuit graph: the top edges by score";
@@ -809,6 +811,13 @@
         const c = svg("circle", { cx: p[0], cy: p[1], r: 4, fill: "#d0d6e0", class: "circuit-node" });
         c.appendChild(svg("title", {})).textContent = "head " + (l + 1) + "-" + (h + 1);
         nodes.appendChild(c);
+      }
+      for (let g = 0; C.groupSize > 1 && g < C.heads / C.groupSize; g++) { // where k and v edges enter
+        const p = at({ kind: "group", layer: l, head: g });
+        const r = svg("rect", { x: p[0] - 3, y: p[1] - 3, width: 6, height: 6, fill: "#8a94a3" });
+        r.appendChild(svg("title", {})).textContent = "key/value group " + (l + 1) + "-g" + (g + 1) + " (heads "
+          + (l + 1) + "-" + (g * C.groupSize + 1) + " to " + (l + 1) + "-" + (g * C.groupSize + C.groupSize) + ")";
+        nodes.appendChild(r);
       }
       const m = at({ kind: "mlp", layer: l });
       nodes.appendChild(svg("rect", { x: m[0] - 4, y: m[1] - 4, width: 8, height: 8, fill: "#b8c0cc" }));
