@@ -447,8 +447,11 @@ final class BertEncoder {
    * of 15 on 2 cores the many small operations cost more than the skipped cells saved (docs/PERFORMANCE.md).
    */
   static int rowsPerChunk(long batch, long tokens, int heads) {
-    long cells = batch * heads * tokens;
-    return (int) Math.min(tokens, Math.max(MIN_CHUNK_ROWS, Math.min(rowCells, chunkCells) / Math.max(1, cells)));
+    long rows = Math.min(rowCells, chunkCells) / Math.max(1, batch * heads * tokens);
+    // a multiple of 64 rows: the thumbnails' blocks of rows (T / 128 rows where 128 divides T) then end at a chunk's
+    // end, and each block's max is one strided reduction instead of one per block
+    rows = rows >= 64 ? rows - rows % 64 : rows;
+    return (int) Math.min(tokens, Math.max(MIN_CHUNK_ROWS, rows));
   }
 
   /** The cells of scores a chunk of rows may hold (no more than {@link #chunkCells}, which tests set to 1). */
