@@ -334,7 +334,7 @@ final class BertEncoder {
           sc.attach(chunk);
         }
         for (Hooks.PatternChunks r : readers) {
-          r.accept(sc, p, h0, h1 == h);
+          r.accept(sc, p, h0, 0, (int) s.get(2), h1 == h);
         }
       }
     }
@@ -366,7 +366,17 @@ final class BertEncoder {
         && !hooks.isActive(HookPoint.pattern(l)) && !recordsGradient(x);
   }
 
-  /** {@code z} of layer {@code l}, (B, H, T, dh), computed a few heads at a time ({@link #chunked}). */
+  /**
+   * {@code z} of layer {@code l}, (B, H, T, dh), computed a few heads and query rows at a time ({@link #chunked}).
+   * A chunk of rows {@code r0 .. r1 - 1} of a causal layer (no window) reads only keys {@code 0 .. r1 - 1}: every
+   * later key's score is masked in those rows, its weight exactly 0, so about half the scores, softmax and summaries
+   * of a long input are never computed. The scores of the keys read are those of the whole product (each a dot
+   * product of dh terms), and their softmax is the whole row's: the row's max and its sum are the same with the
+   * masked keys left out, whose exp is exactly 0. The weighted values read the chunks' patterns put back together
+   * with those zeros, a product of the same shapes as the whole layer's: a product over fewer keys may split its
+   * sum otherwise and round otherwise (measured on this AMD machine: a few thousand cells per head at 2,048
+   * tokens in chunks of 256 rows), and one of fewer rows was slower (M = 512 by K = 2,048 by N = 64).
+   */
   private NDArray chunkedAttention(int l, BertWeights.Layer p, NDArray x, NDArray scoreMask, Hooks hooks) {
     int dh = c.headSize();
     NDArray[] qkv = queriesKeysValues(l, p, x);
@@ -375,31 +385,90 @@ final class BertEncoder {
     NDArray v = hooks.at(HookPoint.Kind.ATTN_V, l, qkv[2]); // (B, H, T, dh)
     Shape s = q.getShape();
     int h = (int) s.get(1);
-    int per = headsPerChunk(s.get(0), s.get(2), h);
+    int t = (int) s.get(2);
+    int per = headsPerChunk(s.get(0), t, h);
+    int rows = rowsPerChunk(s.get(0), t, per);
+    // a causal mask without a window, (B|1, 1, T, T): keys after a chunk's last query are masked in all its rows
+    boolean prefix = parts.mask() == Parts.Mask.CAUSAL && parts.window() == 0 && scoreMask != null
+        && scoreMask.getShape().get(2) == t;
     List<Hooks.PatternChunks> readers = hooks.patternChunks(l);
     ai.djl.ndarray.NDList zs = new ai.djl.ndarray.NDList();
+    // where chunks of rows read fewer keys than T, their patterns are put together in one (B, c, T, T) array for the
+    // weighted values, made once per layer: a chunk writes its rows' first keys only, so the later keys stay 0
+    NDArray whole = prefix && rows < t ? q.getManager().zeros(new Shape(s.get(0), per, t, t)) : null;
     for (int h0 = 0; h0 < h; h0 += per) {
       int h1 = Math.min(h, h0 + per);
-      try (NDManager chunk = q.getManager().newSubManager()) {
-        NDIndex heads = new NDIndex(":, " + h0 + ":" + h1);
-        NDArray qc = q.get(heads);
-        qc.attach(chunk); // results below have qc (or its products) as first operand: they land in chunk
-        NDArray kc = k.get(heads);
-        kc.attach(chunk);
-        NDArray vc = v.get(heads);
-        vc.attach(chunk);
-        NDArray scores = scores(qc, kc, scoreMask, dh); // (B, c, T, T)
-        NDArray pattern = scores.softmax(-1);
-        for (Hooks.PatternChunks r : readers) {
-          r.accept(scores, pattern, h0, h1 == h);
+      NDArray vc = v.get(new NDIndex(":, " + h0 + ":" + h1)); // (B, c, T, dh)
+      ai.djl.ndarray.NDList zRows = new ai.djl.ndarray.NDList();
+      NDArray heads = whole == null || h1 - h0 == per ? whole : whole.get(new NDIndex(":, 0:" + (h1 - h0)));
+      for (int r0 = 0; r0 < t; r0 += rows) {
+        int r1 = Math.min(t, r0 + rows);
+        int keys = prefix ? r1 : t;
+        try (NDManager chunk = q.getManager().newSubManager()) {
+          NDArray qc = q.get(new NDIndex(":, " + h0 + ":" + h1 + ", " + r0 + ":" + r1));
+          qc.attach(chunk); // results below have qc (or its products) as first operand: they land in chunk
+          NDArray kc = k.get(new NDIndex(":, " + h0 + ":" + h1 + ", 0:" + keys));
+          kc.attach(chunk);
+          NDArray mc = scoreMask;
+          if (scoreMask != null && (rows < t || keys < t)) {
+            mc = scoreMask.getShape().get(2) == 1 ? scoreMask.get(new NDIndex(":, :, :, 0:" + keys))
+                : scoreMask.get(new NDIndex(":, :, " + r0 + ":" + r1 + ", 0:" + keys));
+            mc.attach(chunk);
+          }
+          NDArray scores = scores(qc, kc, mc, dh); // (B, c, R, keys)
+          NDArray pattern = scores.softmax(-1);
+          for (Hooks.PatternChunks r : readers) {
+            r.accept(scores, pattern, h0, r0, t, h1 == h && r1 == t);
+          }
+          if (heads != null) {
+            heads.set(new NDIndex(":, :, " + r0 + ":" + r1 + ", 0:" + keys), pattern);
+          } else {
+            NDArray z = pattern.matMul(vc); // (B, c, R, dh)
+            z.attach(q.getManager());
+            zRows.add(z);
+          }
         }
-        NDArray z = pattern.matMul(vc); // (B, c, T, dh)
-        z.attach(q.getManager());
-        zs.add(z);
       }
+      if (heads != null) {
+        zs.add(heads.matMul(vc)); // (B, c, T, dh): the product of the whole layer's shapes
+      } else {
+        zs.add(zRows.size() == 1 ? zRows.get(0) : ai.djl.ndarray.NDArrays.concat(zRows, 2));
+      }
+      vc.close();
     }
     return zs.size() == 1 ? zs.get(0) : ai.djl.ndarray.NDArrays.concat(zs, 1); // (B, H, T, dh)
   }
+
+  /**
+   * Query rows per chunk of a layer computed a chunk at a time: about {@link #rowCells} cells of (B, c, R, T)
+   * scores (2M cells, 8 MB: 1,024 rows of one head at 2,048 tokens), and never fewer than {@link
+   * #MIN_CHUNK_ROWS}; only where a chunk holds a single head (long inputs). Two chunks of rows per head at 2,048 tokens: the causal chunks then skip a quarter of the
+   * square; chunks of 512 rows skipped more (three eighths) but made four times the operations, and under a load
+   * of 15 on 2 cores the many small operations cost more than the skipped cells saved (docs/PERFORMANCE.md).
+   */
+  static int rowsPerChunk(long batch, long tokens, int heads) {
+    if (heads > 1) {
+      // several heads fit in a chunk (512 tokens): rows are not split; measured, chunks of 256 rows of 14 heads made
+      // Qwen2.5-0.5B's shape at 512 tokens 37% slower in CPU seconds (17.7 s against 12.9 s, same load)
+      return (int) tokens;
+    }
+    long rows = Math.min(rowCells, chunkCells) / Math.max(1, batch * heads * tokens);
+    // a multiple of 64 rows: the thumbnails' blocks of rows (T / 128 rows where 128 divides T) then end at a chunk's
+    // end, and each block's max is one strided reduction instead of one per block
+    rows = rows >= 64 ? rows - rows % 64 : rows;
+    return (int) Math.min(tokens, Math.max(MIN_CHUNK_ROWS, rows));
+  }
+
+  /** The cells of scores a chunk of rows may hold (no more than {@link #chunkCells}, which tests set to 1). */
+  static volatile long rowCells = 2L << 20;
+
+  /**
+   * The fewest query rows a chunk holds: a chunk's products then have at least 16 x 16 x dh multiply-adds per head
+   * (2,048 for the tests' dh of 8; 16,384 at dh 64), as the whole layer's do at 16 tokens or more, and go to the same
+   * kernels: libtorch computes a batched product of fewer than 400 with a loop of its own, whose sums round
+   * otherwise (one-row chunks of a 9-token input changed a thumbnail's last bit).
+   */
+  static final int MIN_CHUNK_ROWS = 16;
 
   /**
    * Every query head's queries, keys and values, each (B, H, T, dh). BERT's kin and GPT-2: one fused

@@ -13,13 +13,16 @@ import java.util.function.Consumer;
  * 704 maps of 4M cells (11.8 GB as float32); its summaries are 704 x (4 x 2,048) numbers and its
  * thumbnails 704 x 128 x 128.
  *
- * <p>One summariser reads one layer's pattern a few heads at a time ({@link Hooks.PatternChunks}: the
- * engine computes a summarised layer's attention in chunks of heads and never holds its whole pattern), and
- * each batch row over its own real tokens (its {@code len x len} block). Per chunk it makes two passes over
- * the pattern and two over the scores, none with a transcendental per cell (measured in docs/PERFORMANCE.md):
+ * <p>One summariser reads one layer's pattern a few heads and query rows at a time ({@link Hooks.PatternChunks}:
+ * the engine computes a summarised layer's attention in chunks and never holds its whole pattern; a causal
+ * layer's chunk of rows stops at its last query's key, the keys after it having weight 0 in every row of the
+ * chunk), and each batch row over its own real tokens (its {@code len x len} block). A row's numbers are
+ * complete in its chunk; a thumbnail block split between chunks of rows takes the max of both (exact), and a
+ * key's received weight is summed chunk by chunk. Per chunk it makes two passes over the pattern and two over
+ * the scores, none with a transcendental per cell (measured in docs/PERFORMANCE.md):
  *
  * <ul>
- *   <li>the thumbnail's columns: each row's maximum over each column block, (c, len, g); the row's largest
+ *   <li>the thumbnail's columns: each row's maximum over each column block, (c, rows, g); the row's largest
  *       weight is their maximum and the thumbnail their maximum over each row block (a max of maxima is the
  *       max, exactly);
  *   <li>the weight each key receives, the sum over the query rows (as before);
@@ -74,18 +77,23 @@ final class HeadSummariser implements Hooks.PatternChunks {
   }
 
   @Override
-  public void accept(NDArray scores, NDArray pattern, int h0, boolean last) {
-    long[] s = pattern.getShape().getShape(); // (B, c, T, T)
-    if (h0 == 0) {
+  public void accept(NDArray scores, NDArray pattern, int h0, int r0, int width, boolean last) {
+    long[] s = pattern.getShape().getShape(); // (B, c, R, K)
+    if (h0 == 0 && r0 == 0) {
       b = (int) s[0];
-      t = (int) s[2];
+      t = width;
       rows = rowsOut == null ? null : new float[b * heads * 4 * t];
       thumbs = thumbnailsOut == null ? null : new float[b * heads * side * side];
     }
     int c = (int) s[1];
     for (int row = 0; row < b; row++) {
+      int len = lengths[row];
+      int r1 = Math.min((int) (r0 + s[2]), len);
+      if (r1 <= r0) {
+        continue; // this chunk holds only padding rows of this input
+      }
       try (NDManager scope = pattern.getManager().newSubManager()) {
-        summarise(scope, scores, pattern, row, h0, c);
+        summarise(scope, scores, pattern, row, h0, c, r0, r1, Math.min((int) s[3], len));
       }
     }
     if (last) {
@@ -98,35 +106,50 @@ final class HeadSummariser implements Hooks.PatternChunks {
     }
   }
 
-  private void summarise(NDManager scope, NDArray scores, NDArray pattern, int row, int h0, int c) {
+  /**
+   * Query rows {@code r0 .. r1 - 1} of batch row {@code row} over its first {@code keys} keys: every key from
+   * {@code keys} to the input's length has weight 0 in these rows (the causal mask), so a row's maximum, a
+   * block's maximum and a column's sum over these rows are those of the whole row.
+   */
+  private void summarise(NDManager scope, NDArray scores, NDArray pattern, int row, int h0, int c, int r0, int r1,
+      int keys) {
     int len = lengths[row];
-    NDIndex block = new NDIndex(row + ", :, 0:" + len + ", 0:" + len);
-    NDArray p = pattern.get(block); // (c, len, len)
+    int nr = r1 - r0;
+    NDIndex block = new NDIndex(row + ", :, 0:" + nr + ", 0:" + keys);
+    NDArray p = pattern.get(block); // (c, nr, keys)
     p.attach(scope); // every result below has p (or s) as its first operand and lands in scope
     int g = side > 0 ? Math.min(len, side) : Math.min(len, 128);
-    NDArray cols = blockMax(p, len, g, 2); // (c, len, g): each row's max over each column block
-    float[] max = cols.max(new int[] {-1}).toFloatArray(); // (c, len)
+    int[] start = blockStarts(len, g);
+    NDArray cols = blockMax(p, start, 0, keys, 2); // (c, nr, gk): each row's max over each column block present
+    float[] max = cols.max(new int[] {-1}).toFloatArray(); // (c, nr)
     if (thumbs != null) {
-      float[] px = blockMax(cols, len, g, 1).toFloatArray(); // (c, g, g)
+      // the row blocks that rows r0 .. r1 - 1 meet; a block split between two chunks takes the max of both
+      int gr0 = (int) ((long) r0 * g / len);
+      int gr1 = (int) ((long) (r1 - 1) * g / len) + 1;
+      int gk = (int) cols.getShape().get(2);
+      float[] px = blockMax(cols, start, r0, r1, 1).toFloatArray(); // (c, gr1 - gr0, gk)
       for (int k = 0; k < c; k++) {
         int base = (row * heads + h0 + k) * side * side;
-        for (int r = 0; r < g; r++) {
-          System.arraycopy(px, (k * g + r) * g, thumbs, base + r * side, g);
+        for (int r = 0; r < gr1 - gr0; r++) {
+          for (int j = 0; j < gk; j++) {
+            int at = base + (gr0 + r) * side + j;
+            thumbs[at] = Math.max(thumbs[at], px[(k * (gr1 - gr0) + r) * gk + j]);
+          }
         }
       }
     }
     if (rows == null) {
       return;
     }
-    float[] first = p.get(new NDIndex(":, :, 0")).toFloatArray(); // (c, len)
-    float[] received = p.sum(new int[] {1}).toFloatArray(); // (c, len): over the query rows
+    float[] first = p.get(new NDIndex(":, :, 0")).toFloatArray(); // (c, nr)
+    float[] received = p.sum(new int[] {1}).toFloatArray(); // (c, keys): over these query rows
     float[] entropy;
     if (scores != null) {
       NDArray sc = scores.get(block);
       sc.attach(scope);
-      float[] top = sc.max(new int[] {-1}).toFloatArray(); // (c, len): m
-      float[] dot = p.mul(sc).sum(new int[] {-1}).toFloatArray(); // (c, len): sum_j p_j s_j
-      entropy = new float[c * len];
+      float[] top = sc.max(new int[] {-1}).toFloatArray(); // (c, nr): m
+      float[] dot = p.mul(sc).sum(new int[] {-1}).toFloatArray(); // (c, nr): sum_j p_j s_j
+      entropy = new float[c * nr];
       for (int i = 0; i < entropy.length; i++) {
         entropy[i] = (float) ((double) top[i] - Math.log(max[i]) - dot[i]);
       }
@@ -135,28 +158,37 @@ final class HeadSummariser implements Hooks.PatternChunks {
     }
     for (int k = 0; k < c; k++) {
       int base = ((row * heads + h0 + k) * 4) * t;
-      System.arraycopy(max, k * len, rows, base, len);
-      System.arraycopy(first, k * len, rows, base + t, len);
-      System.arraycopy(entropy, k * len, rows, base + 2 * t, len);
-      System.arraycopy(received, k * len, rows, base + 3 * t, len);
+      System.arraycopy(max, k * nr, rows, base + r0, nr);
+      System.arraycopy(first, k * nr, rows, base + t + r0, nr);
+      System.arraycopy(entropy, k * nr, rows, base + 2 * t + r0, nr);
+      // each column's sum, chunk of rows by chunk of rows in order (the first chunk's sum adds to 0: itself)
+      for (int j = 0; j < keys; j++) {
+        rows[base + 3 * t + j] += received[k * keys + j];
+      }
     }
   }
 
   /**
-   * The maximum of {@code a} (c, ., .) over each of the g blocks of its axis {@code axis} (1 or 2, of length
-   * len), block k holding the i with {@code floor(i g / len) = k}: the axis becomes g long. Where g divides
-   * len the blocks are equal and this is one strided reduction; else one reduction per block.
+   * The maximum of {@code a} (c, ., .) over each block of its axis {@code axis} (1 or 2) that meets {@code lo ..
+   * hi - 1}, the blocks being those of {@link #blockStarts} (block k holds the i with {@code floor(i g / len) = k})
+   * and the array's axis holding indices {@code lo .. hi - 1} only: the axis becomes as long as the number of
+   * blocks met. Where the blocks are equal and {@code lo} and {@code hi} fall on their edges, one strided
+   * reduction; else one reduction per block.
    */
-  static NDArray blockMax(NDArray a, int len, int g, int axis) {
+  static NDArray blockMax(NDArray a, int[] start, int lo, int hi, int axis) {
     long[] s = a.getShape().getShape();
-    if (len % g == 0) {
-      int w = len / g;
-      return axis == 2 ? a.reshape(s[0], s[1], g, w).max(new int[] {3}) : a.reshape(s[0], g, w, s[2]).max(new int[] {2});
+    int g = start.length - 1;
+    int len = start[g];
+    int w = len / g;
+    if (len % g == 0 && lo % w == 0 && (hi % w == 0 || hi == len)) {
+      int n = (hi - lo) / w;
+      return axis == 2 ? a.reshape(s[0], s[1], n, w).max(new int[] {3}) : a.reshape(s[0], n, w, s[2]).max(new int[] {2});
     }
-    int[] start = blockStarts(len, g);
-    NDList parts = new NDList(g);
-    for (int k = 0; k < g; k++) {
-      String range = start[k] + ":" + start[k + 1];
+    int k0 = (int) ((long) lo * g / len);
+    int k1 = (int) ((long) (hi - 1) * g / len) + 1;
+    NDList parts = new NDList(k1 - k0);
+    for (int k = k0; k < k1; k++) {
+      String range = (Math.max(start[k], lo) - lo) + ":" + (Math.min(start[k + 1], hi) - lo);
       parts.add(a.get(new NDIndex(axis == 2 ? ":, :, " + range : ":, " + range)).max(new int[] {axis}));
     }
     return NDArrays.stack(parts, axis);

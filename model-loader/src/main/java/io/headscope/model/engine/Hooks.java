@@ -30,12 +30,16 @@ final class Hooks {
    */
   interface PatternChunks {
     /**
-     * Heads {@code h0 .. h0 + c - 1} of the layer: the scores the softmax read, or null where the pattern seen
-     * is not their softmax (after interventions at the pattern), and the pattern, both (B, c, T, T).
+     * Heads {@code h0 .. h0 + c - 1} of the layer at query rows {@code r0 .. r0 + R - 1} and keys {@code 0 .. K -
+     * 1}: the scores the softmax read, or null where the pattern seen is not their softmax (after interventions
+     * at the pattern), and the pattern, both (B, c, R, K). Where K is less than the width, every later key has
+     * weight 0 in these rows (a causal layer's chunk of rows stops at its last query). Chunks come heads by heads,
+     * and within them rows in order.
      *
-     * @param last whether these are the layer's last heads
+     * @param width the layer's T
+     * @param last whether this is the layer's last chunk
      */
-    void accept(NDArray scores, NDArray pattern, int h0, boolean last);
+    void accept(NDArray scores, NDArray pattern, int h0, int r0, int width, boolean last);
 
     /** Whether it reads the pattern before the interventions at {@code hook_pattern} (else after them). */
     boolean beforeInterventions();

@@ -79,6 +79,35 @@ class AttentionOnDemandTest {
   }
 
   /**
+   * A causal layer's chunks of query rows read only the keys up to their last query (every later key is masked):
+   * with chunks at their smallest, 16 rows of one head, an input of more than 32 tokens is read in three or more
+   * chunks of rows per head (the first reading 16 keys, the last every key), padded beside a short one, and its
+   * thumbnails' blocks of rows (a quarter of the input each) straddle the chunks. The maps on demand and the
+   * summaries are checked against a full trace as above; and the layers after the first read the chunked layers'
+   * output: the same trace computed a whole head at a time gives the same largest weights, thumbnails and maps.
+   */
+  @Test
+  void aLlamasQueryRowsComputedSixteenAtATimeGiveTheSameMapsAndSummaries() {
+    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 46);
+    Path folder = m.writeTo(dir.resolve("llama"));
+    long old = Engine.attentionChunkCells(1);
+    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+      String text = String.join(" ", java.util.Collections.nCopies(4, HandLlamaTokenizer.TEXT));
+      List<Encoding> batch = List.of(model.encode(text, null), model.encode("a cab", null));
+      assertThat(batch.get(0).length()).isGreaterThan(2 * 16);
+      check(model, batch);
+      AttentionTrace rows = model.trace(TraceRequest.of(batch.get(0)).summaries(4)).get(0);
+      Engine.attentionChunkCells(1L << 22);
+      AttentionTrace whole = model.trace(TraceRequest.of(batch.get(0)).summaries(4)).get(0);
+      assertThat(rows.summaries(4).maxWeight()).isDeepEqualTo(whole.summaries(4).maxWeight());
+      assertThat(rows.summaries(4).thumbnail(new Head(1, 3))).isDeepEqualTo(whole.summaries(4).thumbnail(new Head(1, 3)));
+      assertThat(rows.map(new Head(1, 2))).isDeepEqualTo(whole.map(new Head(1, 2)));
+    } finally {
+      Engine.attentionChunkCells(old);
+    }
+  }
+
+  /**
    * Summaries captured after the head masks read a pattern that is not the softmax of the scores (a switched-off
    * head's map is all zeros): their entropy is summed per cell in float32, {@code -sum p log max(p, 1e-30)}.
    * Checked per row against {@code -sum p log p} in double over the maps as run, and the switched-off head's
