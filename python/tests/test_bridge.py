@@ -214,12 +214,18 @@ def test_cancel_from_another_thread(hs):
 def test_ctrl_c_in_the_calling_thread_cancels_the_request_in_the_server(hs):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
-    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        hs.ablate(corpus=[SENTENCE] * 40)
-    timer.join()
+    # a run started as a background job of a script inherits SIGINT ignored (POSIX), and Python then installs no
+    # KeyboardInterrupt handler: put Python's own in for this test, as an interactive session has it
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            hs.ablate(corpus=[SENTENCE] * 40)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # the sweep was stopped in the server, so the next call does not queue behind it
     assert hs.predict(MASKED)["predictions"][0]["top"][0]["token"] == "sat"
     assert time.monotonic() - started < 40
