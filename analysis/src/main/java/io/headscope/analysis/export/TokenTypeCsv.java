@@ -51,8 +51,7 @@ public final class TokenTypeCsv {
 
   /** A causal model's CSV: {@link #CAUSAL_HEADER}, the first token read from each layer's {@code cls} place. */
   public static void writeCausal(List<LayerTokenTypes> layers, int inputs, OutputStream out) throws IOException {
-    CSVPrinter p = new CSVPrinter(new OutputStreamWriter(out, StandardCharsets.UTF_8),
-        CSVFormat.DEFAULT.builder().setHeader(CAUSAL_HEADER.toArray(String[]::new)).setRecordSeparator("\n").get());
+    CSVPrinter p = printer(CAUSAL_HEADER, out);
     for (LayerTokenTypes l : layers) {
       TokenTypeShares w = l.weight();
       List<Object> row = new ArrayList<>();
@@ -75,8 +74,7 @@ public final class TokenTypeCsv {
   /** The CSV with the special-token columns named by the model's {@code cls} and {@code sep} tokens. */
   public static void write(List<LayerTokenTypes> layers, int inputs, String cls, String sep, OutputStream out)
       throws IOException {
-    CSVPrinter p = new CSVPrinter(new OutputStreamWriter(out, StandardCharsets.UTF_8),
-        CSVFormat.DEFAULT.builder().setHeader(header(cls, sep).toArray(String[]::new)).setRecordSeparator("\n").get());
+    CSVPrinter p = printer(header(cls, sep), out);
     for (LayerTokenTypes l : layers) {
       TokenTypeShares w = l.weight();
       TokenTypeShares n = l.norm();
@@ -87,5 +85,10 @@ public final class TokenTypeCsv {
       p.printRecord(row);
     }
     p.flush();
+  }
+
+  private static CSVPrinter printer(List<String> header, OutputStream out) throws IOException {
+    return new CSVPrinter(new OutputStreamWriter(out, StandardCharsets.UTF_8),
+        CSVFormat.DEFAULT.builder().setHeader(header.toArray(String[]::new)).setRecordSeparator("\n").get());
   }
 }

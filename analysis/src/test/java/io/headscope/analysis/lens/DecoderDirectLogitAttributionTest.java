@@ -48,8 +48,8 @@ class DecoderDirectLogitAttributionTest {
       int layers = model.config().numHiddenLayers();
       int heads = model.config().numAttentionHeads();
       float[] own = LogitLensTest.own(model, in);
-      long t = argMax(own, 1);
-      long c = argMax(own, -1);
+      long t = DirectLogitAttributionTest.argMax(own, 1);
+      long c = DirectLogitAttributionTest.argMax(own, -1);
       long live = model.liveNativeArrays();
       DlaResult r = new DirectLogitAttribution(model).run(in, t, c);
       assertThat(model.liveNativeArrays()).as("native arrays left behind").isEqualTo(live);
@@ -116,7 +116,7 @@ class DecoderDirectLogitAttributionTest {
           for (int j = 0; j < d; j++) {
             byHand += (wt[j] - wc[j]) * gain[j] * (z[j] - zm) / sigma;
           }
-          DlaRow row = row(r, l + 1, h + 1);
+          DlaRow row = DirectLogitAttributionTest.row(r, l + 1, h + 1);
           // the same double arithmetic from the same float32 vector, summed in another order
           assertThat(row.difference()).as("%s head %d-%d", type, l + 1, h + 1)
               .isCloseTo(byHand, within(1e-12 * (1 + Math.abs(byHand))));
@@ -174,20 +174,5 @@ class DecoderDirectLogitAttributionTest {
     double gammaD = d * U / (1 - d * U);
     return carried + ((d / 2.0 + 7) * U + gammaD) * (at + ac) + centring
         + 2 * U * (Math.abs(logpT) + Math.abs(logpC));
-  }
-
-  private static DlaRow row(DlaResult r, int layer, int head) {
-    return r.rows().stream().filter(x -> x.component().equals("head") && x.layer() == layer && x.head() == head)
-        .findFirst().orElseThrow();
-  }
-
-  private static long argMax(float[] p, int sign) {
-    int best = 0;
-    for (int i = 1; i < p.length; i++) {
-      if (sign * p[i] > sign * p[best]) {
-        best = i;
-      }
-    }
-    return best;
   }
 }

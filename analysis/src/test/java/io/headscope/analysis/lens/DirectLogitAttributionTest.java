@@ -218,7 +218,8 @@ class DirectLogitAttributionTest {
     }
   }
 
-  private static DlaRow row(DlaResult r, int layer, int head) {
+  /** Head {@code layer-head}'s row (1-based), for the decoders' test too. */
+  static DlaRow row(DlaResult r, int layer, int head) {
     return r.rows().stream().filter(x -> x.component().equals("head") && x.layer() == layer && x.head() == head)
         .findFirst().orElseThrow();
   }
@@ -366,7 +367,8 @@ class DirectLogitAttributionTest {
   }
 
   /** The id of the largest ({@code sign} 1) or smallest (-1) entry. */
-  private static long argMax(float[] p, int sign) {
+  /** The most (sign 1) or least (-1) likely token. */
+  static long argMax(float[] p, int sign) {
     int best = 0;
     for (int i = 1; i < p.length; i++) {
       if (sign * p[i] > sign * p[best]) {
