@@ -203,16 +203,23 @@ final class BertEncoder {
    * only the layer's output: holding every layer's intermediates until the call ends cost about 1 GB
    * for one 512-token input and 3 GB for a 128-token ablation batch. Whatever a hook keeps is copied
    * out to Java while the layer runs. Not for gradients, which need every intermediate.
+   *
+   * <p>A layer's input is freed once the next layer has it, unless it is the caller's own array: holding
+   * every layer's input until the call ends was 22 x 17 MB of a TinyLlama at 2,048 tokens (docs/PERFORMANCE.md).
    */
   NDArray encodeLayerByLayer(NDArray x, NDArray scoreMask, int from, int to, Hooks hooks) {
     NDManager outer = x.getManager();
     for (int l = from; l < to; l++) {
+      NDArray input = x;
       try (NDManager layerScope = outer.newSubManager()) {
         x.tempAttach(layerScope); // back to outer when the layer's scope closes
         NDArray next = layer(l, x, scoreMask, hooks); // x is every op's first operand: results land on layerScope
         finite(next, l + 1);
         next.attach(outer);
         x = next;
+      }
+      if (l > from && input != x) {
+        input.close(); // an earlier layer's output, read by this layer only
       }
     }
     return x;
@@ -226,16 +233,28 @@ final class BertEncoder {
     if (parts.place() == Parts.NormPlace.PRE) {
       NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l,
           attention(l, p, layerNorm(x, p.ln1Weight(), p.ln1Bias()), scoreMask, hooks));
-      NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, x.add(attnOut));
+      NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, plus(x, attnOut, HookPoint.of(HookPoint.Kind.ATTN_OUT, l), hooks));
       // GPT-NeoX's parallel residual: the MLP reads the layer's input, not resid_mid (x + attn + mlp)
       NDArray mlpIn = parts.residual() == Parts.Residual.PARALLEL ? x : resid;
       NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, layerNorm(mlpIn, p.ln2Weight(), p.ln2Bias()), hooks));
-      return hooks.at(HookPoint.Kind.RESID_POST, l, resid.add(mlpOut));
+      return hooks.at(HookPoint.Kind.RESID_POST, l, plus(resid, mlpOut, HookPoint.of(HookPoint.Kind.MLP_OUT, l), hooks));
     }
     NDArray attnOut = hooks.at(HookPoint.Kind.ATTN_OUT, l, attention(l, p, x, scoreMask, hooks));
-    NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l, layerNorm(x.add(attnOut), p.ln1Weight(), p.ln1Bias()));
+    NDArray resid = hooks.at(HookPoint.Kind.RESID_MID, l,
+        layerNorm(plus(x, attnOut, HookPoint.of(HookPoint.Kind.ATTN_OUT, l), hooks), p.ln1Weight(), p.ln1Bias()));
     NDArray mlpOut = hooks.at(HookPoint.Kind.MLP_OUT, l, ffn(l, p, resid, hooks));
-    return hooks.at(HookPoint.Kind.RESID_POST, l, layerNorm(resid.add(mlpOut), p.ln2Weight(), p.ln2Bias()));
+    return hooks.at(HookPoint.Kind.RESID_POST, l,
+        layerNorm(plus(resid, mlpOut, HookPoint.of(HookPoint.Kind.MLP_OUT, l), hooks), p.ln2Weight(), p.ln2Bias()));
+  }
+
+  /**
+   * {@code stream + out}, the sum written into {@code out} where it is the sublayer's own new array: nothing is
+   * hooked at its point {@code at} (no capture saw it, no intervention gave it) and nothing records gradients.
+   * The same bits either way (IEEE addition commutes); a (B, T, d) array fewer per sum, and a new array's pages
+   * are the dear part on a virtual machine that returns freed memory to its host (docs/PERFORMANCE.md).
+   */
+  private static NDArray plus(NDArray stream, NDArray out, HookPoint at, Hooks hooks) {
+    return hooks.isActive(at) || recordsGradient(out) ? stream.add(out) : out.addi(stream);
   }
 
   /**
@@ -460,7 +479,7 @@ final class BertEncoder {
   }
 
   /** The cells of scores a chunk of rows may hold (no more than {@link #chunkCells}, which tests set to 1). */
-  static volatile long rowCells = 2L << 20;
+  static volatile long rowCells = 1L << 20;
 
   /**
    * The fewest query rows a chunk holds: a chunk's products then have at least 16 x 16 x dh multiply-adds per head
@@ -538,7 +557,59 @@ final class BertEncoder {
     return dense(merged, p.outWeight(), p.outBias()); // (B, T, d)
   }
 
+  /**
+   * The MLP of layer {@code l} on x (B, T, d). A long input's MLP runs a chunk of token rows at a time where
+   * nothing hooks inside it and nothing records gradients ({@link #mlpRowsPerChunk}): each row's output reads
+   * only its own row, so only the products' row count changes (the same bits wherever the products are
+   * batch-invariant, {@link Engine#batchInvariant}; within float32 rounding of a product elsewhere, as a batch of
+   * inputs is). Its (B, R, 2f) arrays then stay under glibc's largest mmap threshold (32 MB) and come back from the
+   * allocator's free lists, where a TinyLlama's (1, 2,048, 11,264) product (92 MB) and its activations were fresh
+   * pages from the kernel in every layer: about 10 microseconds a page on the virtual machines HeadScope is tested
+   * on, a third of a second per layer (docs/PERFORMANCE.md).
+   */
   private NDArray ffn(int l, BertWeights.Layer p, NDArray x, Hooks hooks) {
+    Shape s = x.getShape();
+    int rows = mlpRowsPerChunk(s.get(0), s.get(1), parts.gated() ? 2L * c.intermediateSize() : c.intermediateSize());
+    if (rows >= s.get(1) || hooks.isActive(HookPoint.of(HookPoint.Kind.MLP_PRE, l))
+        || hooks.isActive(HookPoint.of(HookPoint.Kind.MLP_POST, l)) || recordsGradient(x)) {
+      return ffnRows(l, p, x, hooks);
+    }
+    NDManager home = x.getManager();
+    ai.djl.ndarray.NDList out = new ai.djl.ndarray.NDList();
+    for (long r0 = 0; r0 < s.get(1); r0 += rows) {
+      try (NDManager chunk = home.newSubManager()) {
+        NDArray xc = x.get(new NDIndex(":, " + r0 + ":" + Math.min(s.get(1), r0 + rows)));
+        xc.attach(chunk); // every product below has xc (or what came of it) first: it lands in chunk
+        NDArray y = ffnRows(l, p, xc, hooks);
+        y.attach(home);
+        out.add(y);
+      }
+    }
+    NDArray whole = ai.djl.ndarray.NDArrays.concat(out, 1); // (B, T, d)
+    out.close();
+    return whole;
+  }
+
+  /**
+   * Token rows per chunk of a long input's MLP: its widest array, (B, R, w) for w = 2f (the gated MLPs' fused
+   * gate and up product) or f, held to {@link #mlpChunkCells}, in multiples of 64 rows; every row at once where
+   * they fit (bert-base at 512 tokens, Qwen2.5-0.5B at 512, Pythia-160M at 2,048).
+   */
+  static int mlpRowsPerChunk(long batch, long tokens, long width) {
+    long rows = mlpChunkCells / Math.max(1, batch * width);
+    if (rows >= tokens) {
+      return (int) tokens;
+    }
+    return (int) Math.max(1, rows >= 64 ? rows - rows % 64 : rows);
+  }
+
+  /**
+   * Cells of a chunk's widest MLP array: 24 MB of float32, under glibc's 32 MB ceiling for its mmap threshold
+   * ({@link Engine#mlpChunkCells}: tests set it small to run a tiny model's MLP a few rows at a time).
+   */
+  static volatile long mlpChunkCells = 6L << 20;
+
+  private NDArray ffnRows(int l, BertWeights.Layer p, NDArray x, Hooks hooks) {
     if (parts.gated()) {
       // SwiGLU (LlamaMLP): down(silu(gate x) * up x); hook_pre carries the gate's input to SiLU, hook_post
       // the product that the down projection reads (TransformerLens's gated MLP)
@@ -546,9 +617,17 @@ final class BertEncoder {
       NDArray gateUp = dense(x, p.ffnInWeight(), null); // (B, T, 2f)
       NDArray gate = hooks.at(HookPoint.Kind.MLP_PRE, l, gateUp.get(new NDIndex("..., 0:" + f))); // (B, T, f)
       NDArray up = gateUp.get(new NDIndex("..., " + f + ":")); // (B, T, f)
-      NDArray act = parts.mlp() == Parts.Mlp.GATED_SILU ? gate.mul(ai.djl.nn.Activation.sigmoid(gate))
-          : gelu(gate); // Gemma's GeGLU
-      NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, act.mul(up));
+      // the activation's own new array takes the products where nothing records gradients (sigmoid's backward
+      // reads its output): gate * s and s * gate are the same bits, and two (B, T, f) arrays fewer per layer
+      boolean inPlace = !recordsGradient(gate);
+      NDArray act;
+      if (parts.mlp() == Parts.Mlp.GATED_SILU) {
+        NDArray s = ai.djl.nn.Activation.sigmoid(gate);
+        act = inPlace ? s.muli(gate) : gate.mul(s);
+      } else {
+        act = gelu(gate); // Gemma's GeGLU
+      }
+      NDArray post = hooks.at(HookPoint.Kind.MLP_POST, l, inPlace ? act.muli(up) : act.mul(up));
       return dense(post, p.ffnOutWeight(), null); // (B, T, d)
     }
     NDArray pre = hooks.at(HookPoint.Kind.MLP_PRE, l, dense(x, p.ffnInWeight(), p.ffnInBias())); // (B, T, f)

@@ -333,6 +333,20 @@ public final class Engine implements AutoCloseable {
     return old;
   }
 
+  /**
+   * Sets how many cells a long input's MLP chunk may hold in its widest array (the default, 6M, is 512 rows of a
+   * TinyLlama's fused gate and up product) and returns the previous setting: tests set it small to run a tiny
+   * model's MLP a few token rows at a time, as a long input's is.
+   */
+  public static long mlpChunkCells(long cells) {
+    if (cells < 1) {
+      throw new IllegalArgumentException("chunk of " + cells + " cells");
+    }
+    long old = BertEncoder.mlpChunkCells;
+    BertEncoder.mlpChunkCells = cells;
+    return old;
+  }
+
   /** Runs a batch with the request's interventions, captures and readouts. */
   public RunResult run(RunRequest r) {
     BertConfig c = config();
@@ -421,10 +435,12 @@ public final class Engine implements AutoCloseable {
       java.util.Arrays.fill(real, 0, length, 1L);
       NDArray realTokens = scope.create(real, new Shape(1, width));
       NDArray pattern = BertEncoder.scores(q, k, encoder.layerMask(layer, encoder.scoreMask(realTokens), width, scope), dh).softmax(-1); // (1, 1, T, T)
-      float[] flat = pattern.toFloatArray();
-      float[][] map = new float[length][];
+      // each row read straight from the tensor's own memory: no (T x T) float[] between (17 MB at 2,048 tokens)
+      java.nio.FloatBuffer cells = pattern.toByteBuffer().asFloatBuffer();
+      float[][] map = new float[length][length];
       for (int i = 0; i < length; i++) {
-        map[i] = java.util.Arrays.copyOfRange(flat, i * width, i * width + length);
+        cells.position(i * width);
+        cells.get(map[i]);
       }
       return map;
     }

@@ -8,6 +8,7 @@ import io.headscope.model.BertModel;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.core.Head;
 import io.headscope.model.engine.Readouts;
+import io.headscope.model.engine.Engine;
 import io.headscope.model.engine.RunRequest;
 import io.headscope.model.engine.RunResult;
 import io.headscope.model.repository.ModelRepository;
@@ -101,6 +102,24 @@ class DecoderFamiliesTest {
     double[] logits = c.ref().lastLogits();
     int best = argMax(logits);
     assertThat(argMax(c.next())).isEqualTo(best);
+  }
+
+  /**
+   * A long input's MLP runs a few token rows at a time (BertEncoder#ffn): here chunks of 2 rows of the 9-token
+   * input (the widest array, the fused gate and up product, is 2 x 48 wide), and the maps of the layer after it
+   * still match the float64 reference within its derived bound, the next token too (a chunk's rows written to the
+   * wrong place, or a chunk left out, puts layer 1's maps far outside it). The chunk sizes themselves:
+   * BertEncoderChunksTest.
+   */
+  @Test
+  void aLongInputsMlpRunAFewRowsAtATimeStillMatchesTheReference() {
+    long old = Engine.mlpChunkCells(2 * 2 * 48);
+    try {
+      Checked c = check(llama(LLAMA3), 41, "llama-mlp-rows");
+      assertThat(argMax(c.next())).isEqualTo(argMax(c.ref().lastLogits()));
+    } finally {
+      Engine.mlpChunkCells(old);
+    }
   }
 
   @Test
