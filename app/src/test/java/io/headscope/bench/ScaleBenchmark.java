@@ -34,8 +34,10 @@ import java.util.SplittableRandom;
  * same run:
  *
  * <ul>
- *   <li>the matmul rate: the engine's dense product at the model's largest shape (T x d by d x f), best of 3;
- *   <li>the forward pass with every head summarised against its FLOP count at that rate (goal: within 1.3x);
+ *   <li>the matmul rate: the engine's dense product at the model's largest shape (T x d by d x f), best of 3,
+ *       before the model loads and again right after the forward (the cores' speed drifts on a shared host);
+ *   <li>the forward pass with every head summarised against its FLOP count at the faster of the two rates (goal:
+ *       within 1.3x);
  *   <li>the peak resident memory of the whole process, VmHWM from /proc/self/status, loading included (goal:
  *       the weights' float32 size + 2 GB);
  *   <li>any head's full map on demand (goal: under 1 s; the slowest of the heads asked).
@@ -177,18 +179,7 @@ public final class ScaleBenchmark {
       AttentionTrace t = model.trace(TraceRequest.of(e).summaries()).get(0);
       double wall = (System.nanoTime() - w0) / 1e9;
       double cpu = (cpuNanos() - cpu0) / 1e9;
-      double atRate = s.flops() / rate;
-      double atCpuRate = s.flops() / rates[1];
       int heads = s.layers() * s.heads();
-      System.out.printf(Locale.ROOT, "  matmul rate measured in this run: %.1f GFLOP/s wall, %.1f GFLOP per CPU second "
-          + "(%d x %d by %d x %d, best of 3)%n", rate / 1e9, rates[1] / 1e9, s.tokens(), s.hidden(), s.hidden(), s.mlp());
-      System.out.printf(Locale.ROOT, "  %-62s goal <= %.2fx   measured %.2fx wall (%.1f s; %.1f TFLOP at the rate: %.1f s)%n",
-          s.name() + ", " + s.tokens() + " tokens, forward with all " + heads + " heads summarised", 1.3, wall / atRate,
-          wall, s.flops() / 1e12, atRate);
-      // on a machine others share, wall time measures the others too; CPU seconds against the CPU-second rate do not
-      System.out.printf(Locale.ROOT, "  %-62s goal <= %.2fx   measured %.2fx CPU (%.1f s CPU; at the CPU rate: %.1f s)%n",
-          "  the same in CPU seconds", 1.3, cpu / atCpuRate, cpu, atCpuRate);
-      BenchJson.add("scale " + s.name() + " forward with summaries", wall * 1000, "its FLOPs at the matmul rate", atRate * 1000);
       double worst = 0;
       Head[] asked = {new Head(0, 0), new Head(s.layers() / 2, s.heads() / 2), new Head(s.layers() - 1, s.heads() - 1),
           new Head(s.layers() - 1, 1)};
@@ -201,11 +192,29 @@ public final class ScaleBenchmark {
         }
         worst = Math.max(worst, ms);
       }
+      double peak = peakResident() / 1e9; // before the second measurement of the rate, whose arrays are the bench's own
+      // the rate again, right after the forward: on a virtual machine whose host is shared, the cores' speed drifts
+      // by a third over minutes (the same forward measured 43 to 63 s); the goal is held against the faster of the two
+      double[] after = matmulRate(s.tokens(), s.hidden(), s.mlp());
+      double fastest = Math.max(rate, after[0]);
+      double fastestCpu = Math.max(rates[1], after[1]);
+      double atRate = s.flops() / fastest;
+      double atCpuRate = s.flops() / fastestCpu;
+      System.out.printf(Locale.ROOT, "  matmul rate measured in this run: %.1f GFLOP/s wall, %.1f GFLOP per CPU second before "
+          + "loading; %.1f and %.1f right after the forward (%d x %d by %d x %d, best of 3 each)%n", rate / 1e9,
+          rates[1] / 1e9, after[0] / 1e9, after[1] / 1e9, s.tokens(), s.hidden(), s.hidden(), s.mlp());
+      System.out.printf(Locale.ROOT, "  %-62s goal <= %.2fx   measured %.2fx wall (%.1f s; %.1f TFLOP at the faster rate: "
+          + "%.1f s; %.2fx at the slower)%n", s.name() + ", " + s.tokens() + " tokens, forward with all " + heads
+          + " heads summarised", 1.3, wall / atRate, wall, s.flops() / 1e12, atRate, wall / (s.flops() / Math.min(rate,
+          after[0])));
+      // on a machine others share, wall time measures the others too; CPU seconds against the CPU-second rate less so
+      System.out.printf(Locale.ROOT, "  %-62s goal <= %.2fx   measured %.2fx CPU (%.1f s CPU; at the faster CPU rate: %.1f s)%n",
+          "  the same in CPU seconds", 1.3, cpu / atCpuRate, cpu, atCpuRate);
+      BenchJson.add("scale " + s.name() + " forward with summaries", wall * 1000, "its FLOPs at the matmul rate", atRate * 1000);
       System.out.printf(Locale.ROOT, "  %-62s goal < 1000 ms     measured %.0f ms (slowest of %d heads)%n",
           "any head's full map on demand (" + s.tokens() + " x " + s.tokens() + ")", worst, asked.length);
       BenchJson.add("scale " + s.name() + " map on demand", worst);
       double weightsGb = s.parameters() * 4 / 1e9;
-      double peak = peakResident() / 1e9;
       System.out.printf(Locale.ROOT, "  %-62s goal < %.2f GB    measured %.2f GB (weights %.2f GB + %.2f GB)%n",
           "peak resident memory (VmHWM, loading included)", weightsGb + 2, peak, weightsGb, peak - weightsGb);
       System.out.printf(Locale.ROOT, "  a trace of summaries keeps no map: %d heads x %,d cells would be %.1f GB of float32%n",
@@ -395,6 +404,9 @@ public final class ScaleBenchmark {
       while (buf.hasRemaining()) {
         ch.write(buf);
       }
+      // on the disk before the child starts: otherwise the kernel writes the 4.4 GB back while the child loads
+      // and runs, and the forward pass measured the bench's own writing too (61 s against 45 s, same engine)
+      ch.force(true);
     }
   }
 
