@@ -460,10 +460,13 @@ final class BertEncoder {
 
   /**
    * Query rows per chunk of a layer computed a chunk at a time: about {@link #rowCells} cells of (B, c, R, T)
-   * scores (2M cells, 8 MB: 1,024 rows of one head at 2,048 tokens), and never fewer than {@link
-   * #MIN_CHUNK_ROWS}; only where a chunk holds a single head (long inputs). Two chunks of rows per head at 2,048 tokens: the causal chunks then skip a quarter of the
-   * square; chunks of 512 rows skipped more (three eighths) but made four times the operations, and under a load
-   * of 15 on 2 cores the many small operations cost more than the skipped cells saved (docs/PERFORMANCE.md).
+   * scores (1M cells, 4 MB: 512 rows of one head at 2,048 tokens), and never fewer than {@link #MIN_CHUNK_ROWS};
+   * only where a chunk holds a single head (long inputs). Four chunks of rows per head at 2,048 tokens, the causal
+   * chunks skipping three eighths of the square. Chunks of 1,024 rows (8 MB arrays) were slower on a quiet machine:
+   * their arrays came back from the kernel as fresh pages in every chunk (the scores' product, the softmax and the
+   * entropy's product 17-19 ms each against 0.3-1 ms for the 4 MB ones, which the allocator reused;
+   * docs/PERFORMANCE.md, "Fresh pages"). Under a load of 15 on 2 cores, an earlier measurement found the opposite
+   * (many small operations waiting for their second thread).
    */
   static int rowsPerChunk(long batch, long tokens, int heads) {
     if (heads > 1) {
