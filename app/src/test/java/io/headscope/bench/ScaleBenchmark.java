@@ -405,7 +405,7 @@ public final class ScaleBenchmark {
         ch.write(buf);
       }
       // on the disk before the child starts: otherwise the kernel writes the 4.4 GB back while the child loads
-      // and runs, and the forward pass measured the bench's own writing too (61 s against 45 s, same engine)
+      // and runs, and the forward pass measured the bench's own writing too (61 s against 56 s, same engine)
       ch.force(true);
     }
   }
