@@ -325,12 +325,16 @@ public final class Engine implements AutoCloseable {
    * time, as a long input's are.
    */
   public static long attentionChunkCells(long cells) {
+    long old = BertEncoder.chunkCells;
+    BertEncoder.chunkCells = chunkOf(cells);
+    return old;
+  }
+
+  private static long chunkOf(long cells) {
     if (cells < 1) {
       throw new IllegalArgumentException("chunk of " + cells + " cells");
     }
-    long old = BertEncoder.chunkCells;
-    BertEncoder.chunkCells = cells;
-    return old;
+    return cells;
   }
 
   /**
@@ -339,11 +343,8 @@ public final class Engine implements AutoCloseable {
    * model's MLP a few token rows at a time, as a long input's is.
    */
   public static long mlpChunkCells(long cells) {
-    if (cells < 1) {
-      throw new IllegalArgumentException("chunk of " + cells + " cells");
-    }
     long old = BertEncoder.mlpChunkCells;
-    BertEncoder.mlpChunkCells = cells;
+    BertEncoder.mlpChunkCells = chunkOf(cells);
     return old;
   }
 

@@ -31,21 +31,7 @@ public final class TransformersFixtures {
     HubFixture f = HubFixture.named(name);
     double[][][][] x = f.maps("attention");
     Reference r = reference(f, f.ids("ids"));
-    double[][][][] bound = new double[x.length][][][];
-    for (int l = 0; l < x.length; l++) {
-      bound[l] = new double[x[l].length][][];
-      for (int h = 0; h < x[l].length; h++) {
-        bound[l][h] = new double[x[l][h].length][];
-        for (int q = 0; q < x[l][h].length; q++) {
-          bound[l][h][q] = new double[x[l][h][q].length];
-          for (int k = 0; k < x[l][h][q].length; k++) {
-            bound[l][h][q][k] = DecoderReference.LAMBDA * r.sigma()[l][h][q][k]
-                + Math.abs(r.attention()[l][h][q][k] - x[l][h][q][k]);
-          }
-        }
-      }
-    }
-    return new double[][][][][] {x, bound};
+    return HubFixture.withParityBounds(x, r.attention(), r.sigma(), DecoderReference.LAMBDA);
   }
 
   public record Reference(double[][][][] attention, double[][][][] sigma, double[] logits) {}

@@ -40,19 +40,6 @@ public final class TransformersEncoderDecoderFixtures {
   }
 
   private static double[][][][][] bounded(double[][][][] x, double[][][][] ref, double[][][][] sigma) {
-    double[][][][] bound = new double[x.length][][][];
-    for (int l = 0; l < x.length; l++) {
-      bound[l] = new double[x[l].length][][];
-      for (int h = 0; h < x[l].length; h++) {
-        bound[l][h] = new double[x[l][h].length][];
-        for (int q = 0; q < x[l][h].length; q++) {
-          bound[l][h][q] = new double[x[l][h][q].length];
-          for (int k = 0; k < x[l][h][q].length; k++) {
-            bound[l][h][q][k] = EncoderDecoderReference.LAMBDA * sigma[l][h][q][k] + Math.abs(ref[l][h][q][k] - x[l][h][q][k]);
-          }
-        }
-      }
-    }
-    return new double[][][][][] {x, bound};
+    return HubFixture.withParityBounds(x, ref, sigma, EncoderDecoderReference.LAMBDA);
   }
 }

@@ -125,6 +125,29 @@ public final class HubFixture {
   }
 
   /** Every tensor of one safetensors file, decoded from its bytes. */
+  /**
+   * {@code {x, bound}}: transformers' maps x and each entry's parity bound, {@code lambda sigma + |R - X|}: lambda
+   * standard deviations of the float32 error our float64 reference R derives, plus R's own distance from transformers
+   * (whose "float64" eager path still rounds some steps in float32; TransformersParityTest).
+   */
+  public static double[][][][][] withParityBounds(double[][][][] x, double[][][][] ref, double[][][][] sigma,
+      double lambda) {
+    double[][][][] bound = new double[x.length][][][];
+    for (int l = 0; l < x.length; l++) {
+      bound[l] = new double[x[l].length][][];
+      for (int h = 0; h < x[l].length; h++) {
+        bound[l][h] = new double[x[l][h].length][];
+        for (int q = 0; q < x[l][h].length; q++) {
+          bound[l][h][q] = new double[x[l][h][q].length];
+          for (int k = 0; k < x[l][h][q].length; k++) {
+            bound[l][h][q][k] = lambda * sigma[l][h][q][k] + Math.abs(ref[l][h][q][k] - x[l][h][q][k]);
+          }
+        }
+      }
+    }
+    return new double[][][][][] {x, bound};
+  }
+
   static Map<String, Tensor> read(Path file) throws IOException {
     byte[] all = Files.readAllBytes(file);
     ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
