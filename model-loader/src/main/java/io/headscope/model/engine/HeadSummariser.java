@@ -5,6 +5,8 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.pooling.Pool;
 import java.util.function.Consumer;
 
 /**
@@ -172,8 +174,8 @@ final class HeadSummariser implements Hooks.PatternChunks {
    * The maximum of {@code a} (c, ., .) over each block of its axis {@code axis} (1 or 2) that meets {@code lo ..
    * hi - 1}, the blocks being those of {@link #blockStarts} (block k holds the i with {@code floor(i g / len) = k})
    * and the array's axis holding indices {@code lo .. hi - 1} only: the axis becomes as long as the number of
-   * blocks met. Where the blocks are equal and {@code lo} and {@code hi} fall on their edges, one strided
-   * reduction; else one reduction per block.
+   * blocks met. Where the blocks are equal and {@code lo} and {@code hi} fall on their edges, one max pool
+   * (axis 2) or one strided reduction (axis 1); else one reduction per block.
    */
   static NDArray blockMax(NDArray a, int[] start, int lo, int hi, int axis) {
     long[] s = a.getShape().getShape();
@@ -182,7 +184,14 @@ final class HeadSummariser implements Hooks.PatternChunks {
     int w = len / g;
     if (len % g == 0 && lo % w == 0 && (hi % w == 0 || hi == len)) {
       int n = (hi - lo) / w;
-      return axis == 2 ? a.reshape(s[0], s[1], n, w).max(new int[] {3}) : a.reshape(s[0], n, w, s[2]).max(new int[] {2});
+      if (axis == 2) {
+        // a max pool of width w along the last axis (each row's blocks of keys): the same maxima as a reduction over a
+        // (c, R, n, w) view, exactly, but libtorch's pool is 6x faster than its max over a short inner axis (0.19 ms
+        // against 1.2 ms for one head's 512 x 2,048 chunk; docs/PERFORMANCE.md)
+        Shape width = new Shape(w);
+        return Pool.maxPool1d(a, width, width, new Shape(0), false);
+      }
+      return a.reshape(s[0], n, w, s[2]).max(new int[] {2});
     }
     int k0 = (int) ((long) lo * g / len);
     int k1 = (int) ((long) (hi - 1) * g / len) + 1;
