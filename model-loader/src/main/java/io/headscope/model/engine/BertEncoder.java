@@ -360,9 +360,11 @@ final class BertEncoder {
   }
 
   /**
-   * Heads per chunk of a layer computed a few heads at a time: about 4M cells (16 MB) of (B, c, T, T) scores,
-   * one head at 2,048 tokens. Below glibc's largest mmap threshold (32 MB), so the chunk's arrays come back
-   * from the allocator's free lists instead of fresh pages from the kernel.
+   * Heads per chunk of a layer computed a few heads at a time: about 1M cells (4 MB) of (B, c, T, T) scores, four
+   * heads at 512 tokens, one head (in chunks of rows, {@link #rowsPerChunk}) at 2,048. Arrays of that size come back
+   * from the allocator's free lists; at 4M cells (16 MB, a Pythia-160M's or a Qwen2.5-0.5B's whole layer at 512
+   * tokens) the scores, the softmax and the entropy's product were often fresh pages from the kernel, and the
+   * forward 10% (Qwen) to 26% (Pythia) slower (docs/PERFORMANCE.md, "Warm and cold").
    */
   static int headsPerChunk(long batch, long tokens, int heads) {
     long cells = batch * tokens * tokens;
@@ -370,7 +372,7 @@ final class BertEncoder {
   }
 
   /** The cells of scores a chunk of heads may hold ({@link Engine#attentionChunkCells}). */
-  static volatile long chunkCells = 4L << 20;
+  static volatile long chunkCells = 1L << 20;
 
   /**
    * Whether layer {@code l}'s attention is computed a few heads at a time: when something reads its pattern in

@@ -320,8 +320,8 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * Sets how many cells of (B, c, T, T) scores a summarised layer computes at once (the default, 4M, is one head
-   * at 2,048 tokens) and returns the previous setting: tests set it to 1 to read a tiny model's heads one at a
+   * Sets how many cells of (B, c, T, T) scores a summarised layer computes at once (the default, 1M, is four heads
+   * at 512 tokens) and returns the previous setting: tests set it to 1 to read a tiny model's heads one at a
    * time, as a long input's are.
    */
   public static long attentionChunkCells(long cells) {
