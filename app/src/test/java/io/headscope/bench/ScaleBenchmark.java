@@ -38,7 +38,8 @@ import java.util.SplittableRandom;
  *       before the model loads and again right after the forward (the cores' speed drifts on a shared host);
  *   <li>the forward pass with every head summarised against its FLOP count at the faster of the two rates (goal:
  *       within 1.3x): the faster of two warm forwards of the length, as the rate is the best of its warm calls; the
- *       process's first forward, which also takes its working memory from the kernel, is reported beside it;
+ *       process's first forward, which also takes its working memory from the kernel, is reported beside it; each
+ *       trace is held until the next forward returns, as the app's screen holds it;
  *   <li>the peak resident memory of the whole process, VmHWM from /proc/self/status, loading included (goal:
  *       the weights' float32 size + 2 GB);
  *   <li>any head's full map on demand (goal: under 1 s; the slowest of the heads asked).
@@ -177,7 +178,9 @@ public final class ScaleBenchmark {
       Encoding e = randomInput(s.tokens(), s.vocab(), 1);
       long cpu0 = cpuNanos();
       long w0 = System.nanoTime();
-      model.trace(TraceRequest.of(e).summaries()); // not kept: the second forward's trace replaces it, as a next sentence's
+      // each trace is held until the next forward returns, as the app holds the trace on screen while the next
+      // sentence runs: the peak counts two traces
+      AttentionTrace t = model.trace(TraceRequest.of(e).summaries()).get(0);
       double firstWall = (System.nanoTime() - w0) / 1e9;
       double firstCpu = (cpuNanos() - cpu0) / 1e9;
       double firstPeak = peakResident() / 1e9;
@@ -186,14 +189,12 @@ public final class ScaleBenchmark {
       // the first time costs about 10 microseconds (1.5 GB at 2,048 tokens: a tenth to a fifth of the first forward);
       // the rate is a warm one (the best of 3 calls after a first, the faster of two such measurements), so the goal
       // holds a warm forward against it, the better of two as the rate is the best of its calls; the first is
-      // reported beside it. Each forward replaces the trace before it, as the app's next sentence does.
-      AttentionTrace t = null;
+      // reported beside it.
       double wall = Double.MAX_VALUE;
       double cpu = Double.MAX_VALUE;
       double[] warm = new double[2];
       for (int i = 0; i < warm.length; i++) {
         Encoding again = randomInput(s.tokens(), s.vocab(), 2 + i);
-        t = null;
         cpu0 = cpuNanos();
         w0 = System.nanoTime();
         t = model.trace(TraceRequest.of(again).summaries()).get(0);
