@@ -339,7 +339,7 @@ public final class Engine implements AutoCloseable {
 
   /**
    * Sets how many cells a long input's MLP chunk may hold in its widest array (the default, 6M, is 512 rows of a
-   * TinyLlama's fused gate and up product) and returns the previous setting: tests set it small to run a tiny
+   * TinyLlama's gate and up products together) and returns the previous setting: tests set it small to run a tiny
    * model's MLP a few token rows at a time, as a long input's is.
    */
   public static long mlpChunkCells(long cells) {

@@ -183,7 +183,6 @@ final class HeadSummariser implements Hooks.PatternChunks {
     int len = start[g];
     int w = len / g;
     if (len % g == 0 && lo % w == 0 && (hi % w == 0 || hi == len)) {
-      int n = (hi - lo) / w;
       if (axis == 2) {
         // a max pool of width w along the last axis (each row's blocks of keys): the same maxima as a reduction over a
         // (c, R, n, w) view, exactly, but libtorch's pool is 6x faster than its max over a short inner axis (0.19 ms
@@ -191,7 +190,7 @@ final class HeadSummariser implements Hooks.PatternChunks {
         Shape width = new Shape(w);
         return Pool.maxPool1d(a, width, width, new Shape(0), false);
       }
-      return a.reshape(s[0], n, w, s[2]).max(new int[] {2});
+      return a.reshape(s[0], (hi - lo) / w, w, s[2]).max(new int[] {2});
     }
     int k0 = (int) ((long) lo * g / len);
     int k1 = (int) ((long) (hi - 1) * g / len) + 1;

@@ -106,7 +106,7 @@ class DecoderFamiliesTest {
 
   /**
    * A long input's MLP runs a few token rows at a time (BertEncoder#ffn): here chunks of 2 rows of the 9-token
-   * input (the widest array, the fused gate and up product, is 2 x 48 wide), and the maps of the layer after it
+   * input (the gate and up products, alive together, are 2 x 48 wide), and the maps of the layer after it
    * still match the float64 reference within its derived bound, the next token too (a chunk's rows written to the
    * wrong place, or a chunk left out, puts layer 1's maps far outside it). The chunk sizes themselves:
    * BertEncoderChunksTest.
