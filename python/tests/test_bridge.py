@@ -312,9 +312,14 @@ def test_the_view_runs_its_scripts_inside_the_sandboxed_iframe(hs, tmp_path):
                                encoding="utf-8")
     browser = headscope_cdp.Browser(1280, 800)
     try:
+        browser.attach_child_frames()
         ink = {}
         for name, path in hosts.items():
-            browser.send("Page.navigate", url="file://" + str(path))
+            # a busy machine can leave the page blank for seconds: settling starts after the load event, and
+            # the frame that may run scripts must first report its data decoded
+            _, since = browser.navigate("file://" + str(path))
+            if name == "scripts":
+                browser.wait_child_frame_ready(since)
             deadline, shot = time.monotonic() + 30, None
             while time.monotonic() < deadline:  # until the drawing settles
                 time.sleep(1.0)

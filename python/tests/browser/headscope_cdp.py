@@ -142,6 +142,45 @@ class Browser:
             time.sleep(0.1)
         raise TimeoutError("the page did not get ready: " + url)
 
+    def navigate(self, url, timeout=60):
+        """Navigates and waits for the page's load event, which a page fires only after its iframes have
+        loaded. Returns the main frame's id and the index of the first event of this navigation."""
+        start = len(self.all_events)
+        frame = self.send("Page.navigate", url=url)["frameId"]
+        end = time.time() + timeout
+        while time.time() < end:
+            if any(e.get("method") == "Page.loadEventFired" for e in self.all_events[start:]):
+                return frame, start
+            time.sleep(0.05)
+        raise TimeoutError("the page did not load: " + url)
+
+    def attach_child_frames(self):
+        """From now on each out-of-process child frame (a sandboxed iframe is one) gets a session of its
+        own, announced by Target.attachedToTarget."""
+        self.send("Target.setAutoAttach", autoAttach=True, waitForDebuggerOnStart=False, flatten=True)
+
+    def wait_child_frame_ready(self, since, timeout=60):
+        """Waits until a child frame attached since event `since` reports window.headscope.ready in its own
+        session (the parent page cannot reach into a sandboxed iframe; the protocol can)."""
+        end = time.time() + timeout
+        while time.time() < end:
+            for e in self.all_events[since:]:
+                if e.get("method") != "Target.attachedToTarget" or e["params"]["targetInfo"]["type"] != "iframe":
+                    continue
+                try:
+                    r = self.call("Runtime.evaluate", session=e["params"]["sessionId"], returnByValue=True,
+                                  expression="window.headscope ? (window.headscope.error || window.headscope.ready)"
+                                             " : false")
+                except RuntimeError:  # the frame went away (a later navigation)
+                    continue
+                state = r.get("result", {}).get("value")
+                if state is True:
+                    return
+                if isinstance(state, str):
+                    raise AssertionError("the frame's page reported: " + state)
+            time.sleep(0.1)
+        raise TimeoutError("no child frame got ready")
+
     def mouse(self, kind, x, y, button="none", clicks=0):
         self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button=button, clickCount=clicks)
 
