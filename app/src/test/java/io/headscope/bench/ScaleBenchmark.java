@@ -145,7 +145,8 @@ public final class ScaleBenchmark {
             .filter(a -> a.startsWith("-X") || a.startsWith("-D")).toList());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScaleBenchmark.class.getName(), "--child",
             s.name(), dir.toString()));
-        System.out.println("  child JVM options: " + command.subList(1, command.size() - 6));
+        System.out.println("  child JVM options: " + command.subList(1, command.size() - 6).stream()
+            .filter(a -> !a.startsWith("-Dheadscope.runtimeClasspath=")).toList()); // the classpath: long, and no option
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT)
             .start();
         int code = p.waitFor();
@@ -248,6 +249,11 @@ public final class ScaleBenchmark {
           "peak resident memory (VmHWM, loading included)", weightsGb + 2, peak, weightsGb, peak - weightsGb);
       System.out.printf(Locale.ROOT, "  a trace of summaries keeps no map: %d heads x %,d cells would be %.1f GB of float32%n",
           heads, (long) s.tokens() * s.tokens(), heads * (double) s.tokens() * s.tokens() * 4 / 1e9);
+      Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+      System.out.printf(Locale.ROOT, "  its queries and keys for the maps on demand, %.2f GB a trace, are in an unnamed file in %s (%s):"
+          + " the kernel's page cache, outside the peak above%s%n", s.layers() * (double) s.tokens()
+          * (s.heads() + s.kvHeads()) * s.headSize() * 4 / 1e9, tmp, Files.getFileStore(tmp).type(),
+          Files.getFileStore(tmp).type().equals("tmpfs") ? ", but in memory all the same on a tmpfs" : "");
     }
   }
 

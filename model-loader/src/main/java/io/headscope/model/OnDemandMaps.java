@@ -2,19 +2,20 @@ package io.headscope.model;
 
 import io.headscope.model.core.Head;
 import io.headscope.model.core.HeadScopeException;
-import io.headscope.model.engine.Activation;
 import io.headscope.model.engine.Engine;
+import io.headscope.model.engine.SpillFile;
 
 /**
  * The queries and group keys a trace of summaries kept ({@link TraceRequest.Keep#SUMMARIES}), shared by the
  * traces of one batch, and the engine that recomputes any head's map from them ({@link
- * Engine#attentionMap}). Plain Java arrays: for a 22-layer Llama with 32 query and 4 key/value heads of 64
- * at 2,048 tokens, 22 x 2,048 x (32 + 4) x 64 floats, 0.4 GB.
+ * Engine#attentionMap}). They are in the run's {@link SpillFile}, not in memory: for a 22-layer Llama with
+ * 32 query and 4 key/value heads of 64 at 2,048 tokens, 22 x 2,048 x (32 + 4) x 64 floats, 0.4 GB a trace;
+ * one map reads back 2 x 2,048 x 64 of them (1 MB).
  */
 final class OnDemandMaps {
   private final Engine engine;
-  private final Activation[] queries;
-  private final Activation[] keys;
+  private final SpillFile.Region[] queries;
+  private final SpillFile.Region[] keys;
   private final int width;
 
   /**
@@ -22,7 +23,7 @@ final class OnDemandMaps {
    * @param keys per layer (B, K, T, dh)
    * @param width T, the batch's padded width
    */
-  OnDemandMaps(Engine engine, Activation[] queries, Activation[] keys, int width) {
+  OnDemandMaps(Engine engine, SpillFile.Region[] queries, SpillFile.Region[] keys, int width) {
     this.engine = engine;
     this.queries = queries;
     this.keys = keys;
@@ -31,8 +32,8 @@ final class OnDemandMaps {
 
   /** Head {@code h}'s map for batch row {@code row} of real length {@code length}, [query][key]. */
   float[][] map(Head h, int row, int length) {
-    Activation q = queries[h.layer()];
-    Activation k = keys[h.layer()];
+    SpillFile.Region q = queries[h.layer()];
+    SpillFile.Region k = keys[h.layer()];
     int heads = q.dim(1);
     int groups = k.dim(1);
     int dh = q.dim(3);
@@ -48,8 +49,9 @@ final class OnDemandMaps {
     }
   }
 
-  private float[] slice(Activation a, int row, int head, int dh) {
-    int offset = a.index(row, head, 0, 0);
-    return java.util.Arrays.copyOfRange(a.data(), offset, offset + width * dh);
+  /** Row {@code row}, head {@code head}: its (T, dh) block, contiguous in the (B, H, T, dh) layout. */
+  private float[] slice(SpillFile.Region a, int row, int head, int dh) {
+    long offset = ((long) row * a.dim(1) + head) * width * dh;
+    return a.read(offset, width * dh);
   }
 }

@@ -6,6 +6,7 @@ import io.headscope.model.engine.ActivationCache;
 import io.headscope.model.engine.Capture;
 import io.headscope.model.engine.HookPoint;
 import io.headscope.model.engine.RunResult;
+import io.headscope.model.engine.SpillFile;
 import io.headscope.model.tokenizer.Encoding;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,11 +84,11 @@ final class Traces {
 
   private OnDemandMaps onDemand(ActivationCache cache, io.headscope.model.engine.Engine engine, int width) {
     int layers = config.numHiddenLayers();
-    Activation[] q = new Activation[layers];
-    Activation[] k = new Activation[layers];
+    SpillFile.Region[] q = new SpillFile.Region[layers];
+    SpillFile.Region[] k = new SpillFile.Region[layers];
     for (int l = 0; l < layers; l++) {
-      q[l] = cache.derived(Capture.Derived.QUERIES, l);
-      k[l] = cache.derived(Capture.Derived.GROUP_KEYS, l);
+      q[l] = cache.spilled(Capture.Derived.QUERIES, l);
+      k[l] = cache.spilled(Capture.Derived.GROUP_KEYS, l);
     }
     return new OnDemandMaps(engine, q, k, width);
   }

@@ -14,6 +14,8 @@ public final class ActivationCache {
   private final Map<HookPoint, Activation> before = new HashMap<>();
   private final Map<HookPoint, Activation> after = new HashMap<>();
   private final Map<Capture.Derived, Map<Integer, Activation>> derived = new HashMap<>();
+  private final Map<Capture.Derived, Map<Integer, SpillFile.Region>> spilled = new HashMap<>();
+  private SpillFile spill; // made at the first array a run writes out of memory
 
   void put(HookPoint p, Capture.Stage stage, Activation a) {
     (stage == Capture.Stage.BEFORE_INTERVENTIONS ? before : after).put(p, a);
@@ -21,6 +23,23 @@ public final class ActivationCache {
 
   void putDerived(Capture.Derived kind, int layer, Activation a) {
     derived.computeIfAbsent(kind, k -> new HashMap<>()).put(layer, a);
+  }
+
+  /** Writes a derived quantity to this run's {@link SpillFile} instead of keeping it in memory. */
+  void spillDerived(Capture.Derived kind, int layer, ai.djl.ndarray.NDArray a) {
+    if (spill == null) {
+      spill = SpillFile.open();
+    }
+    spilled.computeIfAbsent(kind, k -> new HashMap<>()).put(layer, spill.append(a));
+  }
+
+  /** A derived quantity of one layer that the run wrote to its spill file (the queries and group keys). */
+  public SpillFile.Region spilled(Capture.Derived kind, int layer) {
+    SpillFile.Region r = spilled.getOrDefault(kind, Map.of()).get(layer);
+    if (r == null) {
+      throw new HeadScopeException("The run did not keep " + kind + " for layer " + layer + ".");
+    }
+    return r;
   }
 
   /** The value captured at a point (after interventions if both stages were captured). */

@@ -67,10 +67,12 @@ final class CaptureSink {
   private void attachDerived(Hooks hooks, Capture c, Capture.Derived d, int l) {
     switch (d) {
       case HEAD_SUMMARY, THUMBNAILS -> { } // attachSummaries: one reader of the pattern for both
-      // the queries and keys as the scores read them: after any intervention at their points
-      case QUERIES -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_Q, l), q -> cache.putDerived(d, l, copy(q)));
+      // the queries and keys as the scores read them: after any intervention at their points; written to a
+      // file as each layer makes them, so that neither the run nor the trace that keeps them holds them in
+      // memory (0.4 GB a trace for a 1B Llama at 2,048 tokens)
+      case QUERIES -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_Q, l), q -> cache.spillDerived(d, l, q));
       case GROUP_KEYS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_K, l),
-          k -> cache.putDerived(d, l, copy(groupKeys(k))));
+          k -> cache.spillDerived(d, l, groupKeys(k)));
       case VALUE_NORMS -> hooks.observeAfter(HookPoint.of(HookPoint.Kind.ATTN_V, l),
           v -> cache.putDerived(d, l, copy(valueNorms(l, v))));
       case LAYER_NORM_MAP -> {
