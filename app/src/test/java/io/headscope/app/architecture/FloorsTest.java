@@ -44,7 +44,7 @@ class FloorsTest {
         .whereLayer("Tokenizer").mayOnlyAccessLayers("Core")
         // the cache checks a safetensors file's header before it trusts it
         .whereLayer("Store").mayOnlyAccessLayers("Core", "Checkpoint")
-        .whereLayer("Hub").mayOnlyAccessLayers("Core", "Store")
+        .whereLayer("Hub").mayOnlyAccessLayers("Core", "Checkpoint", "Store") // a sharded index's shard names
         .whereLayer("Repository").mayOnlyAccessLayers("Core", "Checkpoint", "Tokenizer", "Store", "Hub")
         .whereLayer("Engine").mayOnlyAccessLayers("Core", "Checkpoint", "Tokenizer")
         .whereLayer("Finetune").mayOnlyAccessLayers("Core", "Checkpoint", "Tokenizer", "Store", "Engine")

@@ -57,8 +57,20 @@ public final class ShardedCheckpoint {
     return List.copyOf(read(index).keySet());
   }
 
+  /**
+   * The shard files the index names, in the order of their first tensor, whether they are there or not (what a
+   * download fetches): each a plain {@code .safetensors} file name beside the index, or one line why not.
+   */
+  public static List<String> declaredShards(Path index) {
+    return List.copyOf(read(index, false).keySet());
+  }
+
   /** The index's shards and the tensors each should hold. */
   static Map<String, Set<String>> read(Path index) {
+    return read(index, true);
+  }
+
+  private static Map<String, Set<String>> read(Path index, boolean present) {
     JsonNode map;
     try {
       map = new ObjectMapper().readTree(index.toFile()).path("weight_map");
@@ -76,7 +88,7 @@ public final class ShardedCheckpoint {
         throw new HeadScopeException(index + " names the shard \"" + shard + "\"; a shard must be a .safetensors file "
             + "beside the index.");
       }
-      if (!Files.isRegularFile(index.resolveSibling(shard))) {
+      if (present && !Files.isRegularFile(index.resolveSibling(shard))) {
         throw new HeadScopeException(index + " names the shard " + shard + ", which is not in " + index.getParent()
             + ".");
       }

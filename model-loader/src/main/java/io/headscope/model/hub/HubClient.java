@@ -1,5 +1,6 @@
 package io.headscope.model.hub;
 
+import io.headscope.model.checkpoint.ShardedCheckpoint;
 import io.headscope.model.core.HeadScopeException;
 import io.headscope.model.store.CacheManifest;
 import io.headscope.model.store.ProgressListener;
@@ -22,7 +23,8 @@ import java.util.Optional;
  * the cache.
  *
  * <p>Layout: {@code <cacheRoot>/hub/<owner>/<name>/<revision>/} holds {@code config.json},
- * {@code model.safetensors}, {@code tokenizer.json} or {@code vocab.txt}, and
+ * {@code model.safetensors} (or a large model's {@code model.safetensors.index.json} and the shards it names),
+ * {@code tokenizer.json} or {@code vocab.txt}, and
  * {@code tokenizer_config.json} when the repo has one. A file appears there only after its checksum
  * matched (see {@link FileDownload}); a folder with all required files is used as it is, without
  * asking the Hub, so later runs work offline. To refresh a moving revision such as {@code main},
@@ -35,11 +37,14 @@ public final class HubClient {
   public static final String DEFAULT_URL = "https://huggingface.co";
   static final String CONFIG = "config.json";
   static final String WEIGHTS = "model.safetensors";
+  /** A large model's weights: an index naming its shards ({@code model-00001-of-00002.safetensors}, ...). */
+  static final String INDEX = ShardedCheckpoint.INDEX;
   static final String PICKLE = "pytorch_model.bin";
   static final List<String> TOKENIZERS = List.of("tokenizer.json", "vocab.txt");
   static final String TOKENIZER_CONFIG = "tokenizer_config.json";
-  /** Every file a cached revision may hold (listed in its manifest when present). */
-  static final List<String> KNOWN_FILES = List.of(CONFIG, WEIGHTS, TOKENIZER_CONFIG, "tokenizer.json", "vocab.txt");
+  /** Every file a cached revision may hold besides the shards its index names (listed in its manifest). */
+  static final List<String> KNOWN_FILES = List.of(CONFIG, WEIGHTS, INDEX, TOKENIZER_CONFIG, "tokenizer.json",
+      "vocab.txt");
 
   private final URI base;
   private final Path hubRoot;
@@ -103,8 +108,8 @@ public final class HubClient {
             }
             try (var revisions = Files.list(name)) {
               for (Path rev : revisions.sorted().toList()) {
-                if (Files.isRegularFile(rev.resolve(CONFIG)) && Files.isRegularFile(rev.resolve(WEIGHTS))
-                    && Files.isRegularFile(rev.resolve(CacheManifest.NAME))) {
+                if (Files.isRegularFile(rev.resolve(CONFIG)) && (Files.isRegularFile(rev.resolve(WEIGHTS))
+                    || Files.isRegularFile(rev.resolve(INDEX))) && Files.isRegularFile(rev.resolve(CacheManifest.NAME))) {
                   try {
                     out.add(new HubModelId(owner.getFileName().toString(), name.getFileName().toString(),
                         rev.getFileName().toString().replace("%2F", "/")));
@@ -155,7 +160,7 @@ public final class HubClient {
     List<String> missing = missing(dir);
     if (missing.isEmpty()) {
       if (!CacheManifest.exists(dir)) { // a folder from before manifests, just checked by format
-        CacheManifest.adopt(dir, KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f))).toList());
+        CacheManifest.adopt(dir, present(dir));
       }
       return dir;
     }
@@ -173,7 +178,7 @@ public final class HubClient {
       throw new HeadScopeException(id + " has no config.json on " + base.getHost()
           + ": is it a Transformers model? (checked " + url(id, CONFIG) + ")");
     }
-    if (!fetchFile(id, dir, WEIGHTS, progress)) {
+    if (!fetchFile(id, dir, WEIGHTS, progress) && !fetchShards(id, dir, progress)) {
       if (new FileDownload(http, id, PICKLE, url(id, PICKLE), dir, progress).exists()) {
         throw new HeadScopeException(id + " has only pytorch_model.bin, no model.safetensors: that is a Python "
             + "pickle, which can run arbitrary code when loaded, so HeadScope never downloads or reads it. "
@@ -181,7 +186,8 @@ public final class HubClient {
             + "hf:" + id.repo() + "@refs/pr/N (N from the repo's Community tab); or convert it once in Python and "
             + "load the folder.");
       }
-      throw new HeadScopeException(id + " has no model.safetensors (checked " + url(id, WEIGHTS) + ").");
+      throw new HeadScopeException(id + " has no model.safetensors nor " + INDEX + " (checked " + url(id, WEIGHTS)
+          + ").");
     }
     fetchFile(id, dir, TOKENIZER_CONFIG, progress); // optional: says whether vocab.txt is lower-cased
     boolean tokenizer = false;
@@ -199,8 +205,42 @@ public final class HubClient {
     return dir;
   }
 
+  /**
+   * A large model's weights: its index, then each shard the index names, in order ("shard 2 of 3" in the
+   * progress). False when the repo has no index. A shard the repo lacks is one line naming it; the shards
+   * already downloaded stay in the folder, so the next attempt fetches only the rest.
+   */
+  private boolean fetchShards(HubModelId id, Path dir, ProgressListener progress) {
+    if (!fetchFile(id, dir, INDEX, progress)) {
+      return false;
+    }
+    List<String> shards = ShardedCheckpoint.declaredShards(dir.resolve(INDEX));
+    for (int i = 0; i < shards.size(); i++) {
+      String shard = shards.get(i);
+      if (!Files.isRegularFile(dir.resolve(shard))) {
+        progress.progress("Downloading shard " + (i + 1) + " of " + shards.size() + " (" + shard + ")",
+            i / (double) shards.size());
+      }
+      if (!fetchFile(id, dir, shard, progress)) {
+        throw new HeadScopeException(id + "'s " + INDEX + " names the shard " + shard + ", which the repo does not "
+            + "have (checked " + url(id, shard) + ").");
+      }
+    }
+    return true;
+  }
+
+  /** The files of {@code dir} its manifest lists: the known ones present and the shards its index names. */
+  private static List<String> present(Path dir) {
+    List<String> present = new ArrayList<>(KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f)))
+        .toList());
+    if (!Files.isRegularFile(dir.resolve(WEIGHTS)) && Files.isRegularFile(dir.resolve(INDEX))) {
+      present.addAll(ShardedCheckpoint.declaredShards(dir.resolve(INDEX)));
+    }
+    return present;
+  }
+
   private static void writeManifest(Path dir) {
-    List<String> present = KNOWN_FILES.stream().filter(f -> Files.isRegularFile(dir.resolve(f))).toList();
+    List<String> present = present(dir);
     try {
       CacheManifest.write(dir, present);
     } catch (IOException e) {
@@ -212,9 +252,19 @@ public final class HubClient {
   /** The required files not yet in {@code dir}; empty when the model is complete. */
   static List<String> missing(Path dir) {
     List<String> missing = new ArrayList<>();
-    for (String f : List.of(CONFIG, WEIGHTS)) {
-      if (!Files.isRegularFile(dir.resolve(f))) {
-        missing.add(f);
+    if (!Files.isRegularFile(dir.resolve(CONFIG))) {
+      missing.add(CONFIG);
+    }
+    if (!Files.isRegularFile(dir.resolve(WEIGHTS))) {
+      if (!Files.isRegularFile(dir.resolve(INDEX))) {
+        missing.add(WEIGHTS);
+      } else {
+        try {
+          ShardedCheckpoint.declaredShards(dir.resolve(INDEX)).stream()
+              .filter(f -> !Files.isRegularFile(dir.resolve(f))).forEach(missing::add);
+        } catch (HeadScopeException unreadable) { // an index cut short: fetched again
+          missing.add(INDEX);
+        }
       }
     }
     if (TOKENIZERS.stream().noneMatch(t -> Files.isRegularFile(dir.resolve(t)))) {
