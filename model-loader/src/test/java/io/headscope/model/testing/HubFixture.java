@@ -4,12 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -148,49 +144,14 @@ public final class HubFixture {
     return new double[][][][][] {x, bound};
   }
 
-  static Map<String, Tensor> read(Path file) throws IOException {
-    byte[] all = Files.readAllBytes(file);
-    ByteBuffer b = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
-    int headerLength = (int) b.getLong(0);
-    JsonNode header = new ObjectMapper().readTree(new String(all, 8, headerLength, StandardCharsets.UTF_8));
+  static Map<String, Tensor> read(Path file) {
     Map<String, Tensor> out = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = header.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      if (e.getKey().equals("__metadata__")) {
-        continue;
+    ReferenceSafetensors.read(file).forEach((name, t) -> {
+      if (t.values() == null) {
+        throw new IllegalArgumentException(file + ": dtype " + t.dtype());
       }
-      JsonNode info = e.getValue();
-      String dtype = info.get("dtype").asText();
-      long[] shape = new long[info.get("shape").size()];
-      long n = 1;
-      for (int i = 0; i < shape.length; i++) {
-        shape[i] = info.get("shape").get(i).asLong();
-        n *= shape[i];
-      }
-      int at = 8 + headerLength + (int) info.get("data_offsets").get(0).asLong();
-      double[] v = new double[(int) n];
-      for (int i = 0; i < v.length; i++) {
-        v[i] = switch (dtype) {
-          case "F64" -> b.getDouble(at + 8 * i);
-          case "F32" -> b.getFloat(at + 4 * i);
-          case "BF16" -> Float.intBitsToFloat((b.getShort(at + 2 * i) & 0xffff) << 16);
-          case "F16" -> half(b.getShort(at + 2 * i));
-          default -> throw new IllegalArgumentException(file + ": dtype " + dtype);
-        };
-      }
-      out.put(e.getKey(), new Tensor(v, shape));
-    }
+      out.put(name, new Tensor(t.values(), t.shape()));
+    });
     return out;
-  }
-
-  /** IEEE binary16 to double: sign, 5 exponent bits (bias 15), 10 fraction bits; subnormals below exponent 1. */
-  static double half(short bits) {
-    int s = (bits >> 15) & 1;
-    int exp = (bits >> 10) & 0x1f;
-    int frac = bits & 0x3ff;
-    double mag = exp == 0 ? Math.scalb((double) frac, -24)
-        : exp == 31 ? (frac == 0 ? Double.POSITIVE_INFINITY : Double.NaN)
-        : Math.scalb(1024.0 + frac, exp - 25);
-    return s == 1 ? -mag : mag;
   }
 }

@@ -1,5 +1,6 @@
 package io.headscope.model.testing.families;
 
+import io.headscope.model.testing.ReferenceSafetensors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -176,7 +177,7 @@ class FamilyCheckpointNamesTest {
     TinyFamilyCheckpoint hub = TinyFamilyCheckpoint.create("gpt2", 1).gpt2AsOnHub();
     assertThat(written(hub)).isEqualTo(expand(expected, 2));
     // The mask buffer is 1 on and below the diagonal.
-    var bias = SafetensorsF32Reader.read(hub.writeTo(dir.resolve("hub")).resolve("model.safetensors")).get("h.0.attn.bias");
+    var bias = ReferenceSafetensors.read(hub.writeTo(dir.resolve("hub")).resolve("model.safetensors")).get("h.0.attn.bias");
     assertThat(bias.values()[0]).isEqualTo(1.0);
     assertThat(bias.values()[1]).isEqualTo(0.0);
     assertThat(bias.values()[32 + 1]).isEqualTo(1.0);
@@ -217,7 +218,7 @@ class FamilyCheckpointNamesTest {
 
   private TreeSet<String> written(TinyFamilyCheckpoint c) {
     Path folder = c.writeTo(dir.resolve(c.modelType() + "-" + System.nanoTime()));
-    return SafetensorsF32Reader.read(folder.resolve("model.safetensors")).entrySet().stream()
+    return ReferenceSafetensors.read(folder.resolve("model.safetensors")).entrySet().stream()
         .map(e -> e.getKey() + " " + dims(e.getValue().shape()))
         .collect(Collectors.toCollection(TreeSet::new));
   }

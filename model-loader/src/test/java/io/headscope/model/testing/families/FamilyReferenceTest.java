@@ -1,5 +1,6 @@
 package io.headscope.model.testing.families;
 
+import io.headscope.model.testing.ReferenceSafetensors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -97,7 +98,7 @@ class FamilyReferenceTest {
   void anInt64PositionIdsBufferIsSkipped(String type) {
     TinyFamilyCheckpoint with = TinyFamilyCheckpoint.create(type, 10).withPositionIdsBuffer();
     Path folder = with.writeTo(dir.resolve("with"));
-    assertThat(SafetensorsF32Reader.read(folder.resolve("model.safetensors")).get(
+    assertThat(ReferenceSafetensors.read(folder.resolve("model.safetensors")).get(
         FamilyConfigs.basePrefix(type) + "embeddings.position_ids").dtype()).isEqualTo("I64");
     ReferenceForward.Result a = ReferenceForward.run(folder, IDS);
     ReferenceForward.Result b = ReferenceForward.run(TinyFamilyCheckpoint.create(type, 10).writeTo(dir.resolve("without")), IDS);

@@ -1,5 +1,6 @@
 package io.headscope.model.testing.families;
 
+import io.headscope.model.testing.ReferenceSafetensors;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
@@ -10,11 +11,11 @@ import java.util.Map;
  * read checks the shape and fails naming the tensor.
  */
 final class ReferenceWeights {
-  private final Map<String, SafetensorsF32Reader.Tensor> tensors;
+  private final Map<String, ReferenceSafetensors.Tensor> tensors;
   private final String prefix;
 
   ReferenceWeights(Path file, String basePrefix) {
-    this.tensors = SafetensorsF32Reader.read(file);
+    this.tensors = ReferenceSafetensors.read(file);
     this.prefix = tensors.keySet().stream().anyMatch(n -> n.startsWith(basePrefix)) ? basePrefix : "";
   }
 
@@ -49,7 +50,7 @@ final class ReferenceWeights {
   }
 
   private double[] values(String name, long... shape) {
-    SafetensorsF32Reader.Tensor t = tensors.get(name);
+    ReferenceSafetensors.Tensor t = tensors.get(name);
     if (t == null) {
       throw new IllegalStateException("missing tensor " + name);
     }
@@ -58,7 +59,7 @@ final class ReferenceWeights {
           + Arrays.toString(shape));
     }
     if (t.values() == null) {
-      throw new IllegalStateException(name + " is " + t.dtype() + "; the reference reads F32 only");
+      throw new IllegalStateException(name + " is " + t.dtype() + "; the reference reads floating-point tensors only");
     }
     return t.values();
   }
