@@ -251,28 +251,8 @@ class EdgeModernFamiliesTest {
         HookPoint.Kind.RESID_PRE, HookPoint.Kind.RESID_MID, HookPoint.Kind.RESID_POST);
     RunResult clean = m.run(RunRequest.of(r.in.clean()).capture(all));
     RunResult corrupted = m.run(RunRequest.of(r.in.corrupted()).capture(all));
-    CircuitNode s = e.sender();
-    HookPoint out = EdgePatchingTest.senderPoint(s);
-    Activation c = clean.cache().get(out);
-    Activation k = corrupted.cache().get(out);
     Activation x = clean.cache().get(inputPoint(r, e.receiver()));
-    double[] change = new double[x.data().length];
-    if (s.kind() == CircuitNode.Kind.HEAD) {
-      int t = c.dim(1);
-      int h = c.dim(2);
-      int d = c.dim(3);
-      for (int i = 0; i < t; i++) {
-        for (int j = 0; j < d; j++) {
-          int o = (i * h + s.head()) * d + j;
-          change[i * d + j] = (double) k.data()[o] - c.data()[o];
-        }
-      }
-    } else {
-      for (int i = 0; i < change.length; i++) {
-        change[i] = (double) k.data()[i] - c.data()[i];
-      }
-    }
-    return receiverOn(r, e, null, plus(x, change, 1));
+    return receiverOn(r, e, null, plus(x, EdgePatchingTest.senderChange(e.sender(), clean, corrupted), 1));
   }
 
   /** Where the receiver's input is read: a head's and a parallel MLP's the layer's input, a sequential MLP's {@code hook_resid_mid}. */

@@ -123,26 +123,10 @@ class EdgePatchingTest {
     };
     Activation input;
     if (pre) {
-      HookPoint out = senderPoint(s);
-      Activation c = clean.cache().get(out);
-      Activation k = corrupted.cache().get(out);
       float[] x = clean.cache().get(at).data().clone();
-      float[] cd = c.data();
-      float[] kd = k.data();
-      if (s.kind() == CircuitNode.Kind.HEAD) {
-        int t = c.dim(1);
-        int h = c.dim(2);
-        int d = c.dim(3);
-        for (int i = 0; i < t; i++) {
-          for (int j = 0; j < d; j++) {
-            int o = (i * h + s.head()) * d + j;
-            x[i * d + j] += kd[o] - cd[o];
-          }
-        }
-      } else {
-        for (int i = 0; i < x.length; i++) {
-          x[i] += kd[i] - cd[i];
-        }
+      double[] change = senderChange(s, clean, corrupted);
+      for (int i = 0; i < x.length; i++) {
+        x[i] = (float) (x[i] + change[i]);
       }
       input = new Activation(x, clean.cache().get(at).shape());
     } else {
@@ -201,6 +185,35 @@ class EdgePatchingTest {
       case HEAD -> HookPoint.of(HookPoint.Kind.ATTN_RESULT, s.layer());
       default -> HookPoint.of(HookPoint.Kind.MLP_OUT, s.layer());
     };
+  }
+
+  /**
+   * What sender {@code s} adds to the residual stream in the corrupted run minus what it adds in the clean one, (T, d)
+   * row-major in double: a head's slice of {@code hook_result} (1, T, H, d), else the whole output; both runs captured
+   * the sender's point.
+   */
+  static double[] senderChange(CircuitNode s, RunResult clean, RunResult corrupted) {
+    HookPoint out = senderPoint(s);
+    Activation c = clean.cache().get(out);
+    Activation k = corrupted.cache().get(out);
+    if (s.kind() != CircuitNode.Kind.HEAD) {
+      double[] change = new double[c.data().length];
+      for (int i = 0; i < change.length; i++) {
+        change[i] = (double) k.data()[i] - c.data()[i];
+      }
+      return change;
+    }
+    int t = c.dim(1);
+    int h = c.dim(2);
+    int d = c.dim(3);
+    double[] change = new double[t * d];
+    for (int i = 0; i < t; i++) {
+      for (int j = 0; j < d; j++) {
+        int o = (i * h + s.head()) * d + j;
+        change[i * d + j] = (double) k.data()[o] - c.data()[o];
+      }
+    }
+    return change;
   }
 
   static Activation withHead(Activation into, Activation from, int head) {
