@@ -44,9 +44,7 @@ class AttentionOnDemandTest {
 
   @Test
   void aGroupedQueryLlamasMapsOnDemandAreTheFullTracesMaps() {
-    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 41);
-    Path folder = m.writeTo(dir.resolve("llama"));
-    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+    try (BertModel model = llama(41)) {
       List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
       assertThat(batch.get(0).length()).isGreaterThan(batch.get(1).length());
       check(model, batch);
@@ -60,10 +58,8 @@ class AttentionOnDemandTest {
    */
   @Test
   void aGroupedQueryLlamasHeadsComputedOneAtATimeGiveTheSameMapsAndSummaries() {
-    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 44);
-    Path folder = m.writeTo(dir.resolve("llama"));
     long old = Engine.attentionChunkCells(1);
-    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+    try (BertModel model = llama(44)) {
       List<Encoding> batch = List.of(model.encode(HandLlamaTokenizer.TEXT, null), model.encode("a cab", null));
       check(model, batch);
       // the layers after the first read the chunked layers' output: the predictions agree with a full trace's
@@ -88,10 +84,8 @@ class AttentionOnDemandTest {
    */
   @Test
   void aLlamasQueryRowsComputedSixteenAtATimeGiveTheSameMapsAndSummaries() {
-    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 46);
-    Path folder = m.writeTo(dir.resolve("llama"));
     long old = Engine.attentionChunkCells(1);
-    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+    try (BertModel model = llama(46)) {
       String text = String.join(" ", java.util.Collections.nCopies(4, HandLlamaTokenizer.TEXT));
       List<Encoding> batch = List.of(model.encode(text, null), model.encode("a cab", null));
       assertThat(batch.get(0).length()).isGreaterThan(2 * 16);
@@ -115,9 +109,7 @@ class AttentionOnDemandTest {
    */
   @Test
   void summariesAfterTheHeadMasksAreOfTheMapsAsRun() {
-    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 45);
-    Path folder = m.writeTo(dir.resolve("llama"));
-    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+    try (BertModel model = llama(45)) {
       Encoding e = model.encode(HandLlamaTokenizer.TEXT, null);
       int layers = model.config().numHiddenLayers();
       int heads = model.config().numAttentionHeads();
@@ -191,10 +183,8 @@ class AttentionOnDemandTest {
 
   @Test
   void aTraceOfSummariesRefusesAsRunMapsOfSwitchedOffHeadsAndAClosedModel() {
-    TinyDecoder m = new TinyDecoder(DecoderFamiliesTest.llama(null), 42);
-    Path folder = m.writeTo(dir.resolve("llama"));
     AttentionTrace t;
-    try (BertModel model = BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder))) {
+    try (BertModel model = llama(42)) {
       Encoding e = model.encode(HandLlamaTokenizer.TEXT, null);
       assertThatThrownBy(() -> TraceRequest.of(e).mask(HeadMask.of(java.util.Set.of(new Head(0, 1)), HeadMask.Mode.ZERO)).maps(AttentionTrace.Maps.AS_RUN)
           .summaries()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("as computed");
@@ -203,6 +193,12 @@ class AttentionOnDemandTest {
     }
     assertThatThrownBy(() -> t.map(new Head(0, 0))).isInstanceOf(HeadScopeException.class)
         .hasMessageContaining("closed");
+  }
+
+  /** The tiny grouped-query Llama (bf16, sharded) of {@code seed}, written to a folder of this test and loaded. */
+  private BertModel llama(long seed) {
+    Path folder = new TinyDecoder(DecoderFamiliesTest.llama(null), seed).writeTo(dir.resolve("llama-" + seed));
+    return BertModel.load(new ModelRepository(dir.resolve("cache")).folder(folder));
   }
 
   private static void check(BertModel model, List<Encoding> batch) {
