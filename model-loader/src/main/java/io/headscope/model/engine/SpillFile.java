@@ -24,6 +24,14 @@ import java.nio.file.StandardOpenOption;
  */
 public final class SpillFile implements AutoCloseable {
   private static final Cleaner CLEANER = Cleaner.create();
+  /** Spill files open now: each holds a file descriptor until it is closed or collected. */
+  private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
+  /**
+   * Past this many open files a new one first asks for a collection, so that the unreachable ones close: a loop
+   * over many traces that keeps none would otherwise hold a descriptor per trace until the collector happened to
+   * run (1,024 is a common per-process limit). The JDK does the same for direct buffers ({@code Bits.reserveMemory}).
+   */
+  static final int COLLECT_ABOVE = 128;
 
   private final FileChannel channel;
   private final Cleaner.Cleanable closer;
@@ -34,7 +42,9 @@ public final class SpillFile implements AutoCloseable {
     this.channel = channel;
     this.folder = folder;
     FileChannel c = channel; // the cleaning action must not reach this object
-    this.closer = CLEANER.register(this, () -> {
+    OPEN.incrementAndGet();
+    this.closer = CLEANER.register(this, () -> { // run once, by close or by the cleaner
+      OPEN.decrementAndGet();
       try {
         c.close();
       } catch (IOException ignored) {
@@ -50,6 +60,9 @@ public final class SpillFile implements AutoCloseable {
 
   /** A new empty file in {@code folder}. */
   static SpillFile open(Path folder) {
+    if (OPEN.get() >= COLLECT_ABOVE) {
+      collectUnreachable();
+    }
     try {
       Path p = Files.createTempFile(folder, "headscope-spill-", ".f32");
       FileChannel c = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE,
@@ -115,6 +128,25 @@ public final class SpillFile implements AutoCloseable {
     bytes.flip();
     bytes.asFloatBuffer().get(out);
     return out;
+  }
+
+  /** Asks for a collection and gives the cleaner up to a second to close what it found unreachable. */
+  private static void collectUnreachable() {
+    System.gc();
+    long end = System.nanoTime() + 1_000_000_000L;
+    while (OPEN.get() >= COLLECT_ABOVE && System.nanoTime() < end) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** The spill files open now (closed ones and collected ones not counted). */
+  static int openCount() {
+    return OPEN.get();
   }
 
   /** The bytes written so far. */

@@ -67,6 +67,29 @@ class SpillFileTest {
     }
   }
 
+  /**
+   * A loop over many traces that keeps none must not hold a file descriptor per trace until the collector happens to
+   * run: past {@link SpillFile#COLLECT_ABOVE} open files a new one asks for a collection first. 2,000 files made and
+   * dropped (above the common limit of 1,024 descriptors) leave no more than that many open.
+   */
+  @Test
+  void filesDroppedUnclosedAreClosedBeforeTheyPileUp() throws IOException {
+    try (NDManager m = NDManager.newBaseManager(ai.djl.Device.cpu(), "PyTorch")) {
+      NDArray a = m.ones(new Shape(16));
+      int most = 0;
+      for (int i = 0; i < 2000; i++) {
+        SpillFile.open(folder).append(a); // dropped at once, as a trace nobody keeps
+        most = Math.max(most, SpillFile.openCount());
+      }
+      assertTrue(most <= SpillFile.COLLECT_ABOVE + 1, "at most " + most + " open at once");
+      long descriptors;
+      try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+        descriptors = fds.count();
+      }
+      assertTrue(descriptors < 1000, descriptors + " descriptors open");
+    }
+  }
+
   @Test
   void aFolderThatCannotHoldFilesIsOneClearLine() throws IOException {
     Path notAFolder = Files.writeString(folder.resolve("plain-file"), "x");
