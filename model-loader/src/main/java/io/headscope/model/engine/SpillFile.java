@@ -63,13 +63,21 @@ public final class SpillFile implements AutoCloseable {
     if (OPEN.get() >= COLLECT_ABOVE) {
       collectUnreachable();
     }
+    Path p = null;
     try {
-      Path p = Files.createTempFile(folder, "headscope-spill-", ".f32");
+      p = Files.createTempFile(folder, "headscope-spill-", ".f32"); // readable by its owner only
       FileChannel c = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE,
           StandardOpenOption.DELETE_ON_CLOSE);
       Files.deleteIfExists(p); // where DELETE_ON_CLOSE did not unlink at once: the open channel keeps the data
       return new SpillFile(c, folder);
     } catch (IOException e) {
+      if (p != null) {
+        try {
+          Files.deleteIfExists(p); // made but not opened: nothing may stay behind
+        } catch (IOException ignored) {
+          // the error below says what went wrong
+        }
+      }
       throw new HeadScopeException("Could not make a temporary file in " + folder
           + " for the queries and keys that recompute maps on demand: " + e.getMessage());
     }
