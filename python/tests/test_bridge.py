@@ -317,7 +317,7 @@ def test_the_view_runs_its_scripts_inside_the_sandboxed_iframe(hs, tmp_path):
         for name, path in hosts.items():
             # a busy machine can leave the page blank for seconds: settling starts after the load event, and
             # the frame that may run scripts must first report its data decoded
-            _, since = browser.navigate("file://" + str(path))
+            since = browser.navigate("file://" + str(path))
             if name == "scripts":
                 browser.wait_child_frame_ready(since)
             deadline, shot = time.monotonic() + 30, None

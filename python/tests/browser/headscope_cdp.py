@@ -144,13 +144,13 @@ class Browser:
 
     def navigate(self, url, timeout=60):
         """Navigates and waits for the page's load event, which a page fires only after its iframes have
-        loaded. Returns the main frame's id and the index of the first event of this navigation."""
+        loaded. Returns the index of the first event of this navigation."""
         start = len(self.all_events)
-        frame = self.send("Page.navigate", url=url)["frameId"]
+        self.send("Page.navigate", url=url)
         end = time.time() + timeout
         while time.time() < end:
             if any(e.get("method") == "Page.loadEventFired" for e in self.all_events[start:]):
-                return frame, start
+                return start
             time.sleep(0.05)
         raise TimeoutError("the page did not load: " + url)
 

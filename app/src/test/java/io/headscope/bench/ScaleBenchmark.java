@@ -250,10 +250,11 @@ public final class ScaleBenchmark {
       System.out.printf(Locale.ROOT, "  a trace of summaries keeps no map: %d heads x %,d cells would be %.1f GB of float32%n",
           heads, (long) s.tokens() * s.tokens(), heads * (double) s.tokens() * s.tokens() * 4 / 1e9);
       Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+      String fileSystem = Files.getFileStore(tmp).type();
       System.out.printf(Locale.ROOT, "  its queries and keys for the maps on demand, %.2f GB a trace, are in an unnamed file in %s (%s):"
           + " the kernel's page cache, outside the peak above%s%n", s.layers() * (double) s.tokens()
-          * (s.heads() + s.kvHeads()) * s.headSize() * 4 / 1e9, tmp, Files.getFileStore(tmp).type(),
-          Files.getFileStore(tmp).type().equals("tmpfs") ? ", but in memory all the same on a tmpfs" : "");
+          * (s.heads() + s.kvHeads()) * s.headSize() * 4 / 1e9, tmp, fileSystem,
+          fileSystem.equals("tmpfs") ? ", but in memory all the same on a tmpfs" : "");
     }
   }
 
