@@ -412,6 +412,9 @@ final class BertEncoder {
     // a causal mask without a window, (B|1, 1, T, T): keys after a chunk's last query are masked in all its rows
     boolean prefix = parts.mask() == Parts.Mask.CAUSAL && parts.window() == 0 && scoreMask != null
         && scoreMask.getShape().get(2) == t;
+    // and no padding (the mask's last row, which every padded key darkens in a padded batch, all 0): the keys before
+    // a chunk's first query are seen by all its rows, so only the chunk's diagonal block needs the mask
+    boolean onlyCausal = prefix && rows < t && unpadded(scoreMask, t);
     List<Hooks.PatternChunks> readers = hooks.patternChunks(l);
     ai.djl.ndarray.NDList zs = new ai.djl.ndarray.NDList();
     // where chunks of rows read fewer keys than T, their patterns are put together in one (B, c, T, T) array for the
@@ -436,7 +439,17 @@ final class BertEncoder {
                 : scoreMask.get(new NDIndex(":, :, " + r0 + ":" + r1 + ", 0:" + keys));
             mc.attach(chunk);
           }
-          NDArray scores = scores(qc, kc, mc, dh); // (B, c, R, keys)
+          NDArray scores;
+          if (onlyCausal && r0 > 0) {
+            // the keys before r0 are unmasked in every row of the chunk (their mask is 0, and s + 0 is s but for
+            // the sign of a zero score, which no softmax, max or sum sees): the mask is added to the diagonal
+            // block only, in place through a view, a pass over R x R cells instead of R x r1 (docs/PERFORMANCE.md)
+            scores = scores(qc, kc, null, dh); // (B, c, R, keys)
+            NDIndex diagonal = new NDIndex(":, :, :, " + r0 + ":" + keys);
+            scores.get(diagonal).addi(mc.get(diagonal));
+          } else {
+            scores = scores(qc, kc, mc, dh); // (B, c, R, keys)
+          }
           NDArray pattern = scores.softmax(-1);
           for (Hooks.PatternChunks r : readers) {
             r.accept(scores, pattern, h0, r0, t, h1 == h && r1 == t);
@@ -458,6 +471,13 @@ final class BertEncoder {
       vc.close();
     }
     return zs.size() == 1 ? zs.get(0) : ai.djl.ndarray.NDArrays.concat(zs, 1); // (B, H, T, dh)
+  }
+
+  /** Whether a causal score mask (B|1, 1, T, T) holds no padded key: its last row, which sees every key, is all 0. */
+  private static boolean unpadded(NDArray causalMask, int t) {
+    try (NDArray last = causalMask.get(new NDIndex(":, :, " + (t - 1))); NDArray least = last.min()) {
+      return least.getFloat() == 0f;
+    }
   }
 
   /**
