@@ -182,7 +182,7 @@ final class HeadSummariser implements Hooks.PatternChunks {
     int g = start.length - 1;
     int len = start[g];
     int w = len / g;
-    if (len % g == 0 && lo % w == 0 && (hi % w == 0 || hi == len)) {
+    if (onBlockEdges(start, lo, hi)) {
       if (axis == 2) {
         // a max pool of width w along the last axis (each row's blocks of keys): the same maxima as a reduction over a
         // (c, R, n, w) view, exactly, but libtorch's pool is 6x faster than its max over a short inner axis (0.19 ms
@@ -209,12 +209,15 @@ final class HeadSummariser implements Hooks.PatternChunks {
    * docs/PERFORMANCE.md); else that max.
    */
   static NDArray rowMax(NDArray s, int[] start, int keys) {
+    return onBlockEdges(start, 0, keys) ? blockMax(s, start, 0, keys, 2).max(new int[] {-1}) : s.max(new int[] {-1});
+  }
+
+  /** Whether the blocks are all of one width and {@code lo .. hi - 1} starts and ends on their edges (or at len). */
+  private static boolean onBlockEdges(int[] start, int lo, int hi) {
     int g = start.length - 1;
     int len = start[g];
-    if (len % g == 0 && (keys % (len / g) == 0 || keys == len)) {
-      return blockMax(s, start, 0, keys, 2).max(new int[] {-1});
-    }
-    return s.max(new int[] {-1});
+    int w = len / g;
+    return len % g == 0 && lo % w == 0 && (hi % w == 0 || hi == len);
   }
 
   /** Where each of the g blocks of {@code 0 .. len-1} starts (block k: the i with floor(i g / len) = k), and len. */

@@ -158,7 +158,7 @@ public final class SpillFile implements AutoCloseable {
   }
 
   /** The bytes written so far. */
-  public long size() {
+  long size() {
     return end;
   }
 
